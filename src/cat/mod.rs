@@ -1,0 +1,1 @@
+//! The `.cat` language: parser and evaluator (herd / Dat3M dialect).

@@ -1,0 +1,1 @@
+//! Engines: programs → candidate executions → verdicts.

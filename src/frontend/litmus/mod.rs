@@ -1,0 +1,1 @@
+//! PTX and Vulkan litmus front-end (Dat3M dialects).

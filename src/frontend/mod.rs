@@ -1,0 +1,3 @@
+//! Front-ends: source text → [`crate::ir::Program`].
+
+pub mod litmus;

@@ -1,0 +1,224 @@
+//! Program IR: what every front-end produces and every engine consumes.
+//!
+//! A [`Program`] is a set of threads, each placed in the GPU scope hierarchy,
+//! each a list of [`Instr`]uctions with labels and jumps. Memory is a set of
+//! *virtual addresses* ([`Location`]), each mapped to a *physical* location
+//! (aliases share a physical location; `vloc` relates same virtual address,
+//! `loc` same physical one). Instructions carry their memory-model tags as
+//! strings (see `docs/EVENTS.md` for the vocabulary), so a new model needs no
+//! Rust change unless it needs a new base tag.
+
+mod cond;
+pub use cond::{CmpOp, Cond, Term};
+
+use std::fmt;
+
+/// A position in a source file, 1-based.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Pos {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// Architecture (litmus dialect) a program was written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Arch {
+    Ptx,
+    Vulkan,
+}
+
+impl Arch {
+    /// The model used when the user names none.
+    pub fn default_model(self) -> &'static str {
+        match self {
+            Arch::Ptx => "ptx-v7.5",
+            Arch::Vulkan => "vulkan",
+        }
+    }
+}
+
+/// Index of a thread in [`Program::threads`].
+pub type ThreadId = usize;
+/// Index of a virtual address in [`Program::locations`].
+pub type LocId = usize;
+
+/// A thread's place in the scope hierarchy. Each entry is the index of the
+/// scope instance at that level, innermost first:
+/// PTX: `[cta, gpu]`; Vulkan: `[sg, wg, qf]`. Threads share a scope instance
+/// at level `k` iff their indices agree at levels `k..` (a CTA is identified
+/// by its number *and* its GPU).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placement {
+    pub ids: Vec<i64>,
+}
+
+/// A shared-memory virtual address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub name: String,
+    /// Physical location: the `LocId` of the root of its alias chain
+    /// (itself when it aliases nothing).
+    pub phys: LocId,
+    /// Initial value (of the physical location; aliases repeat the root's).
+    pub init: i64,
+    /// Proxy / storage-class annotation from the declaration, if any
+    /// (`y @ surface aliases x` gives `Some("surface")`).
+    pub space: Option<String>,
+}
+
+/// An instruction operand: a register or a constant.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    Reg(String),
+    Const(i64),
+}
+
+/// Read-modify-write operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RmwOp {
+    /// Store the operand, return the old value.
+    Exch,
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Min,
+    Max,
+    /// Compare-and-swap: if old == expected, store new.
+    Cas { expected: Operand },
+}
+
+/// Local (register-only) operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+}
+
+/// Instruction kinds. Memory-model annotations live in `tags`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InstrKind {
+    /// `dst := [addr]`
+    Load { dst: String, addr: LocId },
+    /// `[addr] := value`
+    Store { addr: LocId, value: Operand },
+    /// Atomic read-modify-write; `dst` receives the old value (`None` for
+    /// PTX `red`, which discards it).
+    Rmw {
+        dst: Option<String>,
+        addr: LocId,
+        op: RmwOp,
+        operand: Operand,
+    },
+    /// A fence / memory barrier (also proxy fences, avdevice, visdevice).
+    Fence,
+    /// A control barrier. `id` may be a register (PTX). `count` is the
+    /// number of threads expected (quorum); `None` means every thread of
+    /// the barrier's scope instance. `arrive` barriers do not wait.
+    Barrier {
+        id: Operand,
+        count: Option<Operand>,
+        arrive: bool,
+    },
+    /// `dst := a op b` (register assignment `ld r, 1` is `Add` with 0).
+    Local {
+        dst: String,
+        op: BinOp,
+        a: Operand,
+        b: Operand,
+    },
+    /// A jump target.
+    Label(String),
+    /// `if cmp(a, b) goto target`.
+    Branch {
+        op: CmpOp,
+        a: Operand,
+        b: Operand,
+        target: String,
+    },
+    /// `goto target`.
+    Goto(String),
+}
+
+/// One instruction with its source position and model tags.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instr {
+    pub kind: InstrKind,
+    /// Base tags for the events this instruction produces (besides the
+    /// kind-derived `R`/`W`/`F`/`M`/`RMW`/`B`), e.g. `["ACQ", "GPU", "GEN"]`.
+    pub tags: Vec<String>,
+    pub pos: Pos,
+    /// The instruction as written (for witnesses and error messages).
+    pub text: String,
+}
+
+/// A thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thread {
+    pub name: String,
+    pub placement: Placement,
+    pub instrs: Vec<Instr>,
+    /// Initial register values (unlisted registers start at 0).
+    pub init_regs: Vec<(String, i64)>,
+}
+
+/// Kind of final-state assertion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Quantifier {
+    /// `exists c`: holds iff some allowed execution satisfies `c`.
+    Exists,
+    /// `~exists c` / `not exists c`: holds iff none does.
+    NotExists,
+    /// `forall c`: holds iff every allowed execution satisfies `c`.
+    Forall,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assertion {
+    pub quantifier: Quantifier,
+    pub cond: Cond,
+}
+
+/// A parsed test or kernel, ready for unrolling.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    pub name: String,
+    pub arch: Arch,
+    pub threads: Vec<Thread>,
+    pub locations: Vec<Location>,
+    /// Vulkan `ssw i j` pairs (thread indices, as declared).
+    pub ssw: Vec<(ThreadId, ThreadId)>,
+    pub filter: Option<Cond>,
+    pub assertion: Option<Assertion>,
+    /// `locations [...]` clause: extra observables to print in final states.
+    pub observed: Vec<Term>,
+}
+
+impl Program {
+    pub fn location_id(&self, name: &str) -> Option<LocId> {
+        self.locations.iter().position(|l| l.name == name)
+    }
+
+    /// Scope-level names, innermost first, for this architecture.
+    pub fn scope_levels(&self) -> &'static [&'static str] {
+        match self.arch {
+            Arch::Ptx => &["cta", "gpu"],
+            Arch::Vulkan => &["sg", "wg", "qf"],
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Our consistency models, embedded as `.cat` text.

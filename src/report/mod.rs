@@ -1,0 +1,1 @@
+//! Reports: human text and JSON.
