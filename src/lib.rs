@@ -9,6 +9,7 @@
 
 pub mod cat;
 pub mod diag;
+pub mod driver;
 pub mod engine;
 pub mod frontend;
 pub mod ir;

@@ -1,10 +1,278 @@
-fn main() {
-    std::process::exit(gpumc_cli::run());
+//! `gpumc` command-line interface: a thin layer over the library.
+
+use clap::{Parser, Subcommand};
+use gpumc::driver::{self, Config, ModelCache, Property};
+use gpumc::engine::safety::Verdict;
+use rayon::prelude::*;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "gpumc", version, about = "What may concurrent GPU code do? Litmus tests and kernels checked against PTX and Vulkan memory models, and GPU progress models.")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
 }
 
-mod gpumc_cli {
-    pub fn run() -> i32 {
-        eprintln!("gpumc: not wired yet");
+#[derive(clap::Args, Clone)]
+struct CheckOpts {
+    /// Model: an embedded name (see `gpumc models`) or a .cat file. Default: ptx-v7.5 for PTX, vulkan for Vulkan.
+    #[arg(long)]
+    model: Option<String>,
+    /// Loop bound: a loop body runs at most N times.
+    #[arg(long, default_value_t = 1)]
+    bound: u32,
+    /// Property: safety (alias program_spec).
+    #[arg(long, default_value = "safety")]
+    property: String,
+    /// Ignore the tests' `filter` clauses.
+    #[arg(long)]
+    ignore_filter: bool,
+    /// One JSON object per test per line.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Check litmus tests (files or directories, recursively *.litmus).
+    Check {
+        #[command(flatten)]
+        opts: CheckOpts,
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Run every row of a Dat3M-style expectations CSV (`path,0|1`).
+    Suite {
+        /// The CSV file.
+        #[arg(long)]
+        expected: PathBuf,
+        /// Directory the CSV's paths are relative to (default: the CSV's parent's parent).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Also run `; `-disabled rows.
+        #[arg(long)]
+        include_disabled: bool,
+        #[command(flatten)]
+        opts: CheckOpts,
+    },
+    /// List the embedded models.
+    Models,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.cmd {
+        Cmd::Check { opts, paths } => run_check(&opts, &paths),
+        Cmd::Suite {
+            expected,
+            root,
+            include_disabled,
+            opts,
+        } => run_suite(&opts, &expected, root, include_disabled),
+        Cmd::Models => {
+            for (name, _) in gpumc::models::EMBEDDED {
+                println!("{name}");
+            }
+            0
+        }
+    };
+    ExitCode::from(code)
+}
+
+fn config(opts: &CheckOpts) -> Result<Config, String> {
+    let property = Property::parse(&opts.property)
+        .ok_or_else(|| format!("unknown property `{}` (expected safety)", opts.property))?;
+    if let Some(m) = &opts.model {
+        gpumc::models::load(m).map_err(|e| e.to_string())?;
+    }
+    Ok(Config {
+        model: opts.model.clone(),
+        bound: opts.bound,
+        property,
+        ignore_filter: opts.ignore_filter,
+    })
+}
+
+fn usage_error(msg: &str) -> u8 {
+    eprintln!("gpumc: {msg}");
+    2
+}
+
+fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
+    let cfg = match config(opts) {
+        Ok(c) => c,
+        Err(e) => return usage_error(&e),
+    };
+    let files = match driver::expand_paths(paths) {
+        Ok(f) => f,
+        Err(e) => return usage_error(&e.to_string()),
+    };
+    let cache = ModelCache::default();
+    let progress = Progress::new(files.len(), !opts.json && files.len() > 1);
+    let reports: Vec<_> = files
+        .par_iter()
+        .map(|f| {
+            let r = driver::check_file(f, &cfg, &cache);
+            progress.tick();
+            r
+        })
+        .collect();
+    progress.done();
+    let mut out = std::io::stdout().lock();
+    let mut any_error = false;
+    for r in &reports {
+        any_error |= r.verdict == "ERROR";
+        let s = if opts.json {
+            gpumc::report::json(r) + "\n"
+        } else {
+            gpumc::report::text(r)
+        };
+        let _ = out.write_all(s.as_bytes());
+    }
+    if any_error {
         2
+    } else {
+        0
+    }
+}
+
+fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_disabled: bool) -> u8 {
+    let cfg = match config(opts) {
+        Ok(c) => c,
+        Err(e) => return usage_error(&e),
+    };
+    let src = match std::fs::read_to_string(csv) {
+        Ok(s) => s,
+        Err(e) => return usage_error(&gpumc::diag::Error::io(csv, e).to_string()),
+    };
+    let rows = match driver::parse_expected_csv(&src, csv) {
+        Ok(r) => r,
+        Err(e) => return usage_error(&e.to_string()),
+    };
+    let root = root.unwrap_or_else(|| {
+        csv.parent()
+            .and_then(|p| p.parent())
+            .map(PathBuf::from)
+            .unwrap_or_default()
+    });
+    let rows: Vec<_> = rows
+        .into_iter()
+        .filter(|r| include_disabled || !r.disabled)
+        .collect();
+    let cache = ModelCache::default();
+    let start = Instant::now();
+    let progress = Progress::new(rows.len(), !opts.json);
+    let results: Vec<_> = rows
+        .par_iter()
+        .map(|row| {
+            let path = root.join(&row.path);
+            let r = if path.exists() {
+                Some(driver::check_file(&path, &cfg, &cache))
+            } else {
+                None
+            };
+            progress.tick();
+            (row, r)
+        })
+        .collect();
+    progress.done();
+    let wall = start.elapsed().as_secs_f64();
+    let (mut passed, mut failed, mut missing) = (0, 0, 0);
+    let mut times: Vec<f64> = Vec::new();
+    let mut out = std::io::stdout().lock();
+    for (row, r) in &results {
+        let Some(r) = r else {
+            missing += 1;
+            let _ = writeln!(out, "missing: {} (CSV line {})", row.path, row.line);
+            continue;
+        };
+        times.push(r.time_ms);
+        let ok = r.verdict() == Some(row.expected);
+        if ok {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+        if opts.json {
+            let mut v = serde_json::to_value(r).expect("serialisable");
+            v["expected"] = serde_json::Value::String(row.expected.to_string());
+            v["agrees"] = serde_json::Value::Bool(ok);
+            let _ = writeln!(out, "{v}");
+        } else if !ok {
+            let exp = match row.expected {
+                Verdict::Pass => "PASS",
+                _ => "FAIL",
+            };
+            let _ = writeln!(
+                out,
+                "mismatch: {} expected {} got {}{}",
+                row.path,
+                exp,
+                r.verdict,
+                r.message.as_ref().map(|m| format!(" ({m})")).unwrap_or_default()
+            );
+        }
+    }
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
+    if !opts.json {
+        let _ = writeln!(
+            out,
+            "suite {}: {} rows in {:.2} s wall, median {:.2} ms per test",
+            csv.display(),
+            results.len(),
+            wall,
+            median
+        );
+    }
+    if missing > 0 {
+        let _ = writeln!(out, "{passed} passed, {failed} failed, {missing} skipped");
+    } else {
+        let _ = writeln!(out, "{passed} passed, {failed} failed");
+    }
+    if failed > 0 {
+        1
+    } else {
+        0
+    }
+}
+
+/// A progress counter on stderr when it is a terminal; silent otherwise.
+struct Progress {
+    total: usize,
+    done: AtomicUsize,
+    enabled: bool,
+}
+
+impl Progress {
+    fn new(total: usize, wanted: bool) -> Self {
+        Progress {
+            total,
+            done: AtomicUsize::new(0),
+            enabled: wanted && std::io::stderr().is_terminal(),
+        }
+    }
+    fn tick(&self) {
+        let d = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.enabled && (d % 8 == 0 || d == self.total) {
+            let width = 30;
+            let filled = width * d / self.total.max(1);
+            eprint!(
+                "\r[{}{}] {}/{}",
+                "#".repeat(filled),
+                " ".repeat(width - filled),
+                d,
+                self.total
+            );
+        }
+    }
+    fn done(&self) {
+        if self.enabled {
+            eprint!("\r{}\r", " ".repeat(50));
+        }
     }
 }

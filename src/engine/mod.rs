@@ -1,1 +1,60 @@
 //! Engines: programs → candidate executions → verdicts.
+//!
+//! [`explicit`] enumerates candidate executions and reports each one the
+//! model accepts to an [`Observer`]; the observers in [`safety`] turn them
+//! into verdicts, final states and witnesses. See `docs/SEMANTICS.md` for
+//! loops, barriers and the meaning of each verdict.
+
+pub mod exec;
+pub mod explicit;
+pub mod orders;
+pub mod paths;
+pub mod safety;
+pub mod witness;
+
+use crate::cat::Evaluator;
+use exec::Skeleton;
+use paths::ThreadPath;
+
+/// What to check and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Loop bound: a loop body runs at most this many times.
+    pub bound: u32,
+    /// Enumerate spinning iterations too (liveness).
+    pub liveness: bool,
+    /// Ignore the test's `filter`.
+    pub ignore_filter: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            bound: 1,
+            liveness: false,
+            ignore_filter: false,
+        }
+    }
+}
+
+/// A candidate execution the model's consistency axioms accept.
+pub struct Candidate<'a, 'p> {
+    pub skeleton: &'a Skeleton<'p>,
+    /// The path of each thread.
+    pub paths: &'a [&'a ThreadPath],
+    pub rf: &'a crate::rel::Relation,
+    pub co: &'a crate::rel::Relation,
+    /// Some thread waits forever at a barrier.
+    pub barrier_stuck: bool,
+}
+
+/// Receives consistent candidates from an engine.
+pub trait Observer {
+    /// Called once per consistent candidate; `ev` still holds its model
+    /// values (for flags and witnesses).
+    fn consistent(&mut self, c: &Candidate<'_, '_>, ev: &mut Evaluator<'_>);
+    /// False once the observer has seen enough.
+    fn wants_more(&self) -> bool {
+        true
+    }
+}

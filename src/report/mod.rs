@@ -1,1 +1,75 @@
-//! Reports: human text and JSON.
+//! Reports: human-readable text and JSON lines.
+
+use crate::driver::FileReport;
+use crate::engine::witness::Witness;
+use std::fmt::Write;
+
+/// herd-style text for one checked file.
+pub fn text(r: &FileReport) -> String {
+    let mut s = String::new();
+    if r.verdict == "ERROR" {
+        let _ = writeln!(s, "{}: ERROR: {}", r.file, r.message.as_deref().unwrap_or("error"));
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "{}: {}  (model {}, {} execution{}, {:.2} ms)",
+        r.file,
+        r.verdict,
+        r.model,
+        r.executions,
+        if r.executions == 1 { "" } else { "s" },
+        r.time_ms
+    );
+    let _ = writeln!(s, "  States {}", r.states.len());
+    for st in &r.states {
+        let line: Vec<String> = r
+            .observables
+            .iter()
+            .zip(st)
+            .map(|(n, v)| format!("{n}={v};"))
+            .collect();
+        let _ = writeln!(s, "    {}", line.join(" "));
+    }
+    if let Some(w) = &r.witness {
+        s.push_str(&witness_text(w));
+    }
+    s
+}
+
+/// A witness execution: events, rf and co.
+pub fn witness_text(w: &Witness) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "  Witness execution:");
+    for e in &w.events {
+        let what = match (&e.location, e.value) {
+            (Some(l), Some(v)) => format!("{} {}={}", e.kind, l, v),
+            _ => e.kind.clone(),
+        };
+        if e.thread == "init" {
+            let _ = writeln!(s, "    e{:<3} init      {}", e.id, what);
+        } else {
+            let _ = writeln!(
+                s,
+                "    e{:<3} {:<4} l.{:<3} {:<14} {}",
+                e.id, e.thread, e.line, what, e.instr
+            );
+        }
+    }
+    let pairs = |v: &[(usize, usize)]| {
+        v.iter()
+            .map(|(a, b)| format!("e{a}->e{b}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let _ = writeln!(s, "    rf: {}", pairs(&w.rf));
+    let _ = writeln!(s, "    co: {}", pairs(&w.co));
+    let st: Vec<String> = w.state.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    let _ = writeln!(s, "    final: {}", st.join(" "));
+    s
+}
+
+/// One JSON object (single line).
+pub fn json(r: &FileReport) -> String {
+    serde_json::to_string(r).expect("reports serialise")
+}

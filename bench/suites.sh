@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Times the four safety conformance suites (release build), as recorded in
+# docs/BENCHMARKS.md. Usage: bash bench/suites.sh [CORPUS_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CORPUS=${1:-../shared/corpus/dat3m}
+cargo build --release --quiet
+BIN=target/release/gpumc
+run() {
+    local csv=$1 model=$2
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$BIN" suite --expected "$CORPUS/expected/$csv" --root "$CORPUS" --model "$model" | tail -2
+    t1=$(date +%s.%N)
+    printf '%-32s %-16s %6.2f s wall\n' "$csv" "$model" "$(echo "$t1 - $t0" | bc)"
+}
+T0=$(date +%s.%N)
+run PTXv6_0-expected.csv ptx-v6.0
+run PTXv7_5-expected.csv ptx-v7.5
+run VULKAN-expected.csv vulkan
+run VULKAN-NOCHAINS-expected.csv vulkan-nochains
+T1=$(date +%s.%N)
+printf 'all four suites: %.2f s wall (nproc=%s)\n' "$(echo "$T1 - $T0" | bc)" "$(nproc)"

@@ -1,0 +1,252 @@
+//! The library's front door: check one file, or a suite of files, with a
+//! configuration. The CLI is a thin layer over this.
+
+use crate::cat::Model;
+use crate::diag::{Error, ErrorKind, Result};
+use crate::engine::safety::{self, Verdict};
+use crate::engine::witness::Witness;
+use crate::engine::Options;
+use crate::ir::Program;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Which property to check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Property {
+    Safety,
+}
+
+impl Property {
+    /// Parses a property name, accepting Dat3M's names as aliases.
+    pub fn parse(s: &str) -> Option<Property> {
+        match s {
+            "safety" | "program_spec" => Some(Property::Safety),
+            _ => None,
+        }
+    }
+}
+
+/// Everything a check needs besides the file.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Model name (embedded) or `.cat` path; `None`: the dialect's default.
+    pub model: Option<String>,
+    pub bound: u32,
+    pub property: Property,
+    pub ignore_filter: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            model: None,
+            bound: 1,
+            property: Property::Safety,
+            ignore_filter: false,
+        }
+    }
+}
+
+/// The result of checking one file.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileReport {
+    pub file: String,
+    /// `PASS`, `FAIL`, `UNKNOWN` or `ERROR`.
+    pub verdict: String,
+    pub model: String,
+    pub property: Property,
+    pub time_ms: f64,
+    pub executions: u64,
+    pub observables: Vec<String>,
+    pub states: Vec<Vec<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<Witness>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(skip)]
+    pub error: Option<Error>,
+}
+
+impl FileReport {
+    pub fn verdict(&self) -> Option<Verdict> {
+        match self.verdict.as_str() {
+            "PASS" => Some(Verdict::Pass),
+            "FAIL" => Some(Verdict::Fail),
+            "UNKNOWN" => Some(Verdict::Unknown),
+            _ => None,
+        }
+    }
+}
+
+/// Loaded models, shared between threads of a suite run.
+#[derive(Default, Clone)]
+pub struct ModelCache {
+    models: Arc<Mutex<HashMap<String, Arc<Model>>>>,
+}
+
+impl ModelCache {
+    pub fn get(&self, name: &str) -> Result<Arc<Model>> {
+        if let Some(m) = self.models.lock().unwrap().get(name) {
+            return Ok(m.clone());
+        }
+        let m = Arc::new(crate::models::load(name)?);
+        self.models
+            .lock()
+            .unwrap()
+            .insert(name.to_string(), m.clone());
+        Ok(m)
+    }
+}
+
+/// Parses a program file, choosing the front-end by extension.
+pub fn load_program(path: &Path) -> Result<Program> {
+    let src = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("litmus") => crate::frontend::litmus::parse(&src, path).map_err(|e| e.in_file(path)),
+        other => Err(Error::new(
+            ErrorKind::Unsupported,
+            format!(
+                "unsupported: input format `{}` (expected a .litmus file)",
+                other.unwrap_or("")
+            ),
+        )
+        .in_file(path)),
+    }
+}
+
+/// Checks one file. Errors are reported inside the [`FileReport`].
+pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
+    let start = Instant::now();
+    let mut report = FileReport {
+        file: path.display().to_string(),
+        verdict: "ERROR".into(),
+        model: cfg.model.clone().unwrap_or_default(),
+        property: cfg.property,
+        time_ms: 0.0,
+        executions: 0,
+        observables: vec![],
+        states: vec![],
+        witness: None,
+        message: None,
+        error: None,
+    };
+    let outcome = (|| -> Result<()> {
+        let program = load_program(path)?;
+        let model_name = cfg
+            .model
+            .clone()
+            .unwrap_or_else(|| program.arch.default_model().to_string());
+        report.model = model_name.clone();
+        let model = cache.get(&model_name)?;
+        let opts = Options {
+            bound: cfg.bound,
+            liveness: false,
+            ignore_filter: cfg.ignore_filter,
+        };
+        match cfg.property {
+            Property::Safety => {
+                let r = safety::check(&program, &model, &opts).map_err(|e| e.in_file(path))?;
+                report.verdict = r.verdict.to_string();
+                report.executions = r.executions;
+                report.observables = r.observables;
+                report.states = r.states;
+                report.witness = r.witness;
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = outcome {
+        report.message = Some(e.to_string());
+        report.error = Some(e);
+    }
+    report.time_ms = start.elapsed().as_secs_f64() * 1e3;
+    report
+}
+
+/// Expands files and directories (recursively, `*.litmus`) in a stable order.
+pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found).map_err(|e| Error::io(p, e))?;
+            found.sort();
+            out.extend(found);
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            return Err(Error::new(ErrorKind::Io, "no such file or directory").in_file(p));
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "litmus") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// One row of a Dat3M-style expectations CSV.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpectedRow {
+    pub path: String,
+    pub expected: Verdict,
+    /// Line in the CSV (1-based).
+    pub line: usize,
+    /// A `; `-disabled row (Dat3M does not run it).
+    pub disabled: bool,
+}
+
+/// Parses `path,0|1` rows; `//` comments and blank lines are skipped, `; `
+/// rows are returned with `disabled` set.
+pub fn parse_expected_csv(src: &str, file: &Path) -> Result<Vec<ExpectedRow>> {
+    let mut rows = Vec::new();
+    for (i, raw) in src.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with("//") {
+            continue;
+        }
+        let (disabled, body) = match line.strip_prefix(';') {
+            Some(rest) => (true, rest.trim()),
+            None => (false, line),
+        };
+        let mut parts = body.split(',').map(str::trim);
+        let path = parts.next().unwrap_or("");
+        let val = parts.next();
+        let expected = match val {
+            Some("1") => Verdict::Pass,
+            Some("0") => Verdict::Fail,
+            _ => {
+                if disabled {
+                    continue;
+                }
+                return Err(Error::syntax(
+                    crate::ir::Pos {
+                        line: i as u32 + 1,
+                        col: 1,
+                    },
+                    format!("expected `path,0|1`, found `{line}`"),
+                )
+                .in_file(file));
+            }
+        };
+        rows.push(ExpectedRow {
+            path: path.to_string(),
+            expected,
+            line: i + 1,
+            disabled,
+        });
+    }
+    Ok(rows)
+}

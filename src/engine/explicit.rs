@@ -1,0 +1,380 @@
+//! The explicit engine: enumerate every candidate execution and evaluate
+//! the model on each.
+//!
+//! Order of enumeration, outermost first: one path per thread (cartesian
+//! product), barrier matching, the `sync_fence` order, rf (per read, a
+//! write of the same location and value), co (per location). The `.cat`
+//! evaluator caches every binding that does not depend on what changed, so
+//! the inner loops only recompute the dynamic part of the model.
+
+use super::exec::{base_kind, EventKind, Skeleton, Vocabulary};
+use super::orders::{partial_orders, total_orders, Order};
+use super::paths::{thread_paths, value_domains, PathEnd, PathMode, ThreadPath};
+use super::{Candidate, Observer, Options};
+use crate::cat::{BaseKind, Model, Value};
+use crate::diag::{Error, ErrorKind, Result};
+use crate::ir::{Arch, Program};
+use crate::rel::{EventSet, Relation};
+
+/// How a model input is computed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Static,
+    Rf,
+    Co,
+    Fr,
+    SyncFence,
+    SyncBarrier,
+}
+
+/// Runs the explicit enumeration, reporting each candidate that satisfies
+/// the model's consistency axioms to `obs`.
+pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Observer) -> Result<()> {
+    let vocab = Vocabulary::for_program(p);
+    for (name, kind) in model.inputs() {
+        if base_kind(name, Some(&vocab)) != Some(*kind) {
+            return Err(Error::new(
+                ErrorKind::Semantic,
+                format!("model input `{name}` is not provided by the engine"),
+            ));
+        }
+    }
+    let sources: Vec<Source> = model
+        .inputs()
+        .iter()
+        .map(|(n, _)| match n.as_str() {
+            "rf" => Source::Rf,
+            "co" => Source::Co,
+            "fr" => Source::Fr,
+            "sync_fence" => Source::SyncFence,
+            "sync_barrier" | "syncbar" => Source::SyncBarrier,
+            _ => Source::Static,
+        })
+        .collect();
+    let mode = if opts.liveness {
+        PathMode::Liveness
+    } else {
+        PathMode::Safety
+    };
+    let dom = value_domains(p, opts.bound)?;
+    let mut per_thread: Vec<Vec<ThreadPath>> = Vec::new();
+    for t in &p.threads {
+        per_thread.push(thread_paths(p, t, opts.bound, &dom, mode)?);
+    }
+    if per_thread.iter().any(|v| v.is_empty()) {
+        return Ok(());
+    }
+    let partial = model.partial_co();
+    let mut choice = vec![0usize; per_thread.len()];
+    loop {
+        let paths: Vec<&ThreadPath> = choice
+            .iter()
+            .zip(&per_thread)
+            .map(|(&c, v)| &v[c])
+            .collect();
+        if !obs.wants_more() {
+            return Ok(());
+        }
+        combination(p, model, &vocab, &sources, partial, &paths, obs)?;
+        if !advance(&mut choice, &per_thread.iter().map(Vec::len).collect::<Vec<_>>()) {
+            return Ok(());
+        }
+    }
+}
+
+/// Odometer increment; false when it wrapped around.
+fn advance(c: &mut [usize], sizes: &[usize]) -> bool {
+    for i in (0..c.len()).rev() {
+        c[i] += 1;
+        if c[i] < sizes[i] {
+            return true;
+        }
+        c[i] = 0;
+    }
+    false
+}
+
+fn combination(
+    p: &Program,
+    model: &Model,
+    vocab: &Vocabulary,
+    sources: &[Source],
+    partial: bool,
+    paths: &[&ThreadPath],
+    obs: &mut dyn Observer,
+) -> Result<()> {
+    let sk = Skeleton::new(p, vocab, paths);
+    // Every read needs a write of its value.
+    if sk.reads.iter().any(|(_, c)| c.is_empty()) {
+        return Ok(());
+    }
+    let barrier_options = barrier_matchings(&sk, p.arch);
+    if barrier_options.is_empty() {
+        return Ok(());
+    }
+    let fence_options = sync_fence_orders(&sk, vocab);
+    let n = sk.n();
+    let mut ev = model.evaluator(n);
+    for (i, (name, kind)) in model.inputs().iter().enumerate() {
+        if sources[i] != Source::Static {
+            continue;
+        }
+        let v = match kind {
+            BaseKind::Set => Value::Set(static_set(&sk, vocab, name)),
+            BaseKind::Relation => Value::Rel(
+                sk.static_relation(name, vocab)
+                    .expect("static relation names are checked by base_kind"),
+            ),
+        };
+        ev.set_input(i, v);
+    }
+    // co choices per physical location.
+    let co_options: Vec<(usize, Vec<Order>)> = sk
+        .writes
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| !w.is_empty())
+        .map(|(l, w)| {
+            let orders = if partial {
+                partial_orders(w.len())
+            } else {
+                total_orders(w.len())
+            };
+            (l, orders)
+        })
+        .collect();
+    let set_dyn = |ev: &mut crate::cat::Evaluator<'_>, src: Source, v: &Relation| {
+        for (i, s) in sources.iter().enumerate() {
+            if *s == src {
+                ev.set_input(i, Value::Rel(v.clone()));
+            }
+        }
+    };
+    for bar in &barrier_options {
+        set_dyn(&mut ev, Source::SyncBarrier, &bar.relation);
+        for sf in &fence_options {
+            set_dyn(&mut ev, Source::SyncFence, sf);
+            let rf_sizes: Vec<usize> = sk.reads.iter().map(|(_, c)| c.len()).collect();
+            let mut rf_choice = vec![0usize; rf_sizes.len()];
+            loop {
+                let mut rf = Relation::empty(n);
+                for (k, (r, c)) in sk.reads.iter().enumerate() {
+                    rf.insert(c[rf_choice[k]], *r);
+                }
+                set_dyn(&mut ev, Source::Rf, &rf);
+                let co_sizes: Vec<usize> = co_options.iter().map(|(_, o)| o.len()).collect();
+                let mut co_choice = vec![0usize; co_sizes.len()];
+                loop {
+                    let co = build_co(&sk, &co_options, &co_choice);
+                    set_dyn(&mut ev, Source::Co, &co);
+                    if sources.contains(&Source::Fr) {
+                        let fr = rf.inverse().compose(&co);
+                        set_dyn(&mut ev, Source::Fr, &fr);
+                    }
+                    if ev.first_violation().is_none() {
+                        let cand = Candidate {
+                            skeleton: &sk,
+                            paths,
+                            rf: &rf,
+                            co: &co,
+                            barrier_stuck: bar.stuck,
+                        };
+                        obs.consistent(&cand, &mut ev);
+                        if !obs.wants_more() {
+                            return Ok(());
+                        }
+                    }
+                    if !advance(&mut co_choice, &co_sizes) {
+                        break;
+                    }
+                }
+                if !advance(&mut rf_choice, &rf_sizes) {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn static_set(sk: &Skeleton<'_>, vocab: &Vocabulary, name: &str) -> EventSet {
+    match vocab.index(name) {
+        Some(t) => sk.tagged(t),
+        None => EventSet::empty(sk.n()),
+    }
+}
+
+/// The co relation for one choice: init first, then the chosen order.
+fn build_co(sk: &Skeleton<'_>, options: &[(usize, Vec<Order>)], choice: &[usize]) -> Relation {
+    let mut co = Relation::empty(sk.n());
+    for (k, (l, orders)) in options.iter().enumerate() {
+        let ws = &sk.writes[*l];
+        if let Some(i) = sk.init_of[*l] {
+            for &w in ws {
+                co.insert(i, w);
+            }
+        }
+        let order = &orders[choice[k]];
+        for (a, &row) in order.iter().enumerate() {
+            for (b, &wb) in ws.iter().enumerate() {
+                if row >> b & 1 == 1 {
+                    co.insert(ws[a], wb);
+                }
+            }
+        }
+    }
+    co
+}
+
+/// One way the barriers of an execution synchronise.
+pub struct BarrierMatching {
+    /// `sync_barrier` / `syncbar`.
+    pub relation: Relation,
+    /// Some thread waits forever at a barrier.
+    pub stuck: bool,
+}
+
+/// Barrier semantics (docs/SEMANTICS.md): barrier events of one scope
+/// instance (PTX: CTA; Vulkan: workgroup) with the same runtime id form a
+/// group. Without a quorum, every arrival is released together. With a
+/// quorum `c`, fewer than `c` arrivals wait forever (every one of them must
+/// end its path there), and otherwise some `c` arrivals release the
+/// barrier and every other arrival passes after them; no one waits.
+/// The relation links each releasing arrival to each event that passed.
+fn barrier_matchings(sk: &Skeleton<'_>, arch: Arch) -> Vec<BarrierMatching> {
+    let level = match arch {
+        Arch::Ptx => 0,
+        Arch::Vulkan => 1,
+    };
+    let n = sk.n();
+    let mut groups: Vec<(Vec<i64>, i64, Vec<usize>)> = Vec::new();
+    for (i, e) in sk.events.iter().enumerate() {
+        if e.kind != EventKind::Barrier {
+            continue;
+        }
+        let (id, _, _) = e.barrier.unwrap();
+        let pl = &sk.program.threads[e.thread.unwrap()].placement.ids;
+        let key = pl[level.min(pl.len())..].to_vec();
+        match groups.iter_mut().find(|(k, gid, _)| *k == key && *gid == id) {
+            Some(g) => g.2.push(i),
+            None => groups.push((key, id, vec![i])),
+        }
+    }
+    // Per group: the list of (releasing set, stuck?) options.
+    let mut per_group: Vec<Vec<(Vec<usize>, bool)>> = Vec::new();
+    for (_, _, members) in &groups {
+        let quorum = members.iter().find_map(|&m| sk.events[m].barrier.unwrap().1);
+        let any_stuck = members.iter().any(|&m| sk.events[m].stuck);
+        let waiting: Vec<usize> = members
+            .iter()
+            .copied()
+            .filter(|&m| !sk.events[m].barrier.unwrap().2)
+            .collect();
+        let options = match quorum {
+            None => {
+                if any_stuck {
+                    vec![]
+                } else {
+                    vec![(members.clone(), false)]
+                }
+            }
+            Some(c) if (members.len() as i64) < c => {
+                if waiting.iter().all(|&m| sk.events[m].stuck) {
+                    vec![(vec![], true)]
+                } else {
+                    vec![]
+                }
+            }
+            Some(c) => {
+                if any_stuck {
+                    vec![]
+                } else {
+                    subsets(members, c.max(0) as usize)
+                        .into_iter()
+                        .map(|s| (s, false))
+                        .collect()
+                }
+            }
+        };
+        if options.is_empty() {
+            return vec![];
+        }
+        per_group.push(options);
+    }
+    let sizes: Vec<usize> = per_group.iter().map(Vec::len).collect();
+    let mut choice = vec![0; sizes.len()];
+    let mut out = Vec::new();
+    loop {
+        let mut relation = Relation::empty(n);
+        let mut stuck = false;
+        for (g, opts) in per_group.iter().enumerate() {
+            let (release, st) = &opts[choice[g]];
+            stuck |= *st;
+            for &a in release {
+                for &b in &groups[g].2 {
+                    let arrive_only = sk.events[b].barrier.unwrap().2;
+                    if a != b && !arrive_only {
+                        relation.insert(a, b);
+                    }
+                }
+            }
+        }
+        out.push(BarrierMatching { relation, stuck });
+        if !advance(&mut choice, &sizes) {
+            break;
+        }
+    }
+    // A stuck barrier in a path that the matching does not explain is
+    // impossible; matchings above already enforce it.
+    let _ = PathEnd::Stuck;
+    out
+}
+
+fn subsets(items: &[usize], k: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut cur = Vec::new();
+    fn go(items: &[usize], k: usize, start: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if cur.len() == k {
+            out.push(cur.clone());
+            return;
+        }
+        for i in start..items.len() {
+            cur.push(items[i]);
+            go(items, k, i + 1, cur, out);
+            cur.pop();
+        }
+    }
+    go(items, k, 0, &mut cur, &mut out);
+    out
+}
+
+/// Every `sync_fence` candidate: orientations of the `sr`-related pairs of
+/// SC fences induced by some total order of them (so acyclic), deduplicated.
+fn sync_fence_orders(sk: &Skeleton<'_>, vocab: &Vocabulary) -> Vec<Relation> {
+    let n = sk.n();
+    let Some(sc) = vocab.index("SC") else {
+        return vec![Relation::empty(n)];
+    };
+    let fences: Vec<usize> = (0..n)
+        .filter(|&i| sk.events[i].kind == EventKind::Fence && sk.events[i].tags.contains(&sc))
+        .collect();
+    if fences.len() < 2 {
+        return vec![Relation::empty(n)];
+    }
+    let sr = sk.static_relation("sr", vocab).expect("sr");
+    let mut out: Vec<Relation> = Vec::new();
+    for order in total_orders(fences.len()) {
+        let mut r = Relation::empty(n);
+        for (a, &row) in order.iter().enumerate() {
+            for (b, &fb) in fences.iter().enumerate() {
+                if row >> b & 1 == 1 && sr.contains(fences[a], fb) {
+                    r.insert(fences[a], fb);
+                }
+            }
+        }
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    out
+}

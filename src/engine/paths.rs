@@ -1,0 +1,479 @@
+//! Per-thread path enumeration: unrolling under the loop bound.
+//!
+//! Each thread is executed on its own with *guessed* read values: every
+//! read may return any value of its location's value domain (see
+//! [`value_domains`]). The result is the set of thread paths, each a list
+//! of events with concrete values, final registers, and how it ended.
+//! Matching reads to writes of the same value (rf) happens later, per
+//! combination of paths, so a guessed value nobody writes just yields no
+//! execution.
+//!
+//! Loops. A jump to an earlier label is a back-edge. A loop body may run at
+//! most `bound` times: taking a back-edge for the `bound`-th time cuts the
+//! path ([`PathEnd::Cut`]). A loop whose body has no store, RMW or barrier
+//! is a *side-effect-free spinloop* (seed 000 §6.4): its non-exiting
+//! iterations change nothing another thread can see, and the registers they
+//! write are overwritten by the exiting iteration, so for final-state
+//! questions we keep only paths that exit such a loop in its first
+//! iteration. In [`PathMode::Liveness`] a path that completes a non-exiting
+//! iteration is also kept, ending [`PathEnd::Spinning`], with that
+//! iteration's events marked.
+
+use crate::diag::{Error, Result};
+use crate::ir::{BinOp, CmpOp, InstrKind, LocId, Operand, Program, RmwOp, Thread};
+use std::collections::{BTreeSet, HashMap};
+
+/// What an event of a path does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathEventKind {
+    Read,
+    Write,
+    Fence,
+    Barrier {
+        id: i64,
+        count: Option<i64>,
+        arrive: bool,
+    },
+}
+
+/// One event of a thread path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathEvent {
+    pub kind: PathEventKind,
+    /// Index of the producing instruction in `Thread::instrs`.
+    pub instr: usize,
+    /// Virtual address accessed (memory events).
+    pub loc: Option<LocId>,
+    /// Value read or written.
+    pub value: i64,
+    /// For the write half of an RMW: index (in the path) of its read half.
+    pub rmw_read: Option<usize>,
+    /// Reads (path indices) this event's address depends on (always empty
+    /// for litmus tests: addresses are static).
+    pub addr_deps: Vec<usize>,
+    /// Reads whose values flow into the value written.
+    pub data_deps: Vec<usize>,
+    /// Reads that decided a branch taken before this event.
+    pub ctrl_deps: Vec<usize>,
+    /// Part of the final, non-exiting iteration of a side-effect-free
+    /// spinloop (only in [`PathEnd::Spinning`] paths).
+    pub spinning: bool,
+}
+
+/// How a path ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathEnd {
+    /// Ran to the end of the thread.
+    Done,
+    /// A back-edge would exceed the loop bound.
+    Cut,
+    /// Waits forever at its last event, a barrier.
+    Stuck,
+    /// (Liveness) took the back-edge of a side-effect-free spinloop: the
+    /// path's last iteration is a complete non-exiting one.
+    Spinning,
+}
+
+#[derive(Clone, Debug)]
+pub struct ThreadPath {
+    pub events: Vec<PathEvent>,
+    /// Final register values (sorted by name).
+    pub regs: Vec<(String, i64)>,
+    pub end: PathEnd,
+}
+
+impl ThreadPath {
+    pub fn reg(&self, name: &str) -> i64 {
+        self.regs
+            .iter()
+            .find(|(r, _)| r == name)
+            .map(|(_, v)| *v)
+            .unwrap_or(0)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathMode {
+    Safety,
+    Liveness,
+}
+
+/// Limits that keep enumeration finite and fast.
+const MAX_DOMAIN: usize = 64;
+const MAX_PATHS: usize = 200_000;
+
+/// Per physical location, the values a read may return.
+pub type Domains = HashMap<LocId, BTreeSet<i64>>;
+
+/// Over-approximates, per physical location, the set of values any write
+/// may store, by iterating thread exploration to a fixpoint.
+pub fn value_domains(p: &Program, bound: u32) -> Result<Domains> {
+    let mut dom: Domains = HashMap::new();
+    for l in &p.locations {
+        dom.entry(l.phys).or_default().insert(l.init);
+    }
+    loop {
+        let mut changed = false;
+        for t in &p.threads {
+            for path in explore(p, t, bound, &dom, PathMode::Liveness, true)? {
+                for e in &path.events {
+                    if e.kind == PathEventKind::Write {
+                        let phys = p.locations[e.loc.unwrap()].phys;
+                        changed |= dom.entry(phys).or_default().insert(e.value);
+                    }
+                }
+            }
+        }
+        if dom.values().any(|s| s.len() > MAX_DOMAIN) {
+            return Err(Error::new(
+                crate::diag::ErrorKind::Unsupported,
+                format!("unsupported: more than {MAX_DOMAIN} distinct values for one location"),
+            ));
+        }
+        if !changed {
+            return Ok(dom);
+        }
+    }
+}
+
+/// All paths of thread `t` under `bound`, reads drawing from `dom`.
+pub fn thread_paths(
+    p: &Program,
+    t: &Thread,
+    bound: u32,
+    dom: &Domains,
+    mode: PathMode,
+) -> Result<Vec<ThreadPath>> {
+    explore(p, t, bound, dom, mode, false)
+}
+
+/// Static facts about a thread's control flow.
+struct Cfg {
+    labels: HashMap<String, usize>,
+    /// For each back-edge instruction: whether its loop is side-effect free.
+    spin: HashMap<usize, bool>,
+}
+
+fn cfg(t: &Thread) -> Result<Cfg> {
+    let mut labels = HashMap::new();
+    for (i, ins) in t.instrs.iter().enumerate() {
+        if let InstrKind::Label(l) = &ins.kind {
+            labels.insert(l.clone(), i);
+        }
+    }
+    let mut spin = HashMap::new();
+    for (i, ins) in t.instrs.iter().enumerate() {
+        let target = match &ins.kind {
+            InstrKind::Branch { target, .. } | InstrKind::Goto(target) => target,
+            _ => continue,
+        };
+        let Some(&ti) = labels.get(target) else {
+            return Err(Error::semantic(ins.pos, format!("unknown label `{target}`")));
+        };
+        if ti <= i {
+            let side_effects = t.instrs[ti..=i].iter().any(|x| {
+                matches!(
+                    x.kind,
+                    InstrKind::Store { .. } | InstrKind::Rmw { .. } | InstrKind::Barrier { .. }
+                )
+            });
+            spin.insert(i, !side_effects);
+        }
+    }
+    Ok(Cfg { labels, spin })
+}
+
+#[derive(Clone)]
+struct State {
+    pc: usize,
+    regs: HashMap<String, i64>,
+    /// Reads (path indices) each register's value depends on.
+    taint: HashMap<String, Vec<usize>>,
+    ctrl: Vec<usize>,
+    events: Vec<PathEvent>,
+    back_edges: HashMap<usize, u32>,
+}
+
+impl State {
+    fn val(&self, o: &Operand) -> i64 {
+        match o {
+            Operand::Const(c) => *c,
+            Operand::Reg(r) => self.regs.get(r).copied().unwrap_or(0),
+        }
+    }
+    fn deps(&self, o: &Operand) -> Vec<usize> {
+        match o {
+            Operand::Const(_) => vec![],
+            Operand::Reg(r) => self.taint.get(r).cloned().unwrap_or_default(),
+        }
+    }
+    fn push(&mut self, kind: PathEventKind, instr: usize, loc: Option<LocId>, value: i64) -> usize {
+        self.events.push(PathEvent {
+            kind,
+            instr,
+            loc,
+            value,
+            rmw_read: None,
+            addr_deps: vec![],
+            data_deps: vec![],
+            ctrl_deps: self.ctrl.clone(),
+            spinning: false,
+        });
+        self.events.len() - 1
+    }
+    fn finish(self, end: PathEnd) -> ThreadPath {
+        let mut regs: Vec<(String, i64)> = self.regs.into_iter().collect();
+        regs.sort();
+        ThreadPath {
+            events: self.events,
+            regs,
+            end,
+        }
+    }
+}
+
+fn union(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let mut v: Vec<usize> = a.iter().chain(b).copied().collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Depth-first exploration. `domain_pass` is the cheap mode used by
+/// [`value_domains`]: it never discards paths for reasons other than the
+/// bound.
+fn explore(
+    p: &Program,
+    t: &Thread,
+    bound: u32,
+    dom: &Domains,
+    mode: PathMode,
+    domain_pass: bool,
+) -> Result<Vec<ThreadPath>> {
+    let cfg = cfg(t)?;
+    let mut init = State {
+        pc: 0,
+        regs: HashMap::new(),
+        taint: HashMap::new(),
+        ctrl: vec![],
+        events: vec![],
+        back_edges: HashMap::new(),
+    };
+    for (r, v) in &t.init_regs {
+        init.regs.insert(r.clone(), *v);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![init];
+    while let Some(mut s) = stack.pop() {
+        if out.len() + stack.len() > MAX_PATHS {
+            return Err(Error::new(
+                crate::diag::ErrorKind::Unsupported,
+                format!(
+                    "unsupported: thread {} has more than {MAX_PATHS} paths under this bound",
+                    t.name
+                ),
+            ));
+        }
+        loop {
+            let Some(ins) = t.instrs.get(s.pc) else {
+                out.push(s.finish(PathEnd::Done));
+                break;
+            };
+            let i = s.pc;
+            s.pc += 1;
+            match &ins.kind {
+                InstrKind::Label(_) => {}
+                InstrKind::Local { dst, op, a, b } => {
+                    let v = eval_binop(*op, s.val(a), s.val(b))
+                        .ok_or_else(|| Error::semantic(ins.pos, "division by zero"))?;
+                    let d = union(&s.deps(a), &s.deps(b));
+                    s.regs.insert(dst.clone(), v);
+                    s.taint.insert(dst.clone(), d);
+                }
+                InstrKind::Fence => {
+                    s.push(PathEventKind::Fence, i, None, 0);
+                }
+                InstrKind::Barrier { id, count, arrive } => {
+                    let kind = PathEventKind::Barrier {
+                        id: s.val(id),
+                        count: count.as_ref().map(|c| s.val(c)),
+                        arrive: *arrive,
+                    };
+                    s.push(kind, i, None, 0);
+                    if !*arrive && !domain_pass {
+                        // The thread may also wait here forever; whether it
+                        // does is decided per execution (barrier matching).
+                        let mut stuck = s.clone();
+                        stuck.pc = usize::MAX;
+                        out.push(stuck.finish(PathEnd::Stuck));
+                    }
+                }
+                InstrKind::Load { dst, addr } => {
+                    let phys = p.locations[*addr].phys;
+                    let values: Vec<i64> = dom[&phys].iter().copied().collect();
+                    let (&last, rest) = values.split_last().expect("domain has the init value");
+                    for &v in rest {
+                        let mut s2 = s.clone();
+                        let e = s2.push(PathEventKind::Read, i, Some(*addr), v);
+                        s2.regs.insert(dst.clone(), v);
+                        s2.taint.insert(dst.clone(), vec![e]);
+                        stack.push(s2);
+                    }
+                    let e = s.push(PathEventKind::Read, i, Some(*addr), last);
+                    s.regs.insert(dst.clone(), last);
+                    s.taint.insert(dst.clone(), vec![e]);
+                }
+                InstrKind::Store { addr, value } => {
+                    let v = s.val(value);
+                    let d = s.deps(value);
+                    let e = s.push(PathEventKind::Write, i, Some(*addr), v);
+                    s.events[e].data_deps = d;
+                }
+                InstrKind::Rmw {
+                    dst,
+                    addr,
+                    op,
+                    operand,
+                } => {
+                    let phys = p.locations[*addr].phys;
+                    let values: Vec<i64> = dom[&phys].iter().copied().collect();
+                    let opv = s.val(operand);
+                    let opd = s.deps(operand);
+                    let mut branches = Vec::new();
+                    for &old in &values {
+                        let mut s2 = s.clone();
+                        let r = s2.push(PathEventKind::Read, i, Some(*addr), old);
+                        if let Some(d) = dst {
+                            s2.regs.insert(d.clone(), old);
+                            s2.taint.insert(d.clone(), vec![r]);
+                        }
+                        let new = match op {
+                            RmwOp::Cas { expected } => {
+                                if old == s2.val(expected) {
+                                    Some(opv)
+                                } else {
+                                    None
+                                }
+                            }
+                            other => Some(rmw_value(other, old, opv)),
+                        };
+                        // A failed CAS is a plain read.
+                        if let Some(new) = new {
+                            let w = s2.push(PathEventKind::Write, i, Some(*addr), new);
+                            s2.events[w].rmw_read = Some(r);
+                            s2.events[w].data_deps = opd.clone();
+                        }
+                        branches.push(s2);
+                    }
+                    s = branches.pop().expect("non-empty domain");
+                    stack.extend(branches);
+                }
+                InstrKind::Branch { op, a, b, target } => {
+                    let taken = cmp(*op, s.val(a), s.val(b));
+                    let d = union(&s.deps(a), &s.deps(b));
+                    s.ctrl = union(&s.ctrl, &d);
+                    if taken {
+                        if !jump(&mut s, &cfg, i, target, bound, mode, domain_pass, &mut out) {
+                            break;
+                        }
+                    }
+                }
+                InstrKind::Goto(target) => {
+                    if !jump(&mut s, &cfg, i, target, bound, mode, domain_pass, &mut out) {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Performs a jump; returns false when the path ended (pushed or dropped).
+#[allow(clippy::too_many_arguments)]
+fn jump(
+    s: &mut State,
+    cfg: &Cfg,
+    at: usize,
+    target: &str,
+    bound: u32,
+    mode: PathMode,
+    domain_pass: bool,
+    out: &mut Vec<ThreadPath>,
+) -> bool {
+    let ti = cfg.labels[target];
+    if ti > at {
+        s.pc = ti;
+        return true;
+    }
+    let spin = cfg.spin[&at];
+    if spin && !domain_pass {
+        if mode == PathMode::Liveness {
+            // The iteration just completed did not exit: record the path as
+            // spinning; the liveness check decides whether it can stay so.
+            // Later iterations would repeat it, so the path stops here.
+            let mut done = s.clone();
+            for e in done.events.iter_mut() {
+                e.spinning = (ti..=at).contains(&e.instr);
+            }
+            done.pc = usize::MAX;
+            out.push(done.finish(PathEnd::Spinning));
+        }
+        // For final states only the exiting iteration matters.
+        return false;
+    }
+    let n = s.back_edges.entry(at).or_insert(0);
+    *n += 1;
+    if *n >= bound.max(1) {
+        {
+            let cut = std::mem::replace(
+                s,
+                State {
+                    pc: 0,
+                    regs: HashMap::new(),
+                    taint: HashMap::new(),
+                    ctrl: vec![],
+                    events: vec![],
+                    back_edges: HashMap::new(),
+                },
+            );
+            out.push(cut.finish(PathEnd::Cut));
+        }
+        return false;
+    }
+    s.pc = ti;
+    true
+}
+
+fn cmp(op: CmpOp, a: i64, b: i64) -> bool {
+    op.eval(a, b)
+}
+
+fn eval_binop(op: BinOp, a: i64, b: i64) -> Option<i64> {
+    Some(match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::Div => a.checked_div(b)?,
+        BinOp::Rem => a.checked_rem(b)?,
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl => a.wrapping_shl(b as u32),
+        BinOp::Shr => a.wrapping_shr(b as u32),
+    })
+}
+
+fn rmw_value(op: &RmwOp, old: i64, v: i64) -> i64 {
+    match op {
+        RmwOp::Exch => v,
+        RmwOp::Add => old.wrapping_add(v),
+        RmwOp::Sub => old.wrapping_sub(v),
+        RmwOp::And => old & v,
+        RmwOp::Or => old | v,
+        RmwOp::Xor => old ^ v,
+        RmwOp::Min => old.min(v),
+        RmwOp::Max => old.max(v),
+        RmwOp::Cas { .. } => unreachable!("handled by the caller"),
+    }
+}

@@ -1,0 +1,249 @@
+//! Safety: final states, the `exists`/`~exists`/`forall` verdict, witness.
+
+use super::exec::EventKind;
+use super::paths::PathEnd;
+use super::witness::Witness;
+use super::{explicit, Candidate, Observer, Options};
+use crate::cat::{Evaluator, Model};
+use crate::diag::Result;
+use crate::ir::{Cond, Program, Quantifier, Term};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Verdict {
+    Pass,
+    Fail,
+    Unknown,
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::Unknown => "UNKNOWN",
+        })
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SafetyResult {
+    pub verdict: Verdict,
+    /// Consistent, complete executions that pass the filter.
+    pub executions: u64,
+    /// Names of the observed values, in state order.
+    pub observables: Vec<String>,
+    /// Every allowed final state (values aligned with `observables`).
+    pub states: Vec<Vec<i64>>,
+    /// For `exists`: an execution reaching the state (PASS); for
+    /// `~exists`/`forall`: one violating the assertion (FAIL).
+    pub witness: Option<Witness>,
+    /// Some consistent execution prefix was cut by the loop bound.
+    pub bound_hit: bool,
+}
+
+/// The observables of a program: the assertion's and filter's terms, then
+/// `locations`; if none, every register written and every location.
+pub fn observables(p: &Program) -> Vec<Term> {
+    let mut out: Vec<Term> = Vec::new();
+    let mut add = |t: Term| {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    };
+    if let Some(a) = &p.assertion {
+        a.cond.terms().into_iter().for_each(&mut add);
+    }
+    for t in &p.observed {
+        add(t.clone());
+    }
+    if out.is_empty() {
+        for (i, l) in p.locations.iter().enumerate() {
+            if l.phys == i {
+                add(Term::Loc(i));
+            }
+        }
+    }
+    out
+}
+
+pub fn term_name(p: &Program, t: &Term) -> String {
+    match t {
+        Term::Reg(th, r) => format!("{}:{}", p.threads.get(*th).map_or("P?", |t| &t.name), r),
+        Term::Loc(l) => p.locations[*l].name.clone(),
+        Term::Const(c) => c.to_string(),
+    }
+}
+
+struct SafetyObserver<'p> {
+    program: &'p Program,
+    filter: Option<&'p Cond>,
+    observables: Vec<Term>,
+    /// Terms the filter and assertion need (superset of observables).
+    executions: u64,
+    states: BTreeSet<Vec<i64>>,
+    satisfied: bool,
+    violated: bool,
+    witness: Option<Witness>,
+    bound_hit: bool,
+}
+
+impl SafetyObserver<'_> {
+    /// Final values: every combination of co-maximal writes (one per
+    /// location; several only under partial coherence).
+    fn final_memories(&self, c: &Candidate<'_, '_>) -> Vec<Vec<i64>> {
+        let sk = c.skeleton;
+        let nloc = self.program.locations.len();
+        let mut choices: Vec<Vec<i64>> = vec![vec![0]; nloc];
+        for (l, choice) in choices.iter_mut().enumerate() {
+            let Some(init) = sk.init_of[l] else { continue };
+            let ws: Vec<usize> = std::iter::once(init).chain(sk.writes[l].iter().copied()).collect();
+            let mut vals: Vec<i64> = ws
+                .iter()
+                .copied()
+                .filter(|&w| !ws.iter().any(|&x| c.co.contains(w, x)))
+                .map(|w| sk.events[w].value)
+                .collect();
+            vals.sort_unstable();
+            vals.dedup();
+            *choice = vals;
+        }
+        let mut out = vec![vec![0i64; nloc]];
+        for (l, vals) in choices.iter().enumerate() {
+            let mut next = Vec::new();
+            for m in &out {
+                for &v in vals {
+                    let mut m2 = m.clone();
+                    m2[l] = v;
+                    next.push(m2);
+                }
+            }
+            out = next;
+        }
+        out
+    }
+}
+
+impl Observer for SafetyObserver<'_> {
+    fn consistent(&mut self, c: &Candidate<'_, '_>, _ev: &mut Evaluator<'_>) {
+        if c.paths.iter().any(|p| p.end == PathEnd::Cut) {
+            self.bound_hit = true;
+            return;
+        }
+        if c.barrier_stuck || c.paths.iter().any(|p| p.end != PathEnd::Done) {
+            // Non-terminating (deadlocked) executions have no final state.
+            return;
+        }
+        let p = self.program;
+        for mem in self.final_memories(c) {
+            let val = |t: &Term| -> i64 {
+                match t {
+                    Term::Reg(th, r) => c.paths.get(*th).map_or(0, |path| {
+                        path.regs
+                            .iter()
+                            .find(|(n, _)| n == r)
+                            .map(|(_, v)| *v)
+                            .unwrap_or_else(|| init_reg(p, *th, r))
+                    }),
+                    Term::Loc(l) => mem[p.locations[*l].phys],
+                    Term::Const(k) => *k,
+                }
+            };
+            if let Some(f) = self.filter {
+                if !f.eval(&val) {
+                    continue;
+                }
+            }
+            self.executions += 1;
+            let state: Vec<i64> = self.observables.iter().map(val).collect();
+            self.states.insert(state.clone());
+            if let Some(a) = &p.assertion {
+                let sat = a.cond.eval(&val);
+                let interesting = match a.quantifier {
+                    Quantifier::Exists => sat && !self.satisfied,
+                    Quantifier::NotExists => sat && !self.violated,
+                    Quantifier::Forall => !sat && !self.violated,
+                };
+                if sat {
+                    self.satisfied = true;
+                } else {
+                    self.violated = true;
+                }
+                if interesting && self.witness.is_none() {
+                    let named = self
+                        .observables
+                        .iter()
+                        .zip(&state)
+                        .map(|(t, v)| (term_name(p, t), *v))
+                        .collect();
+                    self.witness = Some(Witness::from_candidate(c, named));
+                }
+            }
+        }
+        let _ = EventKind::Init;
+    }
+}
+
+fn init_reg(p: &Program, th: usize, r: &str) -> i64 {
+    p.threads
+        .get(th)
+        .and_then(|t| t.init_regs.iter().find(|(n, _)| n == r))
+        .map_or(0, |(_, v)| *v)
+}
+
+/// Checks the program's final-state assertion.
+pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult> {
+    let observables = observables(p);
+    let mut obs = SafetyObserver {
+        program: p,
+        filter: if opts.ignore_filter {
+            None
+        } else {
+            p.filter.as_ref()
+        },
+        observables: observables.clone(),
+        executions: 0,
+        states: BTreeSet::new(),
+        satisfied: false,
+        violated: false,
+        witness: None,
+        bound_hit: false,
+    };
+    explicit::enumerate(p, model, opts, &mut obs)?;
+    let holds = match p.assertion.as_ref().map(|a| a.quantifier) {
+        Some(Quantifier::Exists) => obs.satisfied,
+        Some(Quantifier::NotExists) => !obs.satisfied,
+        Some(Quantifier::Forall) => !obs.violated,
+        None => true,
+    };
+    // A violation found is definite; an unreached state or an unviolated
+    // universal claim may depend on paths the bound cut.
+    let definite_fail = match p.assertion.as_ref().map(|a| a.quantifier) {
+        Some(Quantifier::Exists) => false,
+        _ => !holds,
+    };
+    let verdict = if holds && matches!(p.assertion.as_ref().map(|a| a.quantifier), Some(Quantifier::Exists)) {
+        Verdict::Pass
+    } else if definite_fail {
+        Verdict::Fail
+    } else if obs.bound_hit {
+        Verdict::Unknown
+    } else if holds {
+        Verdict::Pass
+    } else {
+        Verdict::Fail
+    };
+    if verdict != Verdict::Fail && !matches!(p.assertion.as_ref().map(|a| a.quantifier), Some(Quantifier::Exists)) {
+        obs.witness = None;
+    }
+    Ok(SafetyResult {
+        verdict,
+        executions: obs.executions,
+        observables: observables.iter().map(|t| term_name(p, t)).collect(),
+        states: obs.states.into_iter().collect(),
+        witness: obs.witness,
+        bound_hit: obs.bound_hit,
+    })
+}
