@@ -72,6 +72,7 @@ impl Cx<'_, '_> {
             return Ok(());
         }
         let expected = match allowed {
+            [0] => "no".to_string(),
             [n] => n.to_string(),
             [init @ .., last] => format!(
                 "{} or {last}",

@@ -486,7 +486,8 @@ impl<'a> Parser<'a> {
                 }
             }
             let mut ids: Vec<Option<i64>> = vec![None; levels.len()];
-            if cur.eat_punct("@") {
+            let placed = cur.eat_punct("@");
+            if placed {
                 loop {
                     let (level, level_off) = cur.expect_ident("a scope level")?;
                     let Some(k) = levels.iter().position(|l| *l == level) else {
@@ -516,19 +517,15 @@ impl<'a> Parser<'a> {
                         break;
                     }
                 }
-                if let Some(k) = ids.iter().position(Option::is_none) {
-                    return Err(src.err_syntax(
-                        name_off,
-                        format!("placement of `{name}` lacks `{}`", levels[k]),
-                    ));
-                }
             }
             if cur.peek() != Tok::Eof {
-                return Err(cur.unexpected(if ids[0].is_some() {
-                    "`,` or `|`"
-                } else {
-                    "`@` or `|`"
-                }));
+                return Err(cur.unexpected(if placed { "`,` or `|`" } else { "`@` or `|`" }));
+            }
+            if let (true, Some(k)) = (placed, ids.iter().position(Option::is_none)) {
+                return Err(src.err_syntax(
+                    name_off,
+                    format!("placement of `{name}` lacks `{}`", levels[k]),
+                ));
             }
             placements.push(Placement {
                 ids: ids.into_iter().map(|v| v.unwrap_or(0)).collect(),
