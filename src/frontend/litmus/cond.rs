@@ -1,7 +1,7 @@
 //! Final-state conditions and `locations [...]` terms.
 //!
 //! ```text
-//! cond  := conj ('\/' conj)*
+//! cond  := conj ('\/' conj)*          (chains become balanced trees)
 //! conj  := unary ('/\' unary)*
 //! unary := ('~' | '!' | 'not') unary | '(' cond ')' | 'true' | 'false'
 //!        | term op term            op: == = != <> < <= > >=
@@ -34,21 +34,19 @@ impl<'c, 'a, 's> CondParser<'c, 'a, 's> {
     }
 
     pub fn cond(&mut self) -> Result<Cond> {
-        let mut c = self.conj()?;
+        let mut items = vec![self.conj()?];
         while self.cur.eat_punct("\\/") {
-            let r = self.conj()?;
-            c = Cond::Or(Box::new(c), Box::new(r));
+            items.push(self.conj()?);
         }
-        Ok(c)
+        Ok(balanced(items, Cond::Or))
     }
 
     fn conj(&mut self) -> Result<Cond> {
-        let mut c = self.unary()?;
+        let mut items = vec![self.unary()?];
         while self.cur.eat_punct("/\\") {
-            let r = self.unary()?;
-            c = Cond::And(Box::new(c), Box::new(r));
+            items.push(self.unary()?);
         }
-        Ok(c)
+        Ok(balanced(items, Cond::And))
     }
 
     fn unary(&mut self) -> Result<Cond> {
@@ -167,6 +165,25 @@ impl<'c, 'a, 's> CondParser<'c, 'a, 's> {
                 .unexpected("a register (`P0:r0`), a location or an integer")),
         }
     }
+}
+
+/// Joins `items` (in order) with a connective as a balanced tree, so that
+/// long chains such as `c1 /\ c2 /\ ... /\ cN` stay shallow (depth log N)
+/// for the recursive consumers of [`Cond`]. Up to three items this is the
+/// usual left-nested form.
+fn balanced(mut items: Vec<Cond>, join: fn(Box<Cond>, Box<Cond>) -> Cond) -> Cond {
+    while items.len() > 1 {
+        let mut next = Vec::with_capacity(items.len().div_ceil(2));
+        let mut it = items.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => join(Box::new(a), Box::new(b)),
+                None => a,
+            });
+        }
+        items = next;
+    }
+    items.pop().unwrap_or(Cond::True)
 }
 
 fn cmp_op(p: &str) -> Option<CmpOp> {

@@ -1187,7 +1187,31 @@ fn condition_errors() {
         14,
         "expected `;` or `]`",
     );
-    // Deep nesting is an error, not a stack overflow.
+    // Long chains are balanced; deep nesting is an error, not a stack overflow.
+    fn depth(c: &Cond) -> usize {
+        match c {
+            Cond::Not(c) => 1 + depth(c),
+            Cond::And(a, b) | Cond::Or(a, b) => 1 + depth(a).max(depth(b)),
+            _ => 1,
+        }
+    }
+    let long = vec!["P0:r0 == 1"; 100_000].join(" /\\ ");
+    let (_, chain) = assertion(&format!("exists {long} \\/ {long}"));
+    assert!(depth(&chain) <= 20, "depth {}", depth(&chain));
+    let c = Term::Const;
+    assert_eq!(
+        assertion("exists 0==1 /\\ 0==2 /\\ 0==3 /\\ 0==4").1,
+        Cond::And(
+            Box::new(Cond::And(
+                Box::new(cmp(CmpOp::Eq, c(0), c(1))),
+                Box::new(cmp(CmpOp::Eq, c(0), c(2)))
+            )),
+            Box::new(Cond::And(
+                Box::new(cmp(CmpOp::Eq, c(0), c(3))),
+                Box::new(cmp(CmpOp::Eq, c(0), c(4)))
+            ))
+        )
+    );
     let deep = format!("exists {}0==0", "(".repeat(100_000));
     at(&deep, ErrorKind::Syntax, 5, 264, "nested too deeply");
     let negs = format!("exists {}0==0", "~".repeat(100_000));
