@@ -59,6 +59,12 @@ use std::path::Path;
 
 /// Parses a PTX or Vulkan litmus test (dialect from the first token: `PTX`,
 /// or `VULKAN`/`Vulkan`).
+///
+/// Locations used by instructions but not declared in the initial state
+/// are added with initial value 0 (see the module documentation). Errors
+/// carry `path` and the exact `line:col`: [`Error::syntax`] for malformed
+/// text, [`Error::unsupported`] for well-formed constructs gpumc does not
+/// handle, [`Error::semantic`] for unknown labels, locations or threads.
 pub fn parse(src: &str, path: &Path) -> Result<Program> {
     Parser::new(src).run().map_err(|e| e.in_file(path))
 }

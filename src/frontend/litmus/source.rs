@@ -9,6 +9,8 @@ use crate::ir::Pos;
 pub(super) struct Source<'a> {
     pub text: &'a str,
     line_starts: Vec<usize>,
+    /// Columns are byte offsets when the whole text is ASCII.
+    ascii: bool,
 }
 
 impl<'a> Source<'a> {
@@ -20,7 +22,11 @@ impl<'a> Source<'a> {
                 .filter(|&(_, b)| b == b'\n')
                 .map(|(i, _)| i + 1),
         );
-        Source { text, line_starts }
+        Source {
+            text,
+            line_starts,
+            ascii: text.is_ascii(),
+        }
     }
 
     /// Byte length of the input.
@@ -34,8 +40,8 @@ impl<'a> Source<'a> {
         let line = self.line_starts.partition_point(|&s| s <= off).max(1) - 1;
         let start = self.line_starts[line];
         let col = match self.text.get(start..off) {
-            Some(s) => s.chars().count(),
-            None => off - start,
+            Some(s) if !self.ascii => s.chars().count(),
+            _ => off - start,
         };
         Pos {
             line: to_u32(line + 1),

@@ -451,6 +451,24 @@ fn crlf_and_tabs() {
 }
 
 #[test]
+fn columns_count_characters() {
+    err_at(
+        "PTX t\n\"h\u{e9}llo\"\n{}\n P0@cta 0,gpu 0 ;\n \u{e9} st.weak x, \u{fc} ;\n",
+        ErrorKind::Syntax,
+        5,
+        2,
+        "unexpected character `\u{e9}`",
+    );
+    err_at(
+        "PTX t\n{}\n P0@cta 0,gpu 0 ;\n st.weak \u{e9}, \u{fc} ;\n",
+        ErrorKind::Syntax,
+        4,
+        10,
+        "invalid operand `\u{e9}`",
+    );
+}
+
+#[test]
 fn undeclared_locations_are_added_with_zero() {
     let p = ok(&ptx(
         " st.weak w, 1 | ld.weak r0, v ;\n ld.weak r1, x | st.weak w, 2 ;\n",
