@@ -342,7 +342,7 @@ impl Relation {
 }
 
 fn mask_tail(row: &mut [u64], n: usize) {
-    if n % 64 != 0 {
+    if !n.is_multiple_of(64) {
         if let Some(last) = row.last_mut() {
             *last &= (1u64 << (n % 64)) - 1;
         }
