@@ -181,9 +181,8 @@ impl<'m> Evaluator<'m> {
         if self.valid[root as usize] {
             return;
         }
-        let deps = super::unit_deps(&model.prog);
         let mut seen = vec![false; model.prog.units.len()];
-        let units = super::closure(&deps, root, &mut seen);
+        let units = super::closure(&model.deps, root, &mut seen);
         self.run(&units);
     }
 

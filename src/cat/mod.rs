@@ -138,6 +138,8 @@ pub struct Model {
     axiom_units: Vec<Vec<u32>>,
     /// Per input, the units that depend on it (transitively).
     input_dependents: Vec<Vec<u32>>,
+    /// Per unit, the units it reads from.
+    deps: Vec<Vec<u32>>,
 }
 
 impl Model {
@@ -198,6 +200,7 @@ impl Model {
             bindings: compiled.bindings,
             axiom_units,
             input_dependents,
+            deps,
         })
     }
 

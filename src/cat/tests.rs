@@ -339,6 +339,20 @@ fn deep_models_fit_a_small_stack() {
 }
 
 #[test]
+fn exponential_function_expansion_is_bounded() {
+    let mut src = String::from("let f0(x) = x ; po\n");
+    for i in 1..40 {
+        src.push_str(&format!("let f{i}(x) = f{}(x) | f{}(x ; rf)\n", i - 1, i - 1));
+    }
+    src.push_str("acyclic f39(po)");
+    let start = std::time::Instant::now();
+    let e = err(&src);
+    assert_eq!(e.kind, ErrorKind::Unsupported);
+    assert!(e.message.contains("model too large"), "{e}");
+    assert!(start.elapsed().as_secs() < 30);
+}
+
+#[test]
 fn depth_limits_are_errors() {
     let deep = format!("let x = {}po{}", "(".repeat(10_000), ")".repeat(10_000));
     let e = err(&deep);
