@@ -342,7 +342,11 @@ fn deep_models_fit_a_small_stack() {
 fn exponential_function_expansion_is_bounded() {
     let mut src = String::from("let f0(x) = x ; po\n");
     for i in 1..40 {
-        src.push_str(&format!("let f{i}(x) = f{}(x) | f{}(x ; rf)\n", i - 1, i - 1));
+        src.push_str(&format!(
+            "let f{i}(x) = f{}(x) | f{}(x ; rf)\n",
+            i - 1,
+            i - 1
+        ));
     }
     src.push_str("acyclic f39(po)");
     let start = std::time::Instant::now();
