@@ -1,1 +1,313 @@
 //! The `.cat` language: parser and evaluator (herd / Dat3M dialect).
+//!
+//! # Pipeline
+//!
+//! [`lexer`] → [`parser`] (one file, with positions) → `load` (inlines
+//! `include`s, detects cycles) → `compile` (scoping, set/relation typing,
+//! function expansion, `let rec` fixpoints) → a flat program of *units*
+//! over numbered *value slots* → [`Evaluator`].
+//!
+//! # Why slots and dirty tracking
+//!
+//! The engine checks thousands of candidate executions of one test against
+//! one model. Between two candidates only a few base relations change (`rf`,
+//! `co`, `fr`, `sync_fence`, `sync_barrier`, `syncbar`); everything derived
+//! only from the static ones (`po`, `loc`, tags, scopes …) is the same every
+//! time. So the model is compiled once into units — one operation writing
+//! one slot, or one fixpoint writing a group of slots — in dependency order,
+//! with identical sub-expressions shared. Each [`Evaluator`] owns one
+//! preallocated bit buffer per slot and a *valid* bit per unit:
+//!
+//! * [`Evaluator::set_input`] compares the new value with the old one and,
+//!   only if it differs, clears the valid bit of the units that depend on
+//!   that input (the list is precomputed).
+//! * [`Evaluator::first_violation`] walks the consistency axioms in file
+//!   order. For each it runs the units the axiom needs (precomputed, minus
+//!   those already needed by earlier axioms) that are not valid, then tests
+//!   it, and stops at the first violated axiom — later axioms and the
+//!   bindings only they need are not computed at all.
+//!
+//! Evaluation allocates nothing after the evaluator is built: the bit
+//! kernels write into the slots' buffers in place.
+//!
+//! # Language summary
+//!
+//! See [`parser`] for the grammar and operator precedence. Free names that
+//! are not bound by `let` are *inputs*, resolved through the `base`
+//! callback of [`Model::parse`]; `id`, `0` and `_` are built in, as are the
+//! functions `domain(r)`, `range(r)` and `toid(s)` (= `[s]`).
+
+pub mod ast;
+mod compile;
+mod eval;
+pub mod kernel;
+pub mod lexer;
+mod load;
+pub mod parser;
+
+#[cfg(test)]
+mod tests;
+
+pub use eval::Evaluator;
+
+use crate::diag::Result;
+use crate::ir::Pos;
+use crate::rel::{EventSet, Relation};
+use compile::{Prog, Slot, Unit, Val};
+use std::path::{Path, PathBuf};
+
+/// Whether a base name denotes a set of events or a relation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BaseKind {
+    Set,
+    Relation,
+}
+
+/// A set or relation value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    Set(EventSet),
+    Rel(Relation),
+}
+
+impl Value {
+    pub fn kind(&self) -> BaseKind {
+        match self {
+            Value::Set(_) => BaseKind::Set,
+            Value::Rel(_) => BaseKind::Relation,
+        }
+    }
+
+    pub fn universe(&self) -> usize {
+        match self {
+            Value::Set(s) => s.universe(),
+            Value::Rel(r) => r.universe(),
+        }
+    }
+
+    fn words(&self) -> &[u64] {
+        match self {
+            Value::Set(s) => s.words(),
+            Value::Rel(r) => r.words(),
+        }
+    }
+}
+
+/// The test an axiom performs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AxiomKind {
+    /// `empty e`: holds when `e` is empty.
+    Empty,
+    /// `~empty e`: holds when `e` is not empty.
+    NotEmpty,
+    /// `irreflexive e`
+    Irreflexive,
+    /// `acyclic e`
+    Acyclic,
+}
+
+/// One axiom of the model, in file order (includes inlined).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Axiom {
+    /// The `as` name, or else the expression's source text.
+    pub name: String,
+    pub kind: AxiomKind,
+    /// A `flag` axiom: not a consistency condition; it *fires* when its
+    /// test holds (`flag ~empty dr` fires when `dr` is not empty).
+    pub flag: bool,
+    /// Where the axiom starts (`file` says in which file).
+    pub pos: Pos,
+    /// The file the axiom was written in (the model file or an include).
+    pub file: PathBuf,
+}
+
+/// A parsed and compiled model.
+#[derive(Clone, Debug)]
+pub struct Model {
+    name: String,
+    inputs: Vec<(String, BaseKind)>,
+    axioms: Vec<Axiom>,
+    axiom_slots: Vec<Slot>,
+    partial_co: bool,
+    prog: Prog,
+    /// Top-level value bindings (last definition wins on lookup).
+    bindings: Vec<(String, Val)>,
+    /// Per axiom, the units to run before testing it, in order: for a
+    /// consistency axiom only those not already needed by an earlier
+    /// consistency axiom; for a flag, all of them.
+    axiom_units: Vec<Vec<u32>>,
+    /// Per input, the units that depend on it (transitively).
+    input_dependents: Vec<Vec<u32>>,
+    /// Per unit, the units it reads from.
+    deps: Vec<Vec<u32>>,
+}
+
+impl Model {
+    /// Parses and compiles a model.
+    ///
+    /// `resolve_include(name, including_file)` supplies an included file
+    /// (its path and text) when it is not found next to the including
+    /// file. `base(name)` says whether a free identifier is a base set or
+    /// relation the engine provides; `None` makes it an "unknown
+    /// identifier" error. Errors carry `file:line:col`.
+    #[allow(clippy::type_complexity)]
+    pub fn parse(
+        src: &str,
+        file: &Path,
+        resolve_include: &dyn Fn(&str, &Path) -> Option<(PathBuf, String)>,
+        base: &dyn Fn(&str) -> Option<BaseKind>,
+    ) -> Result<Model> {
+        let loaded = load::load(src, file, resolve_include)?;
+        let compiled = compile::compile(&loaded.stmts, &loaded.files, base)?;
+        let name = loaded.name.unwrap_or_else(|| {
+            file.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
+        let mut axioms = Vec::new();
+        let mut axiom_slots = Vec::new();
+        for a in compiled.axioms {
+            axioms.push(Axiom {
+                name: a.name,
+                kind: a.kind,
+                flag: a.flag,
+                pos: a.pos,
+                file: loaded.files[a.file].clone(),
+            });
+            axiom_slots.push(a.slot);
+        }
+        let prog = compiled.prog;
+        let deps = unit_deps(&prog);
+        let mut axiom_units = Vec::new();
+        let mut seen = vec![false; prog.units.len()];
+        for (a, &slot) in axioms.iter().zip(&axiom_slots) {
+            let root = prog.producer[slot as usize];
+            if a.flag {
+                let mut own = vec![false; prog.units.len()];
+                axiom_units.push(closure(&deps, root, &mut own));
+            } else {
+                axiom_units.push(closure(&deps, root, &mut seen));
+            }
+        }
+        let input_dependents = dependents(&prog, &deps);
+        Ok(Model {
+            name,
+            inputs: compiled.inputs,
+            axioms,
+            axiom_slots,
+            partial_co: loaded.partial_co,
+            prog,
+            bindings: compiled.bindings,
+            axiom_units,
+            input_dependents,
+            deps,
+        })
+    }
+
+    /// The model's name: its header, or else the file stem.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Base names the model uses, each with its kind: the engine supplies
+    /// values in this order (index `i` for [`Evaluator::set_input`]).
+    pub fn inputs(&self) -> &[(String, BaseKind)] {
+        &self.inputs
+    }
+
+    /// The index of an input by name.
+    pub fn input_index(&self, name: &str) -> Option<usize> {
+        self.inputs.iter().position(|(n, _)| n == name)
+    }
+
+    pub fn axioms(&self) -> &[Axiom] {
+        &self.axioms
+    }
+
+    /// True if the source (or an included file) contains the line comment
+    /// `// gpumc: partial-co`.
+    pub fn partial_co(&self) -> bool {
+        self.partial_co
+    }
+
+    /// A fresh evaluator for executions of `n` events.
+    pub fn evaluator(&self, n: usize) -> Evaluator<'_> {
+        Evaluator::new(self, n)
+    }
+
+    /// Number of value slots and of units (for diagnostics and tests).
+    pub fn size(&self) -> (usize, usize) {
+        (self.prog.kinds.len(), self.prog.units.len())
+    }
+}
+
+/// The units each unit reads from.
+fn unit_deps(prog: &Prog) -> Vec<Vec<u32>> {
+    prog.units
+        .iter()
+        .enumerate()
+        .map(|(u, unit)| {
+            let mut d: Vec<u32> = match unit {
+                Unit::Input(_) => Vec::new(),
+                Unit::Op(op) => op.operands().map(|s| prog.producer[s as usize]).collect(),
+                Unit::Fix(f) => f
+                    .body
+                    .iter()
+                    .flat_map(|op| op.operands())
+                    .chain(f.results.iter().copied())
+                    .map(|s| prog.producer[s as usize])
+                    .filter(|&p| p as usize != u)
+                    .collect(),
+            };
+            d.sort_unstable();
+            d.dedup();
+            d
+        })
+        .collect()
+}
+
+/// Units needed to compute unit `root` that are not yet marked in `seen`,
+/// in increasing (dependency) order; marks them.
+fn closure(deps: &[Vec<u32>], root: u32, seen: &mut [bool]) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(u) = stack.pop() {
+        if std::mem::replace(&mut seen[u as usize], true) {
+            continue;
+        }
+        out.push(u);
+        stack.extend(deps[u as usize].iter().filter(|&&d| !seen[d as usize]));
+    }
+    out.sort_unstable();
+    out
+}
+
+/// For each input, the non-input units depending on it.
+fn dependents(prog: &Prog, deps: &[Vec<u32>]) -> Vec<Vec<u32>> {
+    let ni = prog.input_slots.len();
+    let words = ni.div_ceil(64);
+    let mut reach = vec![0u64; prog.units.len() * words];
+    for (u, unit) in prog.units.iter().enumerate() {
+        if let Unit::Input(i) = unit {
+            reach[u * words + i / 64] |= 1 << (i % 64);
+        }
+        for &d in &deps[u] {
+            for k in 0..words {
+                let v = reach[d as usize * words + k];
+                reach[u * words + k] |= v;
+            }
+        }
+    }
+    let mut out = vec![Vec::new(); ni];
+    for (u, unit) in prog.units.iter().enumerate() {
+        if matches!(unit, Unit::Input(_)) {
+            continue;
+        }
+        for (i, list) in out.iter_mut().enumerate() {
+            if reach[u * words + i / 64] >> (i % 64) & 1 == 1 {
+                list.push(u as u32);
+            }
+        }
+    }
+    out
+}
