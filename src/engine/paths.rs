@@ -105,35 +105,51 @@ const MAX_PATHS: usize = 200_000;
 /// Per physical location, the values a read may return.
 pub type Domains = HashMap<LocId, BTreeSet<i64>>;
 
-/// Over-approximates, per physical location, the set of values any write
-/// may store, by iterating thread exploration to a fixpoint.
+/// Per physical location, the values some write may store.
+///
+/// A written value is computed from values read, which were written
+/// before in a causal chain; a chain has at most one step per write event
+/// of the program. So `rounds` = (number of write instructions × bound)
+/// rounds of "run every thread with reads returning known values, collect
+/// the values written" reach every value of every execution without
+/// out-of-thin-air cycles (values justified only by themselves are not
+/// produced; see docs/SEMANTICS.md).
 pub fn value_domains(p: &Program, bound: u32) -> Result<Domains> {
     let mut dom: Domains = HashMap::new();
     for l in &p.locations {
         dom.entry(l.phys).or_default().insert(l.init);
     }
-    loop {
-        let mut changed = false;
+    let writers: usize = p
+        .threads
+        .iter()
+        .flat_map(|t| &t.instrs)
+        .filter(|i| matches!(i.kind, InstrKind::Store { .. } | InstrKind::Rmw { .. }))
+        .count();
+    let rounds = writers * bound.max(1) as usize;
+    for _ in 0..rounds {
+        let mut next = dom.clone();
         for t in &p.threads {
             for path in explore(p, t, bound, &dom, PathMode::Liveness, true)? {
                 for e in &path.events {
                     if e.kind == PathEventKind::Write {
                         let phys = p.locations[e.loc.unwrap()].phys;
-                        changed |= dom.entry(phys).or_default().insert(e.value);
+                        next.entry(phys).or_default().insert(e.value);
                     }
                 }
             }
         }
-        if dom.values().any(|s| s.len() > MAX_DOMAIN) {
+        if next.values().any(|s| s.len() > MAX_DOMAIN) {
             return Err(Error::new(
                 crate::diag::ErrorKind::Unsupported,
                 format!("unsupported: more than {MAX_DOMAIN} distinct values for one location"),
             ));
         }
-        if !changed {
-            return Ok(dom);
+        if next == dom {
+            break;
         }
+        dom = next;
     }
+    Ok(dom)
 }
 
 /// All paths of thread `t` under `bound`, reads drawing from `dom`.

@@ -47,22 +47,24 @@ pub struct SafetyResult {
 /// The observables of a program: the assertion's and filter's terms, then
 /// `locations`; if none, every register written and every location.
 pub fn observables(p: &Program) -> Vec<Term> {
-    let mut out: Vec<Term> = Vec::new();
-    let mut add = |t: Term| {
+    fn add(out: &mut Vec<Term>, t: Term) {
         if !out.contains(&t) {
             out.push(t);
         }
-    };
+    }
+    let mut out: Vec<Term> = Vec::new();
     if let Some(a) = &p.assertion {
-        a.cond.terms().into_iter().for_each(&mut add);
+        for t in a.cond.terms() {
+            add(&mut out, t);
+        }
     }
     for t in &p.observed {
-        add(t.clone());
+        add(&mut out, t.clone());
     }
     if out.is_empty() {
         for (i, l) in p.locations.iter().enumerate() {
             if l.phys == i {
-                add(Term::Loc(i));
+                add(&mut out, Term::Loc(i));
             }
         }
     }

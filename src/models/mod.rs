@@ -15,7 +15,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
 ];
 
 /// Extra embedded files that models may `include`.
-const INCLUDES: &[(&str, &str)] = &[];
+const INCLUDES: &[(&str, &str)] = &[(
+    "vulkan-common",
+    include_str!("../../models/vulkan-common.cat"),
+)];
 
 fn embedded(name: &str) -> Option<&'static str> {
     let stem = name.strip_suffix(".cat").unwrap_or(name);
