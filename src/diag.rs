@@ -45,7 +45,11 @@ impl Error {
     }
 
     pub fn unsupported(pos: Pos, message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Unsupported, format!("unsupported: {}", message.into())).at(pos)
+        Self::new(
+            ErrorKind::Unsupported,
+            format!("unsupported: {}", message.into()),
+        )
+        .at(pos)
     }
 
     pub fn semantic(pos: Pos, message: impl Into<String>) -> Self {

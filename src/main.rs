@@ -11,7 +11,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "gpumc", version, about = "What may concurrent GPU code do? Litmus tests and kernels checked against PTX and Vulkan memory models, and GPU progress models.")]
+#[command(
+    name = "gpumc",
+    version,
+    about = "What may concurrent GPU code do? Litmus tests and kernels checked against PTX and Vulkan memory models, and GPU progress models."
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -213,7 +217,10 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
                 row.path,
                 exp,
                 r.verdict,
-                r.message.as_ref().map(|m| format!(" ({m})")).unwrap_or_default()
+                r.message
+                    .as_ref()
+                    .map(|m| format!(" ({m})"))
+                    .unwrap_or_default()
             );
         }
     }
@@ -258,7 +265,7 @@ impl Progress {
     }
     fn tick(&self) {
         let d = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        if self.enabled && (d % 8 == 0 || d == self.total) {
+        if self.enabled && (d.is_multiple_of(8) || d == self.total) {
             let width = 30;
             let filled = width * d / self.total.max(1);
             eprint!(

@@ -113,5 +113,10 @@ fn vulkan_safety() {
 
 #[test]
 fn vulkan_nochains_safety() {
-    run_suite("VULKAN-NOCHAINS-expected.csv", "vulkan-nochains", Property::Safety, 1);
+    run_suite(
+        "VULKAN-NOCHAINS-expected.csv",
+        "vulkan-nochains",
+        Property::Safety,
+        1,
+    );
 }

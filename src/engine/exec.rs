@@ -65,10 +65,52 @@ pub const BASE_RELATIONS: &[&str] = &[
 
 /// Tag names every program provides (empty when no event carries them).
 pub const BASE_TAGS: &[&str] = &[
-    "R", "W", "M", "F", "B", "IW", "I", "RMW", "WEAK", "RLX", "ACQ", "REL", "ACQ_REL", "SC",
-    "CTA", "GPU", "SYS", "GEN", "SUR", "TEX", "CON", "ALIAS", "PROXY", "CBAR", "ARRIVE", "ATOM",
-    "A", "NONPRIV", "SG", "WG", "QF", "DV", "SC0", "SC1", "SC2", "SC3", "SEMSC0", "SEMSC1",
-    "SEMSC2", "SEMSC3", "AV", "VIS", "SEMAV", "SEMVIS", "AVDEVICE", "VISDEVICE",
+    "R",
+    "W",
+    "M",
+    "F",
+    "B",
+    "IW",
+    "I",
+    "RMW",
+    "WEAK",
+    "RLX",
+    "ACQ",
+    "REL",
+    "ACQ_REL",
+    "SC",
+    "CTA",
+    "GPU",
+    "SYS",
+    "GEN",
+    "SUR",
+    "TEX",
+    "CON",
+    "ALIAS",
+    "PROXY",
+    "CBAR",
+    "ARRIVE",
+    "ATOM",
+    "A",
+    "NONPRIV",
+    "SG",
+    "WG",
+    "QF",
+    "DV",
+    "SC0",
+    "SC1",
+    "SC2",
+    "SC3",
+    "SEMSC0",
+    "SEMSC1",
+    "SEMSC2",
+    "SEMSC3",
+    "AV",
+    "VIS",
+    "SEMAV",
+    "SEMVIS",
+    "AVDEVICE",
+    "VISDEVICE",
 ];
 
 /// Tag names interned per program.
@@ -339,12 +381,10 @@ impl<'p> Skeleton<'p> {
         Some(match name {
             "id" => Relation::identity(n),
             "po" => self.po.clone(),
-            "int" => self.pairs(|a, b| {
-                a.thread == b.thread && (a.thread.is_some() || a.index == b.index)
-            }),
-            "ext" => self.pairs(|a, b| {
-                a.thread != b.thread || (a.thread.is_none() && a.index != b.index)
-            }),
+            "int" => self
+                .pairs(|a, b| a.thread == b.thread && (a.thread.is_some() || a.index == b.index)),
+            "ext" => self
+                .pairs(|a, b| a.thread != b.thread || (a.thread.is_none() && a.index != b.index)),
             "loc" => self.pairs(|a, b| is_mem(a) && is_mem(b) && a.phys == b.phys),
             "vloc" => self.pairs(|a, b| {
                 is_mem(a)
@@ -357,8 +397,11 @@ impl<'p> Skeleton<'p> {
             "data" => self.data.clone(),
             "ctrl" => self.ctrl.clone(),
             "sr" => {
-                let lv: Vec<Option<usize>> =
-                    self.events.iter().map(|e| self.scope_level(e, vocab)).collect();
+                let lv: Vec<Option<usize>> = self
+                    .events
+                    .iter()
+                    .map(|e| self.scope_level(e, vocab))
+                    .collect();
                 let mut r = Relation::empty(n);
                 for a in 0..n {
                     for b in 0..n {

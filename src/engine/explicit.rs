@@ -76,7 +76,10 @@ pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Obser
             return Ok(());
         }
         combination(p, model, &vocab, &sources, partial, &paths, obs)?;
-        if !advance(&mut choice, &per_thread.iter().map(Vec::len).collect::<Vec<_>>()) {
+        if !advance(
+            &mut choice,
+            &per_thread.iter().map(Vec::len).collect::<Vec<_>>(),
+        ) {
             return Ok(());
         }
     }
@@ -255,7 +258,10 @@ fn barrier_matchings(sk: &Skeleton<'_>, arch: Arch) -> Vec<BarrierMatching> {
         let (id, _, _) = e.barrier.unwrap();
         let pl = &sk.program.threads[e.thread.unwrap()].placement.ids;
         let key = pl[level.min(pl.len())..].to_vec();
-        match groups.iter_mut().find(|(k, gid, _)| *k == key && *gid == id) {
+        match groups
+            .iter_mut()
+            .find(|(k, gid, _)| *k == key && *gid == id)
+        {
             Some(g) => g.2.push(i),
             None => groups.push((key, id, vec![i])),
         }
@@ -263,7 +269,9 @@ fn barrier_matchings(sk: &Skeleton<'_>, arch: Arch) -> Vec<BarrierMatching> {
     // Per group: the list of (releasing set, stuck?) options.
     let mut per_group: Vec<Vec<(Vec<usize>, bool)>> = Vec::new();
     for (_, _, members) in &groups {
-        let quorum = members.iter().find_map(|&m| sk.events[m].barrier.unwrap().1);
+        let quorum = members
+            .iter()
+            .find_map(|&m| sk.events[m].barrier.unwrap().1);
         let any_stuck = members.iter().any(|&m| sk.events[m].stuck);
         let waiting: Vec<usize> = members
             .iter()
@@ -333,7 +341,13 @@ fn barrier_matchings(sk: &Skeleton<'_>, arch: Arch) -> Vec<BarrierMatching> {
 fn subsets(items: &[usize], k: usize) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
     let mut cur = Vec::new();
-    fn go(items: &[usize], k: usize, start: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    fn go(
+        items: &[usize],
+        k: usize,
+        start: usize,
+        cur: &mut Vec<usize>,
+        out: &mut Vec<Vec<usize>>,
+    ) {
         if cur.len() == k {
             out.push(cur.clone());
             return;

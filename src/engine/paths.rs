@@ -184,7 +184,10 @@ fn cfg(t: &Thread) -> Result<Cfg> {
             _ => continue,
         };
         let Some(&ti) = labels.get(target) else {
-            return Err(Error::semantic(ins.pos, format!("unknown label `{target}`")));
+            return Err(Error::semantic(
+                ins.pos,
+                format!("unknown label `{target}`"),
+            ));
         };
         if ti <= i {
             let side_effects = t.instrs[ti..=i].iter().any(|x| {
@@ -388,10 +391,8 @@ fn explore(
                     let taken = cmp(*op, s.val(a), s.val(b));
                     let d = union(&s.deps(a), &s.deps(b));
                     s.ctrl = union(&s.ctrl, &d);
-                    if taken {
-                        if !jump(&mut s, &cfg, i, target, bound, mode, domain_pass, &mut out) {
-                            break;
-                        }
+                    if taken && !jump(&mut s, &cfg, i, target, bound, mode, domain_pass, &mut out) {
+                        break;
                     }
                 }
                 InstrKind::Goto(target) => {

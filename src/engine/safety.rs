@@ -101,7 +101,9 @@ impl SafetyObserver<'_> {
         let mut choices: Vec<Vec<i64>> = vec![vec![0]; nloc];
         for (l, choice) in choices.iter_mut().enumerate() {
             let Some(init) = sk.init_of[l] else { continue };
-            let ws: Vec<usize> = std::iter::once(init).chain(sk.writes[l].iter().copied()).collect();
+            let ws: Vec<usize> = std::iter::once(init)
+                .chain(sk.writes[l].iter().copied())
+                .collect();
             let mut vals: Vec<i64> = ws
                 .iter()
                 .copied()
@@ -226,7 +228,11 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
         Some(Quantifier::Exists) => false,
         _ => !holds,
     };
-    let verdict = if holds && matches!(p.assertion.as_ref().map(|a| a.quantifier), Some(Quantifier::Exists)) {
+    let verdict = if holds
+        && matches!(
+            p.assertion.as_ref().map(|a| a.quantifier),
+            Some(Quantifier::Exists)
+        ) {
         Verdict::Pass
     } else if definite_fail {
         Verdict::Fail
@@ -237,7 +243,12 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
     } else {
         Verdict::Fail
     };
-    if verdict != Verdict::Fail && !matches!(p.assertion.as_ref().map(|a| a.quantifier), Some(Quantifier::Exists)) {
+    if verdict != Verdict::Fail
+        && !matches!(
+            p.assertion.as_ref().map(|a| a.quantifier),
+            Some(Quantifier::Exists)
+        )
+    {
         obs.witness = None;
     }
     Ok(SafetyResult {

@@ -92,7 +92,9 @@ pub enum RmwOp {
     Min,
     Max,
     /// Compare-and-swap: if old == expected, store new.
-    Cas { expected: Operand },
+    Cas {
+        expected: Operand,
+    },
 }
 
 /// Local (register-only) operation.

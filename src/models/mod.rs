@@ -11,7 +11,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     ("ptx-v6.0", include_str!("../../models/ptx-v6.0.cat")),
     ("ptx-v7.5", include_str!("../../models/ptx-v7.5.cat")),
     ("vulkan", include_str!("../../models/vulkan.cat")),
-    ("vulkan-nochains", include_str!("../../models/vulkan-nochains.cat")),
+    (
+        "vulkan-nochains",
+        include_str!("../../models/vulkan-nochains.cat"),
+    ),
 ];
 
 /// Extra embedded files that models may `include`.

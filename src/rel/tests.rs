@@ -47,6 +47,9 @@ fn product_and_restrict() {
     let p = Relation::product(&a, &b);
     assert_eq!(p.len(), 4);
     let r = Relation::product(&EventSet::full(4), &EventSet::full(4)).restrict(&b, &a);
-    assert_eq!(r.pairs().collect::<Vec<_>>(), vec![(2, 0), (2, 1), (3, 0), (3, 1)]);
+    assert_eq!(
+        r.pairs().collect::<Vec<_>>(),
+        vec![(2, 0), (2, 1), (3, 0), (3, 1)]
+    );
     assert_eq!(Relation::identity_on(&a).len(), 2);
 }

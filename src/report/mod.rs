@@ -8,7 +8,12 @@ use std::fmt::Write;
 pub fn text(r: &FileReport) -> String {
     let mut s = String::new();
     if r.verdict == "ERROR" {
-        let _ = writeln!(s, "{}: ERROR: {}", r.file, r.message.as_deref().unwrap_or("error"));
+        let _ = writeln!(
+            s,
+            "{}: ERROR: {}",
+            r.file,
+            r.message.as_deref().unwrap_or("error")
+        );
         return s;
     }
     let _ = writeln!(
