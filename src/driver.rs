@@ -17,7 +17,12 @@ use std::time::Instant;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Property {
+    /// Final-state assertion (Dat3M: `program_spec`).
     Safety,
+    /// The model's `flag ~empty` axioms (Dat3M: `cat_spec`).
+    Races,
+    /// Non-termination of spinloops and barriers (Dat3M: `liveness`, `termination`).
+    Liveness,
 }
 
 impl Property {
@@ -25,6 +30,8 @@ impl Property {
     pub fn parse(s: &str) -> Option<Property> {
         match s {
             "safety" | "program_spec" => Some(Property::Safety),
+            "races" | "cat_spec" => Some(Property::Races),
+            "liveness" | "termination" => Some(Property::Liveness),
             _ => None,
         }
     }
@@ -38,6 +45,8 @@ pub struct Config {
     pub bound: u32,
     pub property: Property,
     pub ignore_filter: bool,
+    /// Progress model for liveness (`fair`, `obe`, … or a per-scope spec).
+    pub progress: crate::engine::liveness::ProgressSpec,
 }
 
 impl Default for Config {
@@ -47,6 +56,7 @@ impl Default for Config {
             bound: 1,
             property: Property::Safety,
             ignore_filter: false,
+            progress: Default::default(),
         }
     }
 }
@@ -65,6 +75,12 @@ pub struct FileReport {
     pub states: Vec<Vec<i64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub witness: Option<Witness>,
+    /// Racing pairs (`--property races`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub races: Vec<crate::engine::races::RacePair>,
+    /// Liveness violation details (`--property liveness`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub liveness: Option<crate::engine::liveness::LivenessViolation>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     #[serde(skip)]
@@ -131,6 +147,8 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
         observables: vec![],
         states: vec![],
         witness: None,
+        races: vec![],
+        liveness: None,
         message: None,
         error: None,
     };
@@ -144,7 +162,7 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
         let model = cache.get(&model_name)?;
         let opts = Options {
             bound: cfg.bound,
-            liveness: false,
+            liveness: cfg.property == Property::Liveness,
             ignore_filter: cfg.ignore_filter,
         };
         match cfg.property {
@@ -155,6 +173,21 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
                 report.observables = r.observables;
                 report.states = r.states;
                 report.witness = r.witness;
+            }
+            Property::Races => {
+                let r = crate::engine::races::check(&program, &model, &opts)
+                    .map_err(|e| e.in_file(path))?;
+                report.verdict = r.verdict.to_string();
+                report.executions = r.executions;
+                report.races = r.races;
+                report.witness = r.witness;
+            }
+            Property::Liveness => {
+                let r = crate::engine::liveness::check(&program, &model, &opts, &cfg.progress)
+                    .map_err(|e| e.in_file(path))?;
+                report.verdict = r.verdict.to_string();
+                report.executions = r.executions;
+                report.liveness = r.violation;
             }
         }
         Ok(())

@@ -29,9 +29,13 @@ struct CheckOpts {
     /// Loop bound: a loop body runs at most N times.
     #[arg(long, default_value_t = 1)]
     bound: u32,
-    /// Property: safety (alias program_spec).
+    /// Property: safety | races | liveness (Dat3M aliases: program_spec, cat_spec, termination).
     #[arg(long, default_value = "safety")]
     property: String,
+    /// Progress model for liveness: fair | hsa | obe | hsa_obe | lobe | unfair, or per scope
+    /// level, e.g. "default=FAIR;QF=OBE;SG=UNFAIR" (levels SG/WG/QF/DV for Vulkan, CTA/GPU for PTX).
+    #[arg(long, default_value = "fair")]
+    progress: String,
     /// Ignore the tests' `filter` clauses.
     #[arg(long)]
     ignore_filter: bool,
@@ -89,7 +93,14 @@ fn main() -> ExitCode {
 
 fn config(opts: &CheckOpts) -> Result<Config, String> {
     let property = Property::parse(&opts.property)
-        .ok_or_else(|| format!("unknown property `{}` (expected safety)", opts.property))?;
+        .ok_or_else(|| {
+            format!(
+                "unknown property `{}` (expected safety, races or liveness)",
+                opts.property
+            )
+        })?;
+    let progress = gpumc::engine::liveness::ProgressSpec::parse(&opts.progress)
+        .map_err(|e| format!("bad --progress `{}`: {e}", opts.progress))?;
     if let Some(m) = &opts.model {
         gpumc::models::load(m).map_err(|e| e.to_string())?;
     }
@@ -98,6 +109,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
         bound: opts.bound,
         property,
         ignore_filter: opts.ignore_filter,
+        progress,
     })
 }
 

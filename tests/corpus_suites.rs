@@ -45,6 +45,7 @@ fn run_suite(csv_name: &str, model: &str, property: Property, bound: u32) {
         bound,
         property,
         ignore_filter: false,
+        progress: Default::default(),
     };
     let cache = ModelCache::default();
     let known = known_differences();

@@ -8,7 +8,9 @@
 pub mod exec;
 pub mod explicit;
 pub mod orders;
+pub mod liveness;
 pub mod paths;
+pub mod races;
 pub mod safety;
 pub mod witness;
 

@@ -1,0 +1,159 @@
+//! Data races (`--property races`): a test FAILs when some consistent
+//! execution that passes the filter makes one of the model's
+//! `flag ~empty` relations non-empty (seed 000 §4.2: Vulkan's `dr`).
+
+use super::paths::PathEnd;
+use super::safety::Verdict;
+use super::witness::Witness;
+use super::{explicit, Candidate, Observer, Options};
+use crate::cat::{AxiomKind, Evaluator, Model, Value};
+use crate::diag::{Error, ErrorKind, Result};
+use crate::ir::{Program, Term};
+use serde::Serialize;
+
+/// One flagged pair of events.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct RacePair {
+    /// Name of the flag (`as name`, or the axiom's position).
+    pub flag: String,
+    /// Event ids in the witness execution.
+    pub events: (usize, usize),
+    pub threads: (String, String),
+    pub lines: (u32, u32),
+    pub instrs: (String, String),
+    pub location: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RaceResult {
+    pub verdict: Verdict,
+    /// Consistent complete executions examined (after the filter).
+    pub executions: u64,
+    /// The racing pairs of the first racy execution.
+    pub races: Vec<RacePair>,
+    pub witness: Option<Witness>,
+    pub bound_hit: bool,
+}
+
+struct RaceObserver<'p> {
+    program: &'p Program,
+    model: &'p Model,
+    ignore_filter: bool,
+    flags: Vec<usize>,
+    executions: u64,
+    races: Vec<RacePair>,
+    witness: Option<Witness>,
+    bound_hit: bool,
+}
+
+impl Observer for RaceObserver<'_> {
+    fn consistent(&mut self, c: &Candidate<'_, '_>, ev: &mut Evaluator<'_>) {
+        if c.paths.iter().any(|p| p.end == PathEnd::Cut) {
+            self.bound_hit = true;
+            return;
+        }
+        if c.barrier_stuck || c.paths.iter().any(|p| p.end != PathEnd::Done) {
+            return;
+        }
+        let p = self.program;
+        if !self.ignore_filter {
+            if let Some(f) = &p.filter {
+                // Final memory: value of the co-maximal write per location.
+                let sk = c.skeleton;
+                let mem = |l: usize| -> i64 {
+                    let ph = p.locations[l].phys;
+                    let init = sk.init_of[ph];
+                    init.into_iter()
+                        .chain(sk.writes[ph].iter().copied())
+                        .find(|&w| !sk.writes[ph].iter().any(|&x| c.co.contains(w, x)))
+                        .map_or(p.locations[l].init, |w| sk.events[w].value)
+                };
+                let val = |t: &Term| match t {
+                    Term::Reg(th, r) => c.paths.get(*th).map_or(0, |path| path.reg(r)),
+                    Term::Loc(l) => mem(*l),
+                    Term::Const(k) => *k,
+                };
+                if !f.eval(&val) {
+                    return;
+                }
+            }
+        }
+        self.executions += 1;
+        if !self.races.is_empty() {
+            return;
+        }
+        for &i in &self.flags {
+            let Some(v) = ev.flag(i) else { continue };
+            let ax = &self.model.axioms()[i];
+            let name = if ax.name.is_empty() {
+                format!("flag at {}", ax.pos)
+            } else {
+                ax.name.clone()
+            };
+            let pairs: Vec<(usize, usize)> = match v {
+                Value::Rel(r) => r.pairs().filter(|(a, b)| a <= b || !r.contains(*b, *a)).collect(),
+                Value::Set(s) => s.iter().map(|e| (e, e)).collect(),
+            };
+            let w = Witness::from_candidate(c, vec![]);
+            for (a, b) in pairs {
+                let (ea, eb) = (&w.events[a], &w.events[b]);
+                self.races.push(RacePair {
+                    flag: name.clone(),
+                    events: (a, b),
+                    threads: (ea.thread.clone(), eb.thread.clone()),
+                    lines: (ea.line, eb.line),
+                    instrs: (ea.instr.clone(), eb.instr.clone()),
+                    location: ea.location.clone().or_else(|| eb.location.clone()),
+                });
+            }
+            if self.witness.is_none() {
+                self.witness = Some(w);
+            }
+        }
+    }
+}
+
+/// Checks the model's `flag` axioms over every execution.
+pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<RaceResult> {
+    let flags: Vec<usize> = model
+        .axioms()
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.flag && matches!(a.kind, AxiomKind::NotEmpty | AxiomKind::Empty))
+        .map(|(i, _)| i)
+        .collect();
+    if flags.is_empty() {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "model `{}` defines no `flag` axiom, so it has no notion of data race",
+                model.name()
+            ),
+        ));
+    }
+    let mut obs = RaceObserver {
+        program: p,
+        model,
+        ignore_filter: opts.ignore_filter,
+        flags,
+        executions: 0,
+        races: vec![],
+        witness: None,
+        bound_hit: false,
+    };
+    explicit::enumerate(p, model, opts, &mut obs)?;
+    let verdict = if !obs.races.is_empty() {
+        Verdict::Fail
+    } else if obs.bound_hit {
+        Verdict::Unknown
+    } else {
+        Verdict::Pass
+    };
+    Ok(RaceResult {
+        verdict,
+        executions: obs.executions,
+        races: obs.races,
+        witness: obs.witness,
+        bound_hit: obs.bound_hit,
+    })
+}
