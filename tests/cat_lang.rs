@@ -173,7 +173,7 @@ impl Lcg {
     }
 
     fn set(&mut self, n: usize) -> EventSet {
-        EventSet::from_iter(n, (0..n).filter(|_| self.next() % 2 == 0))
+        EventSet::from_iter(n, (0..n).filter(|_| self.next().is_multiple_of(2)))
     }
 }
 

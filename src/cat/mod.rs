@@ -36,6 +36,27 @@
 //! are not bound by `let` are *inputs*, resolved through the `base`
 //! callback of [`Model::parse`]; `id`, `0` and `_` are built in, as are the
 //! functions `domain(r)`, `range(r)` and `toid(s)` (= `[s]`).
+//!
+//! Semantics worth knowing:
+//!
+//! * `let` shadows lexically: `let co = co+` reads the base `co` (an input)
+//!   and later uses see the closure. `let a = e and b = f` is simultaneous.
+//! * `let rec` groups are least fixpoints, iterated from the empty value;
+//!   recursion must be monotone (checked at compile time).
+//! * `let f(x, y) = e` (or `let f x = e`) defines a non-recursive function,
+//!   expanded at each call in the scope of its definition.
+//! * `r*` and `r?` are reflexive over all events; `_` is all events (all
+//!   pairs in a relation context); `0` is empty; both adapt to their context.
+//! * `flag` axioms are not consistency conditions: they *fire* when their
+//!   test holds (`flag ~empty dr` fires when `dr` is not empty).
+//! * `show` / `unshow` are parsed and ignored. Includes are inlined (their
+//!   header is skipped), looked up next to the including file first.
+//!
+//! Unsupported (reported as such, with a position): `procedure`, `call`,
+//! `forall`, `with … from`, `enum`, `match`, `debug`, `requires` /
+//! `undefined_unless`, `let … in`, `fun`, `if`, `try`, tuples, tag literals
+//! `'t`, explicit sets `{…}`, `++`, recursive functions, non-monotone
+//! recursion, and `~acyclic` / `~irreflexive`.
 
 pub mod ast;
 mod compile;
