@@ -10,7 +10,10 @@ pub fn progress_corpus(test: &str) -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("SKIPPED {test}: progress corpus not found at {}", p.display());
+        eprintln!(
+            "SKIPPED {test}: progress corpus not found at {}",
+            p.display()
+        );
         None
     }
 }

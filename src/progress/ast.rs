@@ -65,7 +65,9 @@ impl Axb {
     /// instruction with an exchange and comparison value 0 prints as a store.
     pub fn shape(&self, idx: usize) -> Shape {
         match self.exch {
-            Some(val) if self.is_store_like(idx) && self.check == 0 => Shape::Store { loc: self.loc, val },
+            Some(val) if self.is_store_like(idx) && self.check == 0 => {
+                Shape::Store { loc: self.loc, val }
+            }
             Some(exch) => Shape::ExchBranch {
                 loc: self.loc,
                 check: self.check,
@@ -121,14 +123,22 @@ impl Test {
                 return Err(format!("thread {t} has no instructions"));
             }
             if thread.len() > MAX_INSTRS {
-                return Err(format!("thread {t}: at most {MAX_INSTRS} instructions are supported"));
+                return Err(format!(
+                    "thread {t}: at most {MAX_INSTRS} instructions are supported"
+                ));
             }
             for (i, ins) in thread.iter().enumerate() {
                 if ins.loc as usize >= MAX_LOCS {
-                    return Err(format!("thread {t} instruction {i}: location {} out of range", ins.loc));
+                    return Err(format!(
+                        "thread {t} instruction {i}: location {} out of range",
+                        ins.loc
+                    ));
                 }
                 if ins.target as usize > thread.len() {
-                    return Err(format!("thread {t} instruction {i}: target {} out of range", ins.target));
+                    return Err(format!(
+                        "thread {t} instruction {i}: target {} out of range",
+                        ins.target
+                    ));
                 }
             }
         }

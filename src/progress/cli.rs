@@ -6,7 +6,7 @@
 //! stderr as `file:line:col: message`.
 
 use super::corpus::{self, config_dir_name, config_label, TestFile};
-use super::export::{artifact_origin, arch_keyword, to_litmus};
+use super::export::{arch_keyword, artifact_origin, corpus_loop_style, to_litmus_with, LoopStyle};
 use super::models::{Base, Fairness, Model};
 use super::oracle::{decide, decide_all, Verdict, Verdicts};
 use super::print::{one_line, to_simple, to_txt};
@@ -102,6 +102,10 @@ pub enum ProgressCmd {
         /// `<T>_threads_<I>_instructions` parent directory).
         #[arg(long, value_enum, default_value_t = Origin::Path)]
         origin: Origin,
+        /// Loop shape: as in the corpus translations, direct jumps, or one
+        /// shared back edge per loop head.
+        #[arg(long, value_enum, default_value_t = Loops::Corpus)]
+        loops: Loops,
         #[arg(long)]
         json: bool,
         #[arg(required = true)]
@@ -123,6 +127,15 @@ pub enum ExportArch {
     Vulkan,
     Ptx,
     All,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loops {
+    /// PTX: single back edges; Vulkan: single back edges unless the test
+    /// has an exchange (as the corpus translations).
+    Corpus,
+    Direct,
+    SingleBackEdge,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,9 +194,10 @@ pub fn run(args: &ProgressArgs) -> i32 {
             arch,
             out,
             origin,
+            loops,
             json,
             paths,
-        } => export(*arch, out, *origin, *json, paths),
+        } => export(*arch, out, *origin, *loops, *json, paths),
         ProgressCmd::Print { form, json, paths } => print(*form, *json, paths),
     };
     match result {
@@ -254,10 +268,16 @@ fn check(model: &str, json: bool, paths: &[PathBuf]) -> Result<()> {
     let models = parse_models(model)?;
     let records = check_paths(&models, paths)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&records).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&records).unwrap_or_default()
+        );
     } else {
         for chunk in records.chunks(models.len()) {
-            let parts: Vec<String> = chunk.iter().map(|r| format!("{} {}", r.model, r.verdict)).collect();
+            let parts: Vec<String> = chunk
+                .iter()
+                .map(|r| format!("{} {}", r.model, r.verdict))
+                .collect();
             println!("{}: {}", chunk[0].file, parts.join(", "));
         }
     }
@@ -412,12 +432,21 @@ pub fn write_tests(dir: &Path, tests: &[Test]) -> Result<()> {
 }
 
 /// Synthesizes one configuration and analyses the result.
-pub fn synth_report(threads: usize, instructions: usize, opts: &SynthOpts) -> Result<(SynthReport, Vec<Test>)> {
+pub fn synth_report(
+    threads: usize,
+    instructions: usize,
+    opts: &SynthOpts,
+) -> Result<(SynthReport, Vec<Test>)> {
     if threads == 0 || threads > super::ast::MAX_THREADS {
-        return Err(usage(format!("--threads must be in 1..={}", super::ast::MAX_THREADS)));
+        return Err(usage(format!(
+            "--threads must be in 1..={}",
+            super::ast::MAX_THREADS
+        )));
     }
     if instructions < threads || instructions > threads * super::ast::MAX_INSTRS {
-        return Err(usage("--instructions must be at least --threads (every thread has an instruction)"));
+        return Err(usage(
+            "--instructions must be at least --threads (every thread has an instruction)",
+        ));
     }
     let mut scope = if opts.unbounded {
         Scope::UNBOUNDED
@@ -452,7 +481,9 @@ pub fn synth_report(threads: usize, instructions: usize, opts: &SynthOpts) -> Re
         .iter()
         .enumerate()
         .filter(|(_, v)| {
-            v.pass(Model::weak(Base::HsaObe)) && !v.pass(Model::weak(Base::Hsa)) && !v.pass(Model::weak(Base::Obe))
+            v.pass(Model::weak(Base::HsaObe))
+                && !v.pass(Model::weak(Base::Hsa))
+                && !v.pass(Model::weak(Base::Obe))
         })
         .map(|(i, _)| i)
         .collect();
@@ -461,7 +492,10 @@ pub fn synth_report(threads: usize, instructions: usize, opts: &SynthOpts) -> Re
         Some(root) => {
             let dir = root.join(config_dir_name(threads, instructions));
             if !dir.is_dir() {
-                return Err(usage(format!("{}: no such configuration directory", dir.display())));
+                return Err(usage(format!(
+                    "{}: no such configuration directory",
+                    dir.display()
+                )));
             }
             let published = corpus::load(&[dir])?;
             Some(compare(&published, &tests, scope))
@@ -496,7 +530,10 @@ fn synth_cmd(configs: &[(usize, usize)], opts: &SynthOpts, json: bool) -> Result
         reports.push(report);
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&reports).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&reports).unwrap_or_default()
+        );
     }
     Ok(())
 }
@@ -516,7 +553,11 @@ fn print_synth_report(r: &SynthReport, tests: &[Test]) {
     );
     let c = &r.table;
     let d = |f: fn(&super::table::Row) -> usize| -> String {
-        c.rows.iter().map(|row| format!("{} {}", row.model, f(row))).collect::<Vec<_>>().join(", ")
+        c.rows
+            .iter()
+            .map(|row| format!("{} {}", row.model, f(row)))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     println!(
         "  weak {} / strong {}{}",
@@ -556,7 +597,14 @@ fn print_synth_report(r: &SynthReport, tests: &[Test]) {
     }
 }
 
-fn export(arch: ExportArch, out: &Path, origin: Origin, json: bool, paths: &[PathBuf]) -> Result<()> {
+fn export(
+    arch: ExportArch,
+    out: &Path,
+    origin: Origin,
+    loops: Loops,
+    json: bool,
+    paths: &[PathBuf],
+) -> Result<()> {
     let tests = corpus::load(paths)?;
     let archs: &[Arch] = match arch {
         ExportArch::Vulkan => &[Arch::Vulkan],
@@ -571,14 +619,18 @@ fn export(arch: ExportArch, out: &Path, origin: Origin, json: bool, paths: &[Pat
                 Some((t, i)) => artifact_origin(t, i, &tf.id),
                 None => {
                     return Err(usage(format!(
-                        "{}: --origin artifact needs a <T>_threads_<I>_instructions parent directory",
-                        tf.path.display()
-                    )))
+                    "{}: --origin artifact needs a <T>_threads_<I>_instructions parent directory",
+                    tf.path.display()
+                )))
                 }
             },
         };
         let name = format!("{}_simple", tf.id);
-        let parent = tf.path.parent().and_then(|p| p.file_name()).map(PathBuf::from);
+        let parent = tf
+            .path
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(PathBuf::from);
         for &a in archs {
             let mut dir = out.join(arch_keyword(a));
             if let Some(p) = &parent {
@@ -586,14 +638,27 @@ fn export(arch: ExportArch, out: &Path, origin: Origin, json: bool, paths: &[Pat
             }
             std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
             let file = dir.join(format!("{name}.litmus"));
-            std::fs::write(&file, to_litmus(&tf.test, a, &name, &origin_text)).map_err(|e| Error::io(&file, e))?;
+            let style = match loops {
+                Loops::Corpus => corpus_loop_style(a, &tf.test),
+                Loops::Direct => LoopStyle::Direct,
+                Loops::SingleBackEdge => LoopStyle::SingleBackEdge,
+            };
+            let text = to_litmus_with(&tf.test, a, &name, &origin_text, style);
+            std::fs::write(&file, text).map_err(|e| Error::io(&file, e))?;
             written.push(json!({"file": tf.path.display().to_string(), "arch": arch_keyword(a), "litmus": file.display().to_string()}));
         }
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&written).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&written).unwrap_or_default()
+        );
     } else {
-        println!("wrote {} litmus file(s) under {}", written.len(), out.display());
+        println!(
+            "wrote {} litmus file(s) under {}",
+            written.len(),
+            out.display()
+        );
     }
     Ok(())
 }

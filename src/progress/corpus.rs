@@ -61,7 +61,11 @@ fn sort_key(path: &Path) -> (PathBuf, u64, String) {
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let id = test_id(path);
     let num = id.parse::<u64>().unwrap_or(u64::MAX);
-    let name = path.file_name().and_then(|s| s.to_str()).unwrap_or("").to_string();
+    let name = path
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or("")
+        .to_string();
     (dir, num, name)
 }
 
@@ -103,7 +107,10 @@ pub fn collect_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         } else if p.exists() {
             out.push(p.clone());
         } else {
-            return Err(Error::io(p, std::io::Error::from(std::io::ErrorKind::NotFound)));
+            return Err(Error::io(
+                p,
+                std::io::Error::from(std::io::ErrorKind::NotFound),
+            ));
         }
     }
     Ok(out)

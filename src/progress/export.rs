@@ -13,6 +13,17 @@
 //! | `if (Exch(Mem[l],x) == c) ..` | `rmw.atom.wg.sc0 r, Mem<l>, x`           | `atom.relaxed.gpu.exch r, Mem<l>, x` |
 //!
 //! and each branch continues with `bne r, c, LC<t><i+1>` then `goto LC<t><j>`.
+//!
+//! **Loops.** With [`LoopStyle::SingleBackEdge`], a target reached by two or
+//! more backward jumps gets a single back edge: the jumps go to a trampoline
+//! `LC<t><len+k>: goto LC<t><j>` placed after the code (one per such target,
+//! by increasing target; the corpus has at most one per thread), and the
+//! end label moves to `LC<t><len+#trampolines>`. A thread ending in a store
+//! then gets an explicit `goto` to the end (no corpus test has one).
+//! [`LoopStyle::Direct`] jumps straight to the target. The corpus uses
+//! single back edges in every PTX file, and in the Vulkan files of tests
+//! without exchanges ([`corpus_loop_style`]); Dat3M does not run the Vulkan
+//! tests with exchanges, and their files were left direct.
 //! Every thread sits in the same workgroup / CTA, as in the corpus files, and
 //! the final condition is the trivial `exists 0==0`: the property of
 //! interest is termination.
@@ -37,13 +48,73 @@ pub fn arch_keyword(arch: Arch) -> &'static str {
     }
 }
 
+/// How jumps back to a loop head are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopStyle {
+    /// Every jump goes straight to its target.
+    Direct,
+    /// Several backward jumps to one target share a trampoline block.
+    SingleBackEdge,
+}
+
+/// The loop style of the corpus translations: single back edges in PTX, and
+/// in Vulkan for tests without exchange instructions.
+pub fn corpus_loop_style(arch: Arch, test: &Test) -> LoopStyle {
+    let has_exchange = test.threads.iter().any(|t| {
+        t.iter()
+            .enumerate()
+            .any(|(i, ins)| matches!(ins.shape(i), Shape::ExchBranch { .. }))
+    });
+    if arch == Arch::Ptx || !has_exchange {
+        LoopStyle::SingleBackEdge
+    } else {
+        LoopStyle::Direct
+    }
+}
+
+/// [`to_litmus_with`] in the corpus loop style.
+pub fn to_litmus(test: &Test, arch: Arch, name: &str, origin: &str) -> String {
+    to_litmus_with(test, arch, name, origin, corpus_loop_style(arch, test))
+}
+
 /// Renders `test` as a litmus test named `name` (corpus: `<id>_simple`),
 /// with `origin` as its quoted second line. There is no final newline, as
 /// in the corpus files.
-pub fn to_litmus(test: &Test, arch: Arch, name: &str, origin: &str) -> String {
+pub fn to_litmus_with(
+    test: &Test,
+    arch: Arch,
+    name: &str,
+    origin: &str,
+    loops: LoopStyle,
+) -> String {
     let mut columns: Vec<Vec<String>> = Vec::new();
     let mut registers: Vec<(usize, usize)> = Vec::new(); // (thread, register)
     for (t, thread) in test.threads.iter().enumerate() {
+        let len = thread.len();
+        // Targets that get a trampoline (see the module documentation).
+        let mut trampolines: Vec<u8> = Vec::new();
+        if loops == LoopStyle::SingleBackEdge {
+            for target in 0..len as u8 {
+                let back = thread
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, ins)| {
+                        !ins.is_store_like(*i) && ins.target == target && target as usize <= *i
+                    })
+                    .count();
+                if back >= 2 {
+                    trampolines.push(target);
+                }
+            }
+        }
+        let end = len + trampolines.len();
+        let label = |j: usize| {
+            if j >= len {
+                format!("LC{t}{end}")
+            } else {
+                format!("LC{t}{j}")
+            }
+        };
         let mut col = vec![match arch {
             Arch::Vulkan => format!("P{t}@sg 0,wg 0, qf 0"),
             Arch::Ptx => format!("P{t}@cta 0,gpu 0"),
@@ -56,6 +127,10 @@ pub fn to_litmus(test: &Test, arch: Arch, name: &str, origin: &str) -> String {
                         Arch::Vulkan => format!("st.atom.wg.sc0 Mem{loc}, {val}"),
                         Arch::Ptx => format!("st.relaxed.gpu Mem{loc}, {val}"),
                     });
+                    if i + 1 == len && !trampolines.is_empty() {
+                        // Do not fall through into the trampolines.
+                        col.push(format!("goto {}", label(len)));
+                    }
                     continue;
                 }
                 Shape::ChkBranch { loc, check, target } => {
@@ -64,7 +139,7 @@ pub fn to_litmus(test: &Test, arch: Arch, name: &str, origin: &str) -> String {
                         Arch::Vulkan => format!("ld.atom.wg.sc0 r{r}, Mem{loc}"),
                         Arch::Ptx => format!("ld.relaxed.gpu r{r}, Mem{loc}"),
                     };
-                    (read, check, target)
+                    (read, check, target as usize)
                 }
                 Shape::ExchBranch {
                     loc,
@@ -77,16 +152,24 @@ pub fn to_litmus(test: &Test, arch: Arch, name: &str, origin: &str) -> String {
                         Arch::Vulkan => format!("rmw.atom.wg.sc0 r{r}, Mem{loc}, {exch}"),
                         Arch::Ptx => format!("atom.relaxed.gpu.exch r{r}, Mem{loc}, {exch}"),
                     };
-                    (read, check, target)
+                    (read, check, target as usize)
                 }
             };
             let r = registers.len();
             registers.push((t, r));
             col.push(read);
-            col.push(format!("bne r{r}, {check}, LC{t}{}", i + 1));
-            col.push(format!("goto LC{t}{target}"));
+            col.push(format!("bne r{r}, {check}, {}", label(i + 1)));
+            let goto = match trampolines.iter().position(|&j| j as usize == target) {
+                Some(k) if target <= i => format!("LC{t}{}", len + k),
+                _ => label(target),
+            };
+            col.push(format!("goto {goto}"));
         }
-        col.push(format!("LC{t}{}:", thread.len()));
+        for (k, &j) in trampolines.iter().enumerate() {
+            col.push(format!("LC{t}{}:", len + k));
+            col.push(format!("goto LC{t}{j}"));
+        }
+        col.push(format!("{}:", label(len)));
         columns.push(col);
     }
 

@@ -159,12 +159,20 @@ pub fn explore_bounded(
             let ins = progs[t][pc];
             let shift = MEM_SHIFT + 8 * ins.loc as u32;
             let old = (st >> shift) as u8;
-            let new_pc = if old == ins.check { ins.target as usize } else { pc + 1 };
+            let new_pc = if old == ins.check {
+                ins.target as usize
+            } else {
+                pc + 1
+            };
             let mut next = st & !(0xFu128 << (4 * t)) | ((new_pc as u128) << (4 * t));
             if let Some(v) = ins.exch {
                 next = next & !(0xFFu128 << shift) | ((v as u128) << shift);
             }
-            let new_live = if new_pc == lens[t] { live & !(1 << t) } else { live };
+            let new_live = if new_pc == lens[t] {
+                live & !(1 << t)
+            } else {
+                live
+            };
             let aux = base.on_step(aux_of(st), t) & new_live;
             next = next & !(0xFFu128 << AUX_SHIFT) | ((aux as u128) << AUX_SHIFT);
             let id = match index.get(&next) {
@@ -195,7 +203,8 @@ pub fn explore_bounded(
 /// Explores with [`DEFAULT_STATE_LIMIT`]; an error when the test is
 /// malformed or its graph is too large.
 pub fn explore(test: &Test, base: Base) -> Result<Lts> {
-    test.validate().map_err(|m| Error::new(ErrorKind::Semantic, m))?;
+    test.validate()
+        .map_err(|m| Error::new(ErrorKind::Semantic, m))?;
     explore_bounded(test, base, DEFAULT_STATE_LIMIT, usize::MAX).map_err(|_| {
         Error::new(
             ErrorKind::Unsupported,

@@ -34,7 +34,14 @@ pub enum Base {
 }
 
 impl Base {
-    pub const ALL: [Base; 6] = [Base::Unfair, Base::Fair, Base::Hsa, Base::Obe, Base::HsaObe, Base::Lobe];
+    pub const ALL: [Base; 6] = [
+        Base::Unfair,
+        Base::Fair,
+        Base::Hsa,
+        Base::Obe,
+        Base::HsaObe,
+        Base::Lobe,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -150,7 +157,11 @@ impl Model {
 
     /// All CLI names, comma-separated (for messages).
     pub fn all_names() -> String {
-        Model::ALL.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")
+        Model::ALL
+            .iter()
+            .map(|m| m.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 

@@ -162,10 +162,10 @@ pub fn weak_pass(lts: &Lts) -> bool {
     let (comp, ncomp) = scc(lts);
     let (threads, cyclic) = internal_threads(lts, &comp, ncomp);
     let mut fair: Vec<Option<u8>> = vec![None; ncomp];
-    for s in 0..lts.num_states() {
-        let c = comp[s] as usize;
-        debug_assert!(fair[c].is_none_or(|f| f == lts.fair[s]), "F not constant on an SCC");
-        fair[c] = Some(lts.fair[s]);
+    for (&c, &f) in comp.iter().zip(&lts.fair) {
+        let c = c as usize;
+        debug_assert!(fair[c].is_none_or(|g| g == f), "F not constant on an SCC");
+        fair[c] = Some(f);
     }
     !(0..ncomp).any(|c| {
         let f = fair[c].unwrap_or(0);
@@ -198,14 +198,8 @@ pub fn strong_pass(lts: &Lts) -> bool {
             }
         }
     }
-    let mut good = vec![false; n];
-    let mut work: Vec<u32> = Vec::new();
-    for s in 0..n {
-        if lts.fair[s] == 0 {
-            good[s] = true;
-            work.push(s as u32);
-        }
-    }
+    let mut good: Vec<bool> = lts.fair.iter().map(|&f| f == 0).collect();
+    let mut work: Vec<u32> = (0..n as u32).filter(|&s| good[s as usize]).collect();
     let mut reached = work.len();
     while let Some(d) = work.pop() {
         let d = d as usize;

@@ -74,18 +74,27 @@ impl Parser {
             }
             cur.skip_ws();
             if !cur.at_end() {
-                return Err(Error::syntax(cur.pos(), format!("unexpected `{}`", cur.rest())));
+                return Err(Error::syntax(
+                    cur.pos(),
+                    format!("unexpected `{}`", cur.rest()),
+                ));
             }
         }
         if self.threads.is_empty() {
             return Err(Error::syntax(
-                Pos { line: last_line, col: 1 },
+                Pos {
+                    line: last_line,
+                    col: 1,
+                },
                 "no `THREAD` block: not a progress test",
             ));
         }
         for (t, thread) in self.threads.iter().enumerate() {
             if thread.is_empty() {
-                return Err(Error::syntax(self.headers[t], format!("thread {t} has no instructions")));
+                return Err(Error::syntax(
+                    self.headers[t],
+                    format!("thread {t} has no instructions"),
+                ));
             }
         }
         for p in &self.pending {
@@ -106,7 +115,9 @@ impl Parser {
             };
             self.threads[p.thread][p.index].target = target as u8;
         }
-        Ok(Test { threads: self.threads })
+        Ok(Test {
+            threads: self.threads,
+        })
     }
 
     fn header(&mut self, cur: &mut Cursor) -> Result<()> {
@@ -122,7 +133,10 @@ impl Parser {
             ));
         }
         if self.threads.len() >= MAX_THREADS {
-            return Err(Error::unsupported(pos, format!("more than {MAX_THREADS} threads")));
+            return Err(Error::unsupported(
+                pos,
+                format!("more than {MAX_THREADS} threads"),
+            ));
         }
         self.threads.push(Vec::new());
         self.headers.push(pos);
@@ -132,7 +146,10 @@ impl Parser {
     fn instruction(&mut self, cur: &mut Cursor) -> Result<()> {
         let pos = cur.pos();
         let Some(thread) = self.threads.len().checked_sub(1) else {
-            return Err(Error::syntax(pos, "instruction before the first `THREAD` header"));
+            return Err(Error::syntax(
+                pos,
+                "instruction before the first `THREAD` header",
+            ));
         };
         let index = self.threads[thread].len();
         if index >= MAX_INSTRS {
@@ -210,7 +227,10 @@ fn txt_instruction(cur: &mut Cursor, index: usize) -> Result<(Axb, Target)> {
             };
             Ok((ins, Some(target)))
         }
-        "" => Err(Error::syntax(pos, format!("expected an instruction, found `{}`", cur.rest()))),
+        "" => Err(Error::syntax(
+            pos,
+            format!("expected an instruction, found `{}`", cur.rest()),
+        )),
         other => Err(Error::syntax(
             pos,
             format!(
@@ -259,7 +279,12 @@ fn simple_instruction(cur: &mut Cursor, index: usize) -> Result<(Axb, Target)> {
                     cur.punct(")")?;
                     (loc, Some(exch))
                 }
-                _ => return Err(Error::syntax(wpos, "expected `Mem[...]` or `Exch(Mem[...],...)`")),
+                _ => {
+                    return Err(Error::syntax(
+                        wpos,
+                        "expected `Mem[...]` or `Exch(Mem[...],...)`",
+                    ))
+                }
             };
             cur.punct("==")?;
             let check = cur.value()?;
@@ -276,7 +301,10 @@ fn simple_instruction(cur: &mut Cursor, index: usize) -> Result<(Axb, Target)> {
             };
             Ok((ins, Some(target)))
         }
-        _ => Err(Error::syntax(pos, "expected `Mem[...] = ...;` or `if (...) goto ...;`")),
+        _ => Err(Error::syntax(
+            pos,
+            "expected `Mem[...] = ...;` or `if (...) goto ...;`",
+        )),
     }
 }
 
@@ -297,7 +325,11 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     fn new(line: &'a str, line_no: u32) -> Self {
-        Cursor { line, off: 0, line_no }
+        Cursor {
+            line,
+            off: 0,
+            line_no,
+        }
     }
 
     fn pos(&self) -> Pos {
@@ -388,7 +420,9 @@ impl<'a> Cursor<'a> {
         self.skip_ws();
         let pos = self.pos();
         let rest = self.rest();
-        let len = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let len = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
         if len == 0 {
             return Err(Error::syntax(
                 pos,
@@ -419,7 +453,8 @@ impl<'a> Cursor<'a> {
         self.skip_ws();
         let pos = self.pos();
         let n = self.number()?;
-        u8::try_from(n).map_err(|_| Error::unsupported(pos, format!("value {n} (values are 0..255)")))
+        u8::try_from(n)
+            .map_err(|_| Error::unsupported(pos, format!("value {n} (values are 0..255)")))
     }
 
     /// A branch target: a number or `END`.
@@ -429,8 +464,15 @@ impl<'a> Cursor<'a> {
         if self.peek().is_some_and(|c| c.is_ascii_digit()) {
             Ok((Some(self.number()?), pos))
         } else {
-            self.keyword("END")
-                .map_err(|_| Error::syntax(pos, format!("expected a branch target (number or END), found {}", self.describe_next())))?;
+            self.keyword("END").map_err(|_| {
+                Error::syntax(
+                    pos,
+                    format!(
+                        "expected a branch target (number or END), found {}",
+                        self.describe_next()
+                    ),
+                )
+            })?;
             Ok((None, pos))
         }
     }

@@ -51,7 +51,11 @@ pub fn to_simple(test: &Test) -> String {
     for (t, thread) in test.threads.iter().enumerate() {
         let _ = writeln!(out, "THREAD {t}");
         for (i, ins) in thread.iter().enumerate() {
-            let _ = writeln!(out, "{i}: {}", simple_instruction(ins.shape(i), thread.len()));
+            let _ = writeln!(
+                out,
+                "{i}: {}",
+                simple_instruction(ins.shape(i), thread.len())
+            );
         }
         out.push('\n');
     }
@@ -63,7 +67,10 @@ pub fn simple_instruction(shape: Shape, len: usize) -> String {
     match shape {
         Shape::Store { loc, val } => format!("Mem[{loc}] = {val};"),
         Shape::ChkBranch { loc, check, target } => {
-            format!("if (Mem[{loc}] == {check}) goto {};", target_text(target, len))
+            format!(
+                "if (Mem[{loc}] == {check}) goto {};",
+                target_text(target, len)
+            )
         }
         Shape::ExchBranch {
             loc,

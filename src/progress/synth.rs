@@ -104,8 +104,12 @@ pub enum Reject {
 impl Reject {
     pub fn describe(self) -> &'static str {
         match self {
-            Reject::OutsideSpace => "outside the space (locations 0/1, values 0/1, non-empty threads)",
-            Reject::MeaninglessComparison => "store-like instruction with a comparison value or no exchange",
+            Reject::OutsideSpace => {
+                "outside the space (locations 0/1, values 0/1, non-empty threads)"
+            }
+            Reject::MeaninglessComparison => {
+                "store-like instruction with a comparison value or no exchange"
+            }
             Reject::NoInfluence => "inter-thread influence violated",
             Reject::TooManyStates => "more states than the scope allows",
             Reject::TooManyActions => "more actions than the scope allows",
@@ -176,7 +180,9 @@ fn graph_ok(test: &Test, lts: &Lts) -> Result<(), Reject> {
         }
     }
     let mut ok = vec![false; n];
-    let mut work: Vec<u32> = (0..n as u32).filter(|&s| lts.live[s as usize] == 0).collect();
+    let mut work: Vec<u32> = (0..n as u32)
+        .filter(|&s| lts.live[s as usize] == 0)
+        .collect();
     for &s in &work {
         ok[s as usize] = true;
     }
@@ -200,7 +206,11 @@ fn graph_ok(test: &Test, lts: &Lts) -> Result<(), Reject> {
             }
             let pc = lts.pc(s, t);
             let ins = thread[pc];
-            seen[t][pc] |= if lts.mem(s, ins.loc) == ins.check { 1 } else { 2 };
+            seen[t][pc] |= if lts.mem(s, ins.loc) == ins.check {
+                1
+            } else {
+                2
+            };
         }
     }
     for (t, thread) in test.threads.iter().enumerate() {
@@ -235,12 +245,11 @@ pub fn is_canonical(test: &Test) -> bool {
 /// with `threads` threads and `instructions` instructions is produced by
 /// [`synthesize`] iff this returns `Ok`.
 pub fn check(test: &Test, scope: Scope) -> Result<(), Reject> {
-    let in_space = test.validate().is_ok()
-        && test
-            .threads
-            .iter()
-            .flatten()
-            .all(|i| i.loc < LOCATIONS && i.check < VALUES && i.exch.is_none_or(|v| v < VALUES));
+    let in_space =
+        test.validate().is_ok()
+            && test.threads.iter().flatten().all(|i| {
+                i.loc < LOCATIONS && i.check < VALUES && i.exch.is_none_or(|v| v < VALUES)
+            });
     if !in_space {
         return Err(Reject::OutsideSpace);
     }
@@ -305,7 +314,11 @@ fn thread_programs(len: usize) -> Vec<Vec<Axb>> {
 /// Ordered splits of `total` into `parts` positive lengths, lexicographic.
 pub fn splits(total: usize, parts: usize) -> Vec<Vec<usize>> {
     if parts == 0 {
-        return if total == 0 { vec![Vec::new()] } else { Vec::new() };
+        return if total == 0 {
+            vec![Vec::new()]
+        } else {
+            Vec::new()
+        };
     }
     let mut out = Vec::new();
     for first in 1..=total.saturating_sub(parts - 1) {

@@ -98,7 +98,10 @@ pub fn classify(verdicts: &[Verdicts]) -> Classification {
     let mut hierarchy_violations = Vec::new();
     for (i, v) in verdicts.iter().enumerate() {
         for f in [Fairness::Weak, Fairness::Strong] {
-            if v.pass(variant(f, Base::Hsa)) && v.pass(variant(f, Base::Obe)) && !v.pass(variant(f, Base::Lobe)) {
+            if v.pass(variant(f, Base::Hsa))
+                && v.pass(variant(f, Base::Obe))
+                && !v.pass(variant(f, Base::Lobe))
+            {
                 hierarchy_violations.push(i);
             }
         }
