@@ -6,7 +6,7 @@ mod util;
 
 use clap::{CommandFactory, Parser};
 use gpumc::progress::ast::{Axb, Test};
-use gpumc::progress::cli::{run, ProgressArgs, ProgressCmd};
+use gpumc::progress::cli::{run, run_captured, ProgressArgs, ProgressCmd};
 use gpumc::progress::parse::{parse, parse_file};
 use gpumc::progress::print::{to_simple, to_txt};
 use proptest::prelude::*;
@@ -167,10 +167,15 @@ fn malformed_files_report_file_line_col() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-fn cli(args: &[&str]) -> i32 {
+/// Runs `gpumc progress ARGS...` in process: (exit status, stdout).
+fn cli_out(args: &[&str]) -> (i32, String) {
     let mut argv = vec!["progress"];
     argv.extend_from_slice(args);
-    run(&Top::parse_from(argv).progress)
+    run_captured(&Top::parse_from(argv).progress)
+}
+
+fn cli(args: &[&str]) -> i32 {
+    cli_out(args).0
 }
 
 #[test]
@@ -186,7 +191,22 @@ fn cli_exit_codes() {
     let bad = dir.join("bad.txt");
     std::fs::write(&bad, "THREAD0\natomic_store(0,\n").unwrap();
     let (g, b) = (good.to_str().unwrap(), bad.to_str().unwrap());
-    assert_eq!(cli(&["check", g]), 0);
+    let (status, text) = cli_out(&["check", g]);
+    assert_eq!(status, 0);
+    assert!(
+        text.contains("weak-hsa PASS") && text.contains("weak-obe FAIL"),
+        "{text}"
+    );
+    let (status, json) = cli_out(&["check", "--json", g]);
+    assert_eq!(status, 0);
+    let records: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    assert_eq!(records.len(), 11, "one object per (test, model)");
+    for r in &records {
+        assert_eq!(r["file"], g);
+        assert!(r["verdict"] == "PASS" || r["verdict"] == "FAIL");
+    }
+    let unfair = records.iter().find(|r| r["model"] == "unfair").unwrap();
+    assert_eq!(unfair["verdict"], "FAIL");
     assert_eq!(cli(&["check", "--json", "--model", "weak-hsa", g]), 0);
     assert_eq!(cli(&["check", b]), 2);
     assert_eq!(cli(&["check", "--model", "weak-hsb", g]), 2);
@@ -221,7 +241,15 @@ fn cli_exit_codes() {
             paths: vec![Path::new(g).to_path_buf()],
         },
     };
-    assert_eq!(run(&args), 0);
+    assert_eq!(run_captured(&args).0, 0);
+    let args = ProgressArgs {
+        cmd: ProgressCmd::Print {
+            form: gpumc::progress::cli::Form::Txt,
+            json: false,
+            paths: vec![Path::new(b).to_path_buf()],
+        },
+    };
+    assert_eq!(run(&args), 2);
     std::fs::remove_dir_all(&dir).ok();
 }
 

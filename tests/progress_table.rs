@@ -5,7 +5,7 @@
 #[path = "progress_util.rs"]
 mod util;
 
-use gpumc::progress::cli::decide_paths;
+use gpumc::progress::cli::{decide_paths, run_captured, ProgressArgs, ProgressCmd};
 use gpumc::progress::table::{classify, format_table, Classification};
 use gpumc::progress::{Base, Model, Verdicts};
 
@@ -66,13 +66,15 @@ fn table4_exact() {
     }
 }
 
+/// (config, weak/strong split, weak D and strong D for HSA/OBE/LOBE/full).
+type ConfigRow = (&'static str, (usize, usize), [usize; 4], [usize; 4]);
+
 #[test]
 fn table4_per_configuration() {
     let Some(root) = util::progress_corpus("table4_per_configuration") else {
         return;
     };
-    // (config, weak/strong split, weak D per HSA/OBE/LOBE/full, strong D per ...)
-    let expected: [(&str, (usize, usize), [usize; 4], [usize; 4]); 5] = [
+    let expected: [ConfigRow; 5] = [
         (
             "2_threads_2_instructions",
             (6, 2),
@@ -117,4 +119,39 @@ fn table4_per_configuration() {
             "{cfg}"
         );
     }
+}
+
+/// The `table` subcommand itself prints the table.
+#[test]
+fn table_subcommand_output() {
+    let Some(root) = util::progress_corpus("table_subcommand_output") else {
+        return;
+    };
+    let args = ProgressArgs {
+        cmd: ProgressCmd::Table {
+            json: false,
+            per_config: false,
+            paths: vec![root],
+        },
+    };
+    let (status, text) = run_captured(&args);
+    assert_eq!(status, 0);
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| {
+            ["HSA ", "OBE ", "LOBE ", "full "]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .map(|l| l.split_whitespace().filter(|w| *w != "|").collect())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ["HSA", "90", "90", "94", "94", "90", "184"],
+            ["OBE", "12", "12", "0", "0", "24", "113"],
+            ["LOBE", "20", "122", "16", "110", "122", "232"],
+            ["full", "201", "323", "50", "160", "323", "483"],
+        ]
+    );
 }

@@ -19,8 +19,25 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error worth a panic.
+fn emit(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// `write!` into the output buffer (writing to a `String` cannot fail).
+macro_rules! out {
+    ($buf:expr, $($t:tt)*) => {{ let _ = write!($buf, $($t)*); }};
+}
+
+/// `writeln!` into the output buffer.
+macro_rules! outln {
+    ($buf:expr, $($t:tt)*) => {{ let _ = writeln!($buf, $($t)*); }};
+}
 
 /// Arguments of `gpumc progress`.
 #[derive(Args, Debug, Clone)]
@@ -156,15 +173,26 @@ pub enum Form {
     Oneline,
 }
 
-/// Runs a `gpumc progress` subcommand; returns the exit status.
+/// Runs a `gpumc progress` subcommand: output on stdout, errors on stderr
+/// (`file:line:col: message`). Returns the exit status: 0, or 2 on bad input.
 pub fn run(args: &ProgressArgs) -> i32 {
+    let (status, output) = run_captured(args);
+    emit(&output);
+    status
+}
+
+/// Like [`run`], but returns the standard output instead of printing it
+/// (errors still go to stderr).
+pub fn run_captured(args: &ProgressArgs) -> (i32, String) {
+    let mut out = String::new();
+    let buf = &mut out;
     let result = match &args.cmd {
-        ProgressCmd::Check { model, json, paths } => check(model, *json, paths),
+        ProgressCmd::Check { model, json, paths } => check(buf, model, *json, paths),
         ProgressCmd::Table {
             json,
             per_config,
             paths,
-        } => table(*json, *per_config, paths),
+        } => table(buf, *json, *per_config, paths),
         ProgressCmd::Synth {
             threads,
             instructions,
@@ -188,7 +216,7 @@ pub fn run(args: &ProgressArgs) -> i32 {
                 unbounded: *unbounded,
                 compare: compare.clone(),
             };
-            synth_cmd(&configs, &opts, *json)
+            synth_cmd(buf, &configs, &opts, *json)
         }
         ProgressCmd::Export {
             arch,
@@ -197,14 +225,14 @@ pub fn run(args: &ProgressArgs) -> i32 {
             loops,
             json,
             paths,
-        } => export(*arch, out, *origin, *loops, *json, paths),
-        ProgressCmd::Print { form, json, paths } => print(*form, *json, paths),
+        } => export(buf, *arch, out, *origin, *loops, *json, paths),
+        ProgressCmd::Print { form, json, paths } => print(buf, *form, *json, paths),
     };
     match result {
-        Ok(()) => 0,
+        Ok(()) => (0, out),
         Err(e) => {
             eprintln!("{e}");
-            2
+            (2, out)
         }
     }
 }
@@ -264,11 +292,12 @@ pub fn check_paths(models: &[Model], paths: &[PathBuf]) -> Result<Vec<CheckRecor
     Ok(out)
 }
 
-fn check(model: &str, json: bool, paths: &[PathBuf]) -> Result<()> {
+fn check(buf: &mut String, model: &str, json: bool, paths: &[PathBuf]) -> Result<()> {
     let models = parse_models(model)?;
     let records = check_paths(&models, paths)?;
     if json {
-        println!(
+        outln!(
+            buf,
             "{}",
             serde_json::to_string_pretty(&records).unwrap_or_default()
         );
@@ -278,7 +307,7 @@ fn check(model: &str, json: bool, paths: &[PathBuf]) -> Result<()> {
                 .iter()
                 .map(|r| format!("{} {}", r.model, r.verdict))
                 .collect();
-            println!("{}: {}", chunk[0].file, parts.join(", "));
+            outln!(buf, "{}: {}", chunk[0].file, parts.join(", "));
         }
     }
     Ok(())
@@ -308,7 +337,7 @@ fn bucket_name(b: Option<Bucket>) -> String {
     }
 }
 
-fn table(json: bool, per_config: bool, paths: &[PathBuf]) -> Result<()> {
+fn table(buf: &mut String, json: bool, per_config: bool, paths: &[PathBuf]) -> Result<()> {
     let decided = decide_paths(paths)?;
     let verdicts: Vec<Verdicts> = decided.iter().map(|(_, v)| *v).collect();
     let all = classify(&verdicts);
@@ -338,12 +367,16 @@ fn table(json: bool, per_config: bool, paths: &[PathBuf]) -> Result<()> {
             .map(|(l, c)| json!({"config": l, "table": c}))
             .collect();
         let v = json!({"table": all, "per_config": groups, "tests": tests});
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        outln!(
+            buf,
+            "{}",
+            serde_json::to_string_pretty(&v).unwrap_or_default()
+        );
     } else {
-        print!("{}", format_table(&all));
+        out!(buf, "{}", format_table(&all));
         for (label, c) in &groups {
-            println!("\n[{label}]");
-            print!("{}", format_table(c));
+            outln!(buf, "\n[{label}]");
+            out!(buf, "{}", format_table(c));
         }
     }
     Ok(())
@@ -520,17 +553,23 @@ pub fn synth_report(
     ))
 }
 
-fn synth_cmd(configs: &[(usize, usize)], opts: &SynthOpts, json: bool) -> Result<()> {
+fn synth_cmd(
+    buf: &mut String,
+    configs: &[(usize, usize)],
+    opts: &SynthOpts,
+    json: bool,
+) -> Result<()> {
     let mut reports = Vec::new();
     for &(t, i) in configs {
         let (report, tests) = synth_report(t, i, opts)?;
         if !json {
-            print_synth_report(&report, &tests);
+            print_synth_report(buf, &report, &tests);
         }
         reports.push(report);
     }
     if json {
-        println!(
+        outln!(
+            buf,
             "{}",
             serde_json::to_string_pretty(&reports).unwrap_or_default()
         );
@@ -542,8 +581,9 @@ fn bound(b: Option<usize>) -> String {
     b.map_or("unbounded".to_string(), |n| n.to_string())
 }
 
-fn print_synth_report(r: &SynthReport, tests: &[Test]) {
-    println!(
+fn print_synth_report(buf: &mut String, r: &SynthReport, tests: &[Test]) {
+    outln!(
+        buf,
         "{}: {} tests (states <= {}, actions <= {}) in {:.3} s",
         config_label(r.threads, r.instructions),
         r.tests,
@@ -559,7 +599,8 @@ fn print_synth_report(r: &SynthReport, tests: &[Test]) {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    println!(
+    outln!(
+        buf,
         "  weak {} / strong {}{}",
         c.weak_tests,
         c.strong_tests,
@@ -569,21 +610,24 @@ fn print_synth_report(r: &SynthReport, tests: &[Test]) {
             String::new()
         }
     );
-    println!("  Table 4 weak D: {}", d(|r| r.weak_d));
-    println!("  Table 4 strong D: {}", d(|r| r.strong_d));
-    println!(
+    outln!(buf, "  Table 4 weak D: {}", d(|r| r.weak_d));
+    outln!(buf, "  Table 4 strong D: {}", d(|r| r.strong_d));
+    outln!(
+        buf,
         "  strong-OBE distinguishing (none in the paper): {}",
         r.strong_obe_distinguishing.len()
     );
     if let Some(&first) = r.strong_obe_distinguishing.first() {
-        println!("    e.g. #{first}: {}", one_line(&tests[first]));
+        outln!(buf, "    e.g. #{first}: {}", one_line(&tests[first]));
     }
-    println!(
+    outln!(
+        buf,
         "  weak HSA+OBE distinguishing (pass weak HSA+OBE, fail weak HSA and weak OBE): {}",
         r.weak_hsa_obe_distinguishing.len()
     );
     if let Some(cmp) = &r.comparison {
-        println!(
+        outln!(
+            buf,
             "  published: {} files, {} distinct up to location renaming, {} synthesized, {} missing{}",
             cmp.published_files,
             cmp.published_distinct,
@@ -592,12 +636,13 @@ fn print_synth_report(r: &SynthReport, tests: &[Test]) {
             if cmp.identical { " (identical sets)" } else { "" }
         );
         for (file, why) in &cmp.missing {
-            println!("    missing {file}: {why}");
+            outln!(buf, "    missing {file}: {why}");
         }
     }
 }
 
 fn export(
+    buf: &mut String,
     arch: ExportArch,
     out: &Path,
     origin: Origin,
@@ -649,12 +694,14 @@ fn export(
         }
     }
     if json {
-        println!(
+        outln!(
+            buf,
             "{}",
             serde_json::to_string_pretty(&written).unwrap_or_default()
         );
     } else {
-        println!(
+        outln!(
+            buf,
             "wrote {} litmus file(s) under {}",
             written.len(),
             out.display()
@@ -663,7 +710,7 @@ fn export(
     Ok(())
 }
 
-fn print(form: Form, json: bool, paths: &[PathBuf]) -> Result<()> {
+fn print(buf: &mut String, form: Form, json: bool, paths: &[PathBuf]) -> Result<()> {
     let tests = corpus::load(paths)?;
     if json {
         let v: Vec<_> = tests
@@ -677,22 +724,26 @@ fn print(form: Form, json: bool, paths: &[PathBuf]) -> Result<()> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        outln!(
+            buf,
+            "{}",
+            serde_json::to_string_pretty(&v).unwrap_or_default()
+        );
         return Ok(());
     }
     let many = tests.len() > 1;
     for tf in &tests {
         match form {
-            Form::Oneline => println!("{}: {}", tf.path.display(), one_line(&tf.test)),
+            Form::Oneline => outln!(buf, "{}: {}", tf.path.display(), one_line(&tf.test)),
             Form::Txt | Form::Simple | Form::Both => {
                 if many {
-                    println!("== {}", tf.path.display());
+                    outln!(buf, "== {}", tf.path.display());
                 }
                 if matches!(form, Form::Txt | Form::Both) {
-                    print!("{}", to_txt(&tf.test));
+                    out!(buf, "{}", to_txt(&tf.test));
                 }
                 if matches!(form, Form::Simple | Form::Both) {
-                    print!("{}", to_simple(&tf.test));
+                    out!(buf, "{}", to_simple(&tf.test));
                 }
             }
         }
