@@ -233,6 +233,14 @@ fn cli_exit_codes() {
         2
     );
     assert_eq!(cli(&["synth", "--threads", "3", "--instructions", "2"]), 2);
+    assert_eq!(
+        cli(&["synth", "--threads", "4", "--instructions", "8"]),
+        2,
+        "search too large"
+    );
+    let (status, report) = cli_out(&["synth", "--threads", "2", "--instructions", "2"]);
+    assert_eq!(status, 0);
+    assert!(report.starts_with("2t_2i: 8 tests"), "{report}");
     // A directly constructed command works too.
     let args = ProgressArgs {
         cmd: ProgressCmd::Check {

@@ -232,3 +232,15 @@ fn strong_obe_distinguishing_tests_exist_in_2t_4i() {
         assert!(!v.pass(Model::strong(Base::Hsa)));
     }
 }
+
+#[test]
+fn search_sizes() {
+    use gpumc::progress::synth::{search_size, MAX_CANDIDATES};
+    for (t, i) in gpumc::progress::synth::PAPER_CONFIGS {
+        let (n, _) = search_size(t, i);
+        assert!(n > 0 && n < 3_000_000, "{t}/{i}: {n}");
+    }
+    // Splits (1,1): 16 one-instruction programs per thread.
+    assert_eq!(search_size(2, 2), (256, 16));
+    assert!(search_size(4, 8).0 > MAX_CANDIDATES);
+}

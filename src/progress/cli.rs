@@ -492,6 +492,16 @@ pub fn synth_report(
     if opts.max_actions.is_some() {
         scope.max_actions = opts.max_actions;
     }
+    let (candidates, widest) = synth::search_size(threads, instructions);
+    if candidates > synth::MAX_CANDIDATES || widest > synth::MAX_THREAD_PROGRAMS {
+        return Err(usage(format!(
+            "{threads} threads / {instructions} instructions: {candidates} candidate programs \
+             (largest thread list {widest}) is beyond what synth enumerates \
+             ({} candidates, {} programs per thread)",
+            synth::MAX_CANDIDATES,
+            synth::MAX_THREAD_PROGRAMS
+        )));
+    }
     let start = Instant::now();
     let tests = synth::synthesize(threads, instructions, scope);
     let seconds = start.elapsed().as_secs_f64();

@@ -330,9 +330,32 @@ pub fn splits(total: usize, parts: usize) -> Vec<Vec<usize>> {
     out
 }
 
+/// Largest per-thread program list [`synthesize`] materialises.
+pub const MAX_THREAD_PROGRAMS: u128 = 4_000_000;
+/// Largest number of candidate programs [`synthesize`] accepts to visit.
+pub const MAX_CANDIDATES: u128 = 300_000_000;
+
+/// The size of the search: (candidate programs before pruning, largest
+/// per-thread program list). The paper's five configurations have at most
+/// 2.7 million candidates.
+pub fn search_size(threads: usize, instructions: usize) -> (u128, u128) {
+    let programs =
+        |len: usize| -> u128 { (0..len).map(|i| alphabet(i, len).len() as u128).product() };
+    let mut total = 0u128;
+    let mut widest = 0u128;
+    for split in splits(instructions, threads) {
+        let sizes: Vec<u128> = split.iter().map(|&l| programs(l)).collect();
+        widest = widest.max(sizes.iter().copied().max().unwrap_or(0));
+        total = total.saturating_add(sizes.iter().fold(1u128, |a, &b| a.saturating_mul(b)));
+    }
+    (total, widest)
+}
+
 /// Every canonical test with `threads` threads and `instructions`
 /// instructions that meets the constraints within `scope`, in the order
-/// described in the module documentation.
+/// described in the module documentation. (Callers should bound the work
+/// with [`search_size`] first; the CLI refuses searches beyond
+/// [`MAX_CANDIDATES`] / [`MAX_THREAD_PROGRAMS`].)
 pub fn synthesize(threads: usize, instructions: usize, scope: Scope) -> Vec<Test> {
     if threads == 0 || threads > super::ast::MAX_THREADS || instructions < threads {
         return Vec::new();
