@@ -69,6 +69,9 @@ enum Cmd {
     },
     /// List the embedded models.
     Models,
+    /// Progress-model toolkit (seed 003): AXB tests, 11 progress models,
+    /// termination oracle, Table 4, synthesis, export to litmus.
+    Progress(gpumc::progress::cli::ProgressArgs),
 }
 
 fn main() -> ExitCode {
@@ -81,6 +84,10 @@ fn main() -> ExitCode {
             include_disabled,
             opts,
         } => run_suite(&opts, &expected, root, include_disabled),
+        Cmd::Progress(a) => {
+            let code = gpumc::progress::cli::run(&a);
+            u8::try_from(code).unwrap_or(2)
+        }
         Cmd::Models => {
             for (name, _) in gpumc::models::EMBEDDED {
                 println!("{name}");
