@@ -164,6 +164,7 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
             bound: cfg.bound,
             liveness: cfg.property == Property::Liveness,
             ignore_filter: cfg.ignore_filter,
+            ..Options::default()
         };
         match cfg.property {
             Property::Safety => {

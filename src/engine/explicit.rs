@@ -64,6 +64,18 @@ pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Obser
     if per_thread.iter().any(|v| v.is_empty()) {
         return Ok(());
     }
+    let combos = per_thread
+        .iter()
+        .fold(1f64, |acc, v| acc * v.len() as f64);
+    if combos > opts.max_combinations as f64 {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            format!(
+                "unsupported: too large for the explicit engine ({combos:.2e} combinations of thread paths, limit {:.0e}); use the symbolic engine",
+                opts.max_combinations as f64
+            ),
+        ));
+    }
     let partial = model.partial_co();
     let mut choice = vec![0usize; per_thread.len()];
     loop {
