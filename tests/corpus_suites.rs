@@ -121,3 +121,18 @@ fn vulkan_nochains_safety() {
         1,
     );
 }
+
+#[test]
+fn vulkan_races() {
+    run_suite("VULKAN-DR-expected.csv", "vulkan", Property::Races, 1);
+}
+
+#[test]
+fn vulkan_nochains_races() {
+    run_suite(
+        "VULKAN-DR-NOCHAINS-expected.csv",
+        "vulkan-nochains",
+        Property::Races,
+        1,
+    );
+}

@@ -64,9 +64,7 @@ pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Obser
     if per_thread.iter().any(|v| v.is_empty()) {
         return Ok(());
     }
-    let combos = per_thread
-        .iter()
-        .fold(1f64, |acc, v| acc * v.len() as f64);
+    let combos = per_thread.iter().fold(1f64, |acc, v| acc * v.len() as f64);
     if combos > opts.max_combinations as f64 {
         return Err(Error::new(
             ErrorKind::Unsupported,
