@@ -208,7 +208,7 @@ impl<'p> Skeleton<'p> {
             }
         }
         let tag = |t: &str| vocab.index(t).expect("base tag");
-        let (r, f, b, rmw_tag) = (tag("R"), tag("F"), tag("B"), tag("RMW"));
+        let (r, rmw_tag) = (tag("R"), tag("RMW"));
         let mut thread_events = Vec::new();
         let mut rmw = Vec::new();
         for (ti, path) in paths.iter().enumerate() {
@@ -234,7 +234,6 @@ impl<'p> Skeleton<'p> {
                 if is_rmw {
                     tags.push(rmw_tag);
                 }
-                let _ = (f, b);
                 tags.sort_unstable();
                 tags.dedup();
                 if let Some(rd) = e.rmw_read {

@@ -9,7 +9,7 @@
 
 use super::exec::{base_kind, EventKind, Skeleton, Vocabulary};
 use super::orders::{partial_orders, total_orders, Order};
-use super::paths::{thread_paths, value_domains, PathEnd, PathMode, ThreadPath};
+use super::paths::{thread_paths, value_domains, PathMode, ThreadPath};
 use super::{Candidate, Observer, Options};
 use crate::cat::{BaseKind, Model, Value};
 use crate::diag::{Error, ErrorKind, Result};
@@ -157,9 +157,12 @@ fn combination(
         })
         .collect();
     let set_dyn = |ev: &mut crate::cat::Evaluator<'_>, src: Source, v: &Relation| {
-        for (i, s) in sources.iter().enumerate() {
-            if *s == src {
-                ev.set_input(i, Value::Rel(v.clone()));
+        if sources.contains(&src) {
+            let v = Value::Rel(v.clone());
+            for (i, s) in sources.iter().enumerate() {
+                if *s == src {
+                    ev.set_input_ref(i, &v);
+                }
             }
         }
     };
@@ -342,9 +345,6 @@ fn barrier_matchings(sk: &Skeleton<'_>, arch: Arch) -> Vec<BarrierMatching> {
             break;
         }
     }
-    // A stuck barrier in a path that the matching does not explain is
-    // impossible; matchings above already enforce it.
-    let _ = PathEnd::Stuck;
     out
 }
 
