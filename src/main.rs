@@ -99,13 +99,12 @@ fn main() -> ExitCode {
 }
 
 fn config(opts: &CheckOpts) -> Result<Config, String> {
-    let property = Property::parse(&opts.property)
-        .ok_or_else(|| {
-            format!(
-                "unknown property `{}` (expected safety, races or liveness)",
-                opts.property
-            )
-        })?;
+    let property = Property::parse(&opts.property).ok_or_else(|| {
+        format!(
+            "unknown property `{}` (expected safety, races or liveness)",
+            opts.property
+        )
+    })?;
     let progress = gpumc::engine::liveness::ProgressSpec::parse(&opts.progress)
         .map_err(|e| format!("bad --progress `{}`: {e}", opts.progress))?;
     if let Some(m) = &opts.model {
