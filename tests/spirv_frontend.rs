@@ -90,3 +90,16 @@ fn render_smoke() {
     assert!(render(&p).contains("thread P0"));
     let _ = proptest::test_runner::Config::default();
 }
+
+/// `SPV_DUMP=<file> cargo test --test spirv_frontend dump -- --nocapture`
+/// prints a file's rendering (a debugging aid; does nothing otherwise).
+#[test]
+fn dump() {
+    if let Ok(f) = std::env::var("SPV_DUMP") {
+        let text = std::fs::read_to_string(&f).expect("readable file");
+        match parse(&text, Path::new(&f)) {
+            Ok(p) => println!("{}", render(&p)),
+            Err(e) => println!("error: {e}"),
+        }
+    }
+}

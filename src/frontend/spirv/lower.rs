@@ -607,7 +607,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 block: 0,
                 idx: 0,
                 env: BTreeMap::new(),
-                loops: Vec::new(),
+                loops: entry_loops(m, entry),
                 ret: None,
             }],
             cells: BTreeMap::new(),
@@ -803,7 +803,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             block: 0,
             idx: 0,
             env,
-            loops: Vec::new(),
+            loops: entry_loops(m, fi),
             ret: Some(rid),
         });
         Ok(())
@@ -2383,6 +2383,20 @@ enum Op1 {
     LNot,
     BitCount,
     FindILsb,
+}
+
+/// Loop entries for a function's first block (a loop header when the
+/// function body starts with a loop).
+fn entry_loops(m: &Module, fi: usize) -> Vec<LoopEntry> {
+    if m.functions[fi].cfg.is_header(0) {
+        vec![LoopEntry {
+            header: 0,
+            spec: None,
+            exit_unknown: false,
+        }]
+    } else {
+        Vec::new()
+    }
 }
 
 fn bar_name(i: usize) -> String {

@@ -83,10 +83,11 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
     let m = Module::build(lines, grid, &spec_names)?;
     let mut b = Builder::new(&m)?;
     b.initialisers()?;
-    b.reflection()?;
     for a in &h.inputs {
         b.input(&a.name, a.pos, &a.value)?;
     }
+    // The runtime's push constants (global size, …) win over `@Input`.
+    b.reflection()?;
     b.make_init_cells()?;
     // Assertion and filter first create their cells (so a location named
     // only in a condition still exists).
