@@ -212,9 +212,6 @@ fn lex_line(text: &str, line: u32) -> Result<Option<Line>> {
                         "expected `= Op...` after the result id",
                     ))
                 }
-                Some(Raw::Eq(c)) => {
-                    return Err(Error::syntax(Pos { line, col: c }, "unexpected `=`"))
-                }
             }
             result = Some((name, col));
             match it.next() {

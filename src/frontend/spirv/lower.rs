@@ -45,7 +45,7 @@ use std::rc::Rc;
 /// state is generalised into registers.
 pub(super) const UNROLL_LIMIT: usize = 2048;
 /// Specs per invocation.
-const MAX_SPECS: usize = 200_000;
+const MAX_SPECS: usize = 50_000;
 /// IR instructions per invocation.
 const MAX_INSTRS: usize = 4_000_000;
 /// Re-translations of one invocation (each generalises more state).
@@ -952,10 +952,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let mut tails: Vec<(String, Vec<Instr>, usize)> = Vec::new();
         for (op, a, b, t) in cases {
             let mut edge = Vec::new();
-            let k = match self.transfer(&st, t, &mut edge, true)? {
-                Target::Spec(k) => k,
-                Target::Inline(_) => unreachable!("forced spec"),
-            };
+            let k = self.forced(&st, t, &mut edge)?;
             self.cur = line;
             let target = if edge.is_empty() {
                 self.cur_succs.push(k);
@@ -969,10 +966,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             self.push(out, InstrKind::Branch { op, a, b, target }, vec![])?;
         }
         let mut edge = Vec::new();
-        let k = match self.transfer(&st, default, &mut edge, true)? {
-            Target::Spec(k) => k,
-            Target::Inline(_) => unreachable!("forced spec"),
-        };
+        let k = self.forced(&st, default, &mut edge)?;
         self.cur = line;
         out.extend(edge);
         self.goto(out, k)?;
@@ -982,6 +976,16 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             self.goto(out, k)?;
         }
         Ok(Cont::Done)
+    }
+
+    /// The spec of an edge target (never inlined).
+    fn forced(&mut self, st: &State, t: usize, edge: &mut Vec<Instr>) -> R<usize> {
+        match self.transfer(st, t, edge, true)? {
+            Target::Spec(k) => Ok(k),
+            Target::Inline(_) => {
+                Err(Error::semantic(self.pos(), "internal: edge not specialised").into())
+            }
+        }
     }
 
     /// Moves the top frame from its block to block `t` (phis, loops,

@@ -121,7 +121,6 @@ pub(super) enum Type {
 pub(super) struct Deco {
     pub name: String,
     pub args: Vec<Tok>,
-    pub line: usize,
 }
 
 /// A basic block: its label and the lines of its instructions (without
@@ -174,8 +173,6 @@ impl Cfg {
 /// A function.
 #[derive(Clone, Debug)]
 pub(super) struct Func {
-    pub id: Id,
-    pub line: usize,
     pub end_line: usize,
     pub params: Vec<Id>,
     pub blocks: Vec<Block>,
@@ -189,7 +186,6 @@ pub(super) struct Func {
 #[derive(Clone, Debug)]
 pub(super) struct Reflection {
     pub name: String,
-    pub args: Vec<Tok>,
     pub line: usize,
 }
 
@@ -349,6 +345,9 @@ const TERMINATORS: &[&str] = &[
     "OpKill",
     "OpTerminateInvocation",
 ];
+
+/// Largest explicit offset or stride.
+const MAX_OFFSET: u64 = 1 << 32;
 
 /// Largest number of blocks in one function.
 const MAX_BLOCKS: usize = 4096;
@@ -515,11 +514,10 @@ impl Module {
                     let target = self.arg_id(li, 0)?;
                     let name = self.arg_word(li, 1)?;
                     let args = self.lines[li].args[2..].to_vec();
-                    self.decos.entry(target).or_default().push(Deco {
-                        name,
-                        args,
-                        line: li,
-                    });
+                    self.decos
+                        .entry(target)
+                        .or_default()
+                        .push(Deco { name, args });
                 }
                 "OpMemberDecorate" | "OpMemberDecorateString" => {
                     let target = self.arg_id(li, 0)?;
@@ -531,11 +529,7 @@ impl Module {
                     self.member_decos
                         .entry((target, member))
                         .or_default()
-                        .push(Deco {
-                            name,
-                            args,
-                            line: li,
-                        });
+                        .push(Deco { name, args });
                 }
                 "OpExtInstImport" => {
                     let id = self.result(li)?;
@@ -557,8 +551,6 @@ impl Module {
                     let id = self.result(li)?;
                     self.func_of.insert(id, self.functions.len());
                     self.functions.push(Func {
-                        id,
-                        line: li,
                         end_line: li,
                         params: Vec::new(),
                         blocks: Vec::new(),
@@ -676,12 +668,7 @@ impl Module {
                     })?;
                     if set_name.starts_with("NonSemantic.ClspvReflection") {
                         let name = self.arg_word(li, 2)?;
-                        let args = self.lines[li].args[3..].to_vec();
-                        self.reflection.push(Reflection {
-                            name,
-                            args,
-                            line: li,
-                        });
+                            self.reflection.push(Reflection { name, line: li });
                     } else if !set_name.starts_with("NonSemantic.") {
                         return Err(Error::unsupported(
                             pos,
@@ -825,22 +812,6 @@ impl Module {
 
     pub fn nargs(&self, li: usize) -> usize {
         self.lines[li].args.len()
-    }
-
-    pub fn expect_args(&self, li: usize, min: usize, max: Option<usize>) -> Result<()> {
-        let n = self.nargs(li);
-        if n < min {
-            return Err(self.missing(li, n, "see the SPIR-V specification"));
-        }
-        if let Some(max) = max {
-            if n > max {
-                return Err(Error::syntax(
-                    self.arg_pos(li, max),
-                    format!("too many operands for `{}`", self.lines[li].opcode),
-                ));
-            }
-        }
-        Ok(())
     }
 
     /// Line defining `id`, or a "not defined" error at `pos`.
@@ -1001,7 +972,11 @@ impl Module {
         Ok(match &*self.ty(ty, pos)? {
             Type::Bool => 4,
             Type::Int { width } => u64::from(width.div_ceil(8)),
-            Type::Vector { elem, n } => self.size_depth(*elem, pos, depth + 1)? * u64::from(*n),
+            Type::Vector { elem, n } => self
+                .size_depth(*elem, pos, depth + 1)?
+                .checked_mul(u64::from(*n))
+                .filter(|&v| v < 1 << 40)
+                .ok_or_else(|| Error::unsupported(pos, "vector larger than 2^40 bytes"))?,
             Type::Array { len, .. } => {
                 let s = self.stride_depth(ty, pos, depth + 1)?;
                 s.checked_mul(*len)
@@ -1013,10 +988,10 @@ impl Module {
                 let mut end = 0u64;
                 for (i, &mt) in members.iter().enumerate() {
                     let off = self.member_offset_depth(ty, i, pos, depth + 1)?;
-                    end = end.max(off + self.size_depth(mt, pos, depth + 1)?);
+                    end = end.max(off.saturating_add(self.size_depth(mt, pos, depth + 1)?));
                 }
                 let a = self.align_depth(ty, pos, depth + 1)?;
-                end.div_ceil(a) * a
+                end.div_ceil(a).saturating_mul(a)
             }
             Type::Pointer { .. } => 8,
             other => {
@@ -1054,7 +1029,10 @@ impl Module {
 
     fn stride_depth(&self, ty: Id, pos: Pos, depth: u32) -> Result<u64> {
         if let Some(s) = self.deco_lit(ty, "ArrayStride") {
-            return u64::try_from(s).map_err(|_| Error::semantic(pos, "negative ArrayStride"));
+            return u64::try_from(s)
+                .ok()
+                .filter(|&s| s <= MAX_OFFSET)
+                .ok_or_else(|| Error::unsupported(pos, format!("ArrayStride {s}")));
         }
         let elem = match &*self.ty(ty, pos)? {
             Type::Array { elem, .. } | Type::RuntimeArray { elem } => *elem,
@@ -1068,7 +1046,7 @@ impl Module {
         };
         let s = self.size_depth(elem, pos, depth + 1)?;
         let a = self.align_depth(elem, pos, depth + 1)?;
-        Ok(s.div_ceil(a) * a)
+        Ok(s.div_ceil(a).saturating_mul(a))
     }
 
     /// Byte offset of member `i` of struct `ty`.
@@ -1097,10 +1075,15 @@ impl Module {
                 .get(&(ty, k as u32))
                 .and_then(|ds| ds.iter().find(|d| d.name == "Offset"))
                 .and_then(|d| match d.args.first().map(|t| &t.kind) {
-                    Some(Kind::Int(v)) => u64::try_from(*v).ok(),
+                    Some(Kind::Int(v)) => Some(u64::try_from(*v).unwrap_or(u64::MAX).min(MAX_OFFSET + 1)),
                     _ => None,
                 })
         };
+        for k in 0..=i {
+            if explicit(k).is_some_and(|o| o > MAX_OFFSET) {
+                return Err(Error::unsupported(pos, "member offset above 2^32"));
+            }
+        }
         if let Some(off) = explicit(i) {
             return Ok(off);
         }
@@ -1111,12 +1094,12 @@ impl Module {
                 off = o;
             } else {
                 let a = self.align_depth(mt, pos, depth + 1)?;
-                off = off.div_ceil(a) * a;
+                off = off.div_ceil(a).saturating_mul(a);
             }
             if k == i {
                 return Ok(off);
             }
-            off += self.size_depth(mt, pos, depth + 1)?;
+            off = off.saturating_add(self.size_depth(mt, pos, depth + 1)?);
         }
         Ok(off)
     }

@@ -48,15 +48,6 @@ impl Val {
             _ => None,
         }
     }
-
-    /// Whether any scalar inside is a register.
-    pub fn has_reg(&self) -> bool {
-        match self {
-            Val::Reg(_) => true,
-            Val::Comp(v) => v.iter().any(Val::has_reg),
-            _ => false,
-        }
-    }
 }
 
 /// Sign-extends the low `w` bits of `v` (`w` in 1..=64).
@@ -70,6 +61,7 @@ pub(super) fn sext(v: i64, w: u32) -> i64 {
 }
 
 /// The low `w` bits of `v`, zero-extended (for `w` < 64; else `v`).
+#[cfg(test)]
 pub(super) fn zext(v: i64, w: u32) -> i64 {
     if w >= 64 || w == 0 {
         v
