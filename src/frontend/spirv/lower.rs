@@ -1961,6 +1961,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let src = m.arg_id(li, 1)?;
         let sty = m.type_of(src, m.arg_pos(li, 1))?;
         let v = self.arg(st, li, 1)?;
+        for t in [sty, rty] {
+            if matches!(&*m.ty(t, pos)?, Type::Pointer { .. }) {
+                return Err(Error::unsupported(pos, format!("`{op}` of pointers")).into());
+            }
+        }
         let (ws, ns) = self.elem_width(sty, m.arg_pos(li, 1))?;
         let (wd, nd) = self.elem_width(rty, pos)?;
         if ns != nd {

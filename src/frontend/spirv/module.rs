@@ -668,7 +668,7 @@ impl Module {
                     })?;
                     if set_name.starts_with("NonSemantic.ClspvReflection") {
                         let name = self.arg_word(li, 2)?;
-                            self.reflection.push(Reflection { name, line: li });
+                        self.reflection.push(Reflection { name, line: li });
                     } else if !set_name.starts_with("NonSemantic.") {
                         return Err(Error::unsupported(
                             pos,
@@ -1075,7 +1075,9 @@ impl Module {
                 .get(&(ty, k as u32))
                 .and_then(|ds| ds.iter().find(|d| d.name == "Offset"))
                 .and_then(|d| match d.args.first().map(|t| &t.kind) {
-                    Some(Kind::Int(v)) => Some(u64::try_from(*v).unwrap_or(u64::MAX).min(MAX_OFFSET + 1)),
+                    Some(Kind::Int(v)) => {
+                        Some(u64::try_from(*v).unwrap_or(u64::MAX).min(MAX_OFFSET + 1))
+                    }
                     _ => None,
                 })
         };
