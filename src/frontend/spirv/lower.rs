@@ -63,6 +63,9 @@ pub(super) struct Invocation {
     pub sg_local: u32,
 }
 
+/// Initial cells (offset, width, value) of each Private variable.
+pub(super) type PrivateInit = Vec<(Id, Vec<(u64, u32, Val)>)>;
+
 /// What every invocation's translation shares.
 pub(super) struct Shared<'m> {
     pub m: &'m Module,
@@ -73,7 +76,7 @@ pub(super) struct Shared<'m> {
     /// Input variables with initialisers): `(var, offset)` → (width, value).
     pub ro: HashMap<(Id, u64), (u32, i64)>,
     /// Initial cells of Private variables.
-    pub private_init: Vec<(Id, Vec<(u64, u32, Val)>)>,
+    pub private_init: PrivateInit,
 }
 
 /// State that may be generalised into a fixed register.
@@ -222,7 +225,7 @@ struct Lowerer<'a, 'm> {
     mem: &'a mut Memory,
     vars: &'a HashMap<Id, (Class, Id)>,
     ro: &'a HashMap<(Id, u64), (u32, i64)>,
-    private_init: &'a [(Id, Vec<(u64, u32, Val)>)],
+    private_init: &'a PrivateInit,
     inv: Invocation,
     slots: &'a HashSet<Slot>,
     /// Read-only contents specific to this invocation (built-ins).
@@ -714,11 +717,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
         }
         let mut chunk = vec![self.instr(InstrKind::Label(label(k)), vec![])];
-        loop {
-            match self.run_block(st, &mut chunk)? {
-                Cont::Inline(ns) => st = ns,
-                Cont::Done => break,
-            }
+        while let Cont::Inline(ns) = self.run_block(st, &mut chunk)? {
+            st = ns;
         }
         self.specs[k].chunk = chunk;
         self.specs[k].succs = std::mem::take(&mut self.cur_succs);
@@ -2443,11 +2443,8 @@ fn slot_val(base: &str, v: &Val, pos: Pos) -> Result<Val> {
 
 fn collect_moves(slot: &Val, v: &Val, pli: usize, out: &mut Vec<(Rc<str>, Val, usize)>) {
     match (slot, v) {
-        (Val::Reg(d), x) => {
-            if x != slot {
-                out.push((d.clone(), x.clone(), pli));
-            }
-        }
+        (Val::Reg(d), x) if x != slot => out.push((d.clone(), x.clone(), pli)),
+        (Val::Reg(_), _) => {}
         (Val::Comp(ds), Val::Comp(xs)) => {
             for (d, x) in ds.iter().zip(xs.iter()) {
                 collect_moves(d, x, pli, out);

@@ -254,7 +254,7 @@ struct Builder<'m> {
     init: HashMap<(Region, u64), (u32, i64)>,
     init_order: Vec<(Region, u64)>,
     ro: HashMap<(Id, u64), (u32, i64)>,
-    private_init: Vec<(Id, Vec<(u64, u32, Val)>)>,
+    private_init: lower::PrivateInit,
 }
 
 impl<'m> Builder<'m> {
