@@ -224,7 +224,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         let path = entry?.path();
         if path.is_dir() {
             walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "litmus") {
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "litmus" || e == "spvasm")
+        {
             out.push(path);
         }
     }
