@@ -123,10 +123,11 @@ pub fn load_program(path: &Path) -> Result<Program> {
     let src = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     match path.extension().and_then(|e| e.to_str()) {
         Some("litmus") => crate::frontend::litmus::parse(&src, path).map_err(|e| e.in_file(path)),
+        Some("spvasm") => crate::frontend::spirv::parse(&src, path).map_err(|e| e.in_file(path)),
         other => Err(Error::new(
             ErrorKind::Unsupported,
             format!(
-                "unsupported: input format `{}` (expected a .litmus file)",
+                "unsupported: input format `{}` (expected a .litmus or .spvasm file)",
                 other.unwrap_or("")
             ),
         )
@@ -224,7 +225,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         let path = entry?.path();
         if path.is_dir() {
             walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "litmus") {
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "litmus" || e == "spvasm")
+        {
             out.push(path);
         }
     }

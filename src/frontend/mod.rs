@@ -1,3 +1,4 @@
 //! Front-ends: source text → [`crate::ir::Program`].
 
 pub mod litmus;
+pub mod spirv;

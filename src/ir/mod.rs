@@ -115,7 +115,25 @@ pub enum BinOp {
     Or,
     Xor,
     Shl,
+    /// Arithmetic (sign-propagating) right shift.
     Shr,
+    /// Logical right shift of the 64-bit pattern.
+    Lshr,
+    /// Unsigned division / remainder of the 64-bit patterns.
+    Udiv,
+    Urem,
+    /// Signed comparisons: 1 if the relation holds, else 0.
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Unsigned comparisons of the 64-bit patterns: 1 or 0.
+    Ult,
+    Ule,
+    Ugt,
+    Uge,
 }
 
 /// Instruction kinds. Memory-model annotations live in `tags`.

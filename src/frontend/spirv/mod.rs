@@ -1,0 +1,729 @@
+//! SPIR-V assembly front-end (the text form printed by `spirv-dis`,
+//! files `*.spvasm`), for clspv and glslang compute shaders with Dat3M's
+//! test-harness headers. See `docs/SPIRV.md` for the full description.
+//!
+//! ```text
+//! ; @Input: %buf = {{0, 0}}             initial memory (optional)
+//! ; @Output: forall (%buf[0][1] == 1)   assertion (optional)
+//! ; @Filter: %buf[0][0] == 0            filter (optional)
+//! ; @Config: 2, 1, 2                    threads per subgroup, subgroups
+//!                                       per workgroup, workgroups
+//! ; SPIR-V
+//!                OpCapability Shader
+//!                OpMemoryModel Logical Vulkan
+//!                OpEntryPoint GLCompute %main "main" …
+//! ```
+//!
+//! The result is an [`Arch::Vulkan`] program with one thread `P<i>` per
+//! invocation of the grid, placed at `[subgroup, workgroup, 0]`.
+//!
+//! * **Memory.** Variables in StorageBuffer, Uniform, Output and
+//!   CrossWorkgroup storage are shared (one copy); Workgroup variables have
+//!   one copy per workgroup. Their scalar cells (after flattening structs,
+//!   arrays and vectors by byte offset) are the IR locations, named by the
+//!   type path (`%buf[0][3]`). Private and Function variables live in
+//!   registers; Input (built-ins), PushConstant and UniformConstant
+//!   variables are read-only and known while translating.
+//! * **Translation** is a partial evaluation per invocation (see
+//!   `lower.rs`): everything that does not depend on a value loaded from
+//!   shared memory is folded, so addresses are static; an address that
+//!   depends on a loaded value is `unsupported`.
+//! * **Values** of `w`-bit integer types are kept sign-extended in `i64`;
+//!   constants in conditions are reduced to the width of the location they
+//!   are compared with (`-1` = `4294967295` for 32 bits).
+//! * **Tags** of atomics, barriers and non-atomic accesses: `tags.rs`.
+
+mod header;
+mod layout;
+mod lex;
+mod lower;
+mod module;
+mod tags;
+#[cfg(test)]
+mod tests;
+mod value;
+
+use crate::diag::{Error, ErrorKind, Result};
+use crate::ir::{
+    Arch, Assertion, Cond, InstrKind, Location, Operand, Placement, Pos, Program, Quantifier,
+    RmwOp, Term, Thread,
+};
+use header::{HCond, HTerm, HValue};
+use layout::{bytes, Memory};
+use lower::{Invocation, Shared};
+use module::{Class, Id, Module, Type};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use value::{canon_lit, Region, Val};
+
+/// Parses a SPIR-V assembly test.
+///
+/// Errors carry `path` and `line:col`: [`Error::syntax`] for malformed
+/// text, [`Error::unsupported`] (message `unsupported: …`) for well-formed
+/// constructs gpumc does not handle (opcodes are named), and
+/// [`Error::semantic`] for inconsistent input (undefined ids, type
+/// mismatches).
+pub fn parse(src: &str, path: &Path) -> Result<Program> {
+    parse_inner(src, path).map_err(|e| e.in_file(path))
+}
+
+fn parse_inner(src: &str, path: &Path) -> Result<Program> {
+    let h = header::parse_headers(src)?;
+    let lines = lex::lex(src)?;
+    let grid = h.config.map(|c| c.0).unwrap_or_default();
+    let spec_names: Vec<(String, i128, Pos)> = h
+        .inputs
+        .iter()
+        .filter_map(|a| match a.value {
+            HValue::Int(v, _) => Some((a.name.clone(), v, a.pos)),
+            HValue::List(..) => None,
+        })
+        .collect();
+    let m = Module::build(lines, grid, &spec_names)?;
+    let mut b = Builder::new(&m)?;
+    b.initialisers()?;
+    for a in &h.inputs {
+        b.input(&a.name, a.pos, &a.value)?;
+    }
+    // The runtime's push constants (global size, …) win over `@Input`.
+    b.reflection()?;
+    b.make_init_cells()?;
+    // Assertion and filter first create their cells (so a location named
+    // only in a condition still exists).
+    let mut outputs = Vec::new();
+    for (q, c, pos) in &h.outputs {
+        outputs.push((*q, b.cond(c)?, *pos));
+    }
+    let mut filter: Option<Cond> = None;
+    for (c, _) in &h.filters {
+        let c = b.cond(c)?;
+        filter = Some(match filter {
+            None => c,
+            Some(f) => Cond::And(Box::new(f), Box::new(c)),
+        });
+    }
+    let assertion = combine_outputs(outputs)?;
+    // Threads.
+    let mut threads = Vec::new();
+    let mut shared = Shared {
+        m: &m,
+        mem: std::mem::take(&mut b.mem),
+        vars: b.vars.clone(),
+        ro: std::mem::take(&mut b.ro),
+        private_init: std::mem::take(&mut b.private_init),
+    };
+    let wg_size = grid.wg_size();
+    for t in 0..grid.threads() {
+        let local = t % wg_size;
+        let inv = Invocation {
+            global: t,
+            local,
+            wg: t / wg_size,
+            sg: local / grid.threads_per_sg,
+            sg_local: local % grid.threads_per_sg,
+        };
+        let instrs = lower::lower_thread(&mut shared, &inv)?;
+        threads.push(Thread {
+            name: format!("P{t}"),
+            placement: Placement {
+                ids: vec![i64::from(inv.sg), i64::from(inv.wg), 0],
+            },
+            instrs,
+            init_regs: Vec::new(),
+        });
+    }
+    b.mem = shared.mem;
+    b.finish_cells(&threads)?;
+    // Locations in declaration order.
+    let order: HashMap<Id, usize> = m.globals.iter().enumerate().map(|(i, &g)| (g, i)).collect();
+    let key = |c: &layout::Cell| -> (usize, u32, u64) {
+        match c.region {
+            Region::Shared { var, copy } => (
+                order.get(&var).copied().unwrap_or(usize::MAX),
+                copy,
+                c.offset,
+            ),
+            Region::Local { var } | Region::ReadOnly { var } => {
+                (order.get(&var).copied().unwrap_or(usize::MAX), 0, c.offset)
+            }
+        }
+    };
+    let mut idx: Vec<usize> = (0..b.mem.cells.len()).collect();
+    idx.sort_by_key(|&i| key(&b.mem.cells[i]));
+    let mut remap = vec![0usize; idx.len()];
+    let mut locations = Vec::new();
+    for (new, &old) in idx.iter().enumerate() {
+        remap[old] = new;
+        let c = &b.mem.cells[old];
+        let (var, class) = match c.region {
+            Region::Shared { var, .. } | Region::Local { var } | Region::ReadOnly { var } => {
+                (var, b.vars.get(&var).map(|v| v.0))
+            }
+        };
+        locations.push(Location {
+            name: b.cell_name(c),
+            phys: new,
+            init: c.init,
+            space: class.map(|c| c.name().to_string()),
+        });
+        let _ = var;
+    }
+    for t in &mut threads {
+        for i in &mut t.instrs {
+            match &mut i.kind {
+                InstrKind::Load { addr, .. }
+                | InstrKind::Store { addr, .. }
+                | InstrKind::Rmw { addr, .. } => *addr = remap[*addr],
+                _ => {}
+            }
+        }
+    }
+    let remap_cond = |c: Cond| remap_cond(c, &remap);
+    let name = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("spirv")
+        .to_string();
+    Ok(Program {
+        name,
+        arch: Arch::Vulkan,
+        threads,
+        locations,
+        ssw: Vec::new(),
+        filter: filter.map(remap_cond),
+        assertion: assertion.map(|a| Assertion {
+            quantifier: a.quantifier,
+            cond: remap_cond(a.cond),
+        }),
+        observed: Vec::new(),
+    })
+}
+
+fn remap_cond(c: Cond, remap: &[usize]) -> Cond {
+    let t = |t: Term| match t {
+        Term::Loc(i) => Term::Loc(remap[i]),
+        t => t,
+    };
+    match c {
+        Cond::Cmp(op, a, b) => Cond::Cmp(op, t(a), t(b)),
+        Cond::Not(x) => Cond::Not(Box::new(remap_cond(*x, remap))),
+        Cond::And(a, b) => Cond::And(
+            Box::new(remap_cond(*a, remap)),
+            Box::new(remap_cond(*b, remap)),
+        ),
+        Cond::Or(a, b) => Cond::Or(
+            Box::new(remap_cond(*a, remap)),
+            Box::new(remap_cond(*b, remap)),
+        ),
+        c => c,
+    }
+}
+
+/// Several `@Output` lines: `forall`s and `exists`s conjoin their
+/// conditions, `not exists` lines disjoin them; mixing is unsupported.
+fn combine_outputs(outputs: Vec<(Quantifier, Cond, Pos)>) -> Result<Option<Assertion>> {
+    let mut it = outputs.into_iter();
+    let Some((q, mut cond, _)) = it.next() else {
+        return Ok(None);
+    };
+    for (q2, c, pos) in it {
+        if q2 != q {
+            return Err(Error::unsupported(
+                pos,
+                "`@Output` lines with different quantifiers",
+            ));
+        }
+        cond = match q {
+            Quantifier::NotExists => Cond::Or(Box::new(cond), Box::new(c)),
+            _ => Cond::And(Box::new(cond), Box::new(c)),
+        };
+    }
+    Ok(Some(Assertion {
+        quantifier: q,
+        cond,
+    }))
+}
+
+/// Shared state while assembling the program.
+struct Builder<'m> {
+    m: &'m Module,
+    vars: HashMap<Id, (Class, Id)>,
+    mem: Memory,
+    /// Initial values of shared cells: (region, offset) → (width, value).
+    init: HashMap<(Region, u64), (u32, i64)>,
+    init_order: Vec<(Region, u64)>,
+    ro: HashMap<(Id, u64), (u32, i64)>,
+    private_init: lower::PrivateInit,
+}
+
+impl<'m> Builder<'m> {
+    fn new(m: &'m Module) -> Result<Self> {
+        let mut vars = HashMap::new();
+        for &g in &m.globals {
+            let li = m.def_line(g, Pos::default())?;
+            let pos = m.line(li).pos();
+            let pty = m.arg_id(li, 0)?;
+            let pointee = match &*m.ty(pty, m.arg_pos(li, 0))? {
+                Type::Pointer { pointee, .. } => *pointee,
+                other => {
+                    return Err(Error::semantic(
+                        m.arg_pos(li, 0),
+                        format!("a variable needs a pointer type, not {}", m.describe(other)),
+                    ))
+                }
+            };
+            let class = m.arg_word(li, 1)?;
+            let class = match class.as_str() {
+                "UniformConstant" => Class::UniformConstant,
+                "Input" => Class::Input,
+                "Uniform" => Class::Uniform,
+                "Output" => Class::Output,
+                "Workgroup" => Class::Workgroup,
+                "CrossWorkgroup" => Class::CrossWorkgroup,
+                "Private" => Class::Private,
+                "PushConstant" => Class::PushConstant,
+                "StorageBuffer" => Class::StorageBuffer,
+                other => {
+                    return Err(Error::unsupported(
+                        m.arg_pos(li, 1),
+                        format!("storage class `{other}`"),
+                    ))
+                }
+            };
+            if class == Class::Input && m.builtin(g).is_some() && m.nargs(li) > 2 {
+                return Err(Error::semantic(
+                    pos,
+                    "a built-in variable cannot have an initialiser",
+                ));
+            }
+            vars.insert(g, (class, pointee));
+        }
+        Ok(Builder {
+            m,
+            vars,
+            mem: Memory::default(),
+            init: HashMap::new(),
+            init_order: Vec::new(),
+            ro: HashMap::new(),
+            private_init: Vec::new(),
+        })
+    }
+
+    fn copies(&self, class: Class) -> u32 {
+        if class == Class::Workgroup {
+            self.m.settings.grid.wgs
+        } else {
+            1
+        }
+    }
+
+    /// Records scalar initial values of variable `var`.
+    fn set_values(&mut self, var: Id, vals: Vec<(u64, u32, Val)>, pos: Pos) -> Result<()> {
+        let (class, _) = self.vars[&var];
+        if class.is_shared() {
+            for copy in 0..self.copies(class) {
+                for (off, w, v) in &vals {
+                    let Val::Int(x) = v else {
+                        return Err(Error::semantic(pos, "initial value must be a constant"));
+                    };
+                    let key = (Region::Shared { var, copy }, *off);
+                    if self.init.insert(key, (*w, *x)).is_none() {
+                        self.init_order.push(key);
+                    }
+                }
+            }
+        } else if class == Class::Private {
+            match self.private_init.iter_mut().find(|(v, _)| *v == var) {
+                Some((_, cells)) => {
+                    for (off, w, v) in vals {
+                        cells.retain(|c| c.0 != off);
+                        cells.push((off, w, v));
+                    }
+                }
+                None => self.private_init.push((var, vals)),
+            }
+        } else {
+            if class == Class::Input && self.m.builtin(var).is_some() {
+                return Err(Error::semantic(
+                    pos,
+                    "built-in variables cannot be given values",
+                ));
+            }
+            for (off, w, v) in vals {
+                let Val::Int(x) = v else {
+                    return Err(Error::semantic(pos, "initial value must be a constant"));
+                };
+                self.ro.insert((var, off), (w, x));
+            }
+        }
+        Ok(())
+    }
+
+    /// `OpVariable … %init` initialisers.
+    fn initialisers(&mut self) -> Result<()> {
+        let m = self.m;
+        for &g in &m.globals {
+            let li = m.def_line(g, Pos::default())?;
+            if m.nargs(li) <= 2 {
+                continue;
+            }
+            let init_id = m.arg_id(li, 2)?;
+            let ipos = m.arg_pos(li, 2);
+            let v = m.constant(init_id, ipos)?;
+            let (_, pointee) = self.vars[&g];
+            let mut vals = Vec::new();
+            layout::flatten_val(m, pointee, &v, 0, ipos, &mut vals, 0)?;
+            self.set_values(g, vals, ipos)?;
+        }
+        Ok(())
+    }
+
+    /// clspv push-constant regions (global size, region offset, …).
+    fn reflection(&mut self) -> Result<()> {
+        let m = self.m;
+        let g = m.settings.grid;
+        for r in &m.reflection {
+            if !r.name.starts_with("PushConstant") {
+                continue;
+            }
+            let pos = m.line(r.line).pos();
+            let v: [u32; 3] = match r.name.as_str() {
+                "PushConstantGlobalOffset"
+                | "PushConstantRegionOffset"
+                | "PushConstantRegionGroupOffset" => [0, 0, 0],
+                "PushConstantGlobalSize" => [g.threads(), 1, 1],
+                "PushConstantEnqueuedLocalSize" => [g.wg_size(), 1, 1],
+                "PushConstantNumWorkgroups" => [g.wgs, 1, 1],
+                other => {
+                    return Err(Error::unsupported(
+                        pos,
+                        format!("clspv reflection `{other}`"),
+                    ))
+                }
+            };
+            let lit = |k: usize| -> Result<u64> {
+                let id = m.arg_id(r.line, k)?;
+                let c = m.constant(id, m.arg_pos(r.line, k))?;
+                c.int()
+                    .and_then(|x| u64::try_from(x).ok())
+                    .ok_or_else(|| Error::semantic(m.arg_pos(r.line, k), "expected a constant"))
+            };
+            let (offset, size) = (lit(3)?, lit(4)?);
+            let push = m
+                .globals
+                .iter()
+                .copied()
+                .find(|v| self.vars.get(v).is_some_and(|c| c.0 == Class::PushConstant))
+                .ok_or_else(|| Error::semantic(pos, "no PushConstant variable"))?;
+            for (i, x) in v.iter().enumerate().take((size / 4).min(3) as usize) {
+                self.ro
+                    .insert((push, offset + 4 * i as u64), (32, i64::from(*x)));
+            }
+        }
+        Ok(())
+    }
+
+    /// One `@Input` assignment.
+    fn input(&mut self, name: &str, pos: Pos, value: &HValue) -> Result<()> {
+        let m = self.m;
+        let id = m
+            .lookup(name)
+            .filter(|&id| m.def.get(id as usize).copied().flatten().is_some())
+            .ok_or_else(|| Error::semantic(pos, format!("`%{name}` is not defined")))?;
+        if m.is_constant(id) {
+            let li = m.def_line(id, pos)?;
+            if !m.line(li).opcode.starts_with("OpSpecConstant")
+                || m.line(li).opcode == "OpSpecConstantComposite"
+            {
+                return Err(Error::semantic(
+                    pos,
+                    format!("`%{name}` is not a scalar specialisation constant or a variable"),
+                ));
+            }
+            if let HValue::List(..) = value {
+                return Err(Error::semantic(
+                    pos,
+                    "a specialisation constant takes an integer",
+                ));
+            }
+            return Ok(()); // applied by the module
+        }
+        let Some(&(_, pointee)) = self.vars.get(&id) else {
+            return Err(Error::semantic(
+                pos,
+                format!("`%{name}` is not a global variable or a specialisation constant"),
+            ));
+        };
+        let mut vals = Vec::new();
+        layout::flatten_input(m, pointee, value, 0, &mut vals, 0)?;
+        let vals = vals
+            .into_iter()
+            .map(|(o, w, x)| (o, w, Val::Int(x)))
+            .collect();
+        self.set_values(id, vals, pos)
+    }
+
+    /// Creates the cells of initialised shared memory.
+    fn make_init_cells(&mut self) -> Result<()> {
+        for key in self.init_order.clone() {
+            let (w, v) = self.init[&key];
+            let c = self.mem.cell(key.0, key.1, w);
+            self.mem.cells[c].init = v;
+        }
+        Ok(())
+    }
+
+    /// Initial values of every cell (assembled from the initial bytes it
+    /// covers) and the mixed-size check: cells sharing bytes must not be
+    /// written.
+    fn finish_cells(&mut self, threads: &[Thread]) -> Result<()> {
+        let mut by_region: HashMap<Region, std::collections::BTreeMap<u64, (u32, i64)>> =
+            HashMap::new();
+        for (&(r, off), &v) in &self.init {
+            by_region.entry(r).or_default().insert(off, v);
+        }
+        for c in &mut self.mem.cells {
+            c.init = by_region
+                .get(&c.region)
+                .map_or(0, |init| layout::compose_init(init, c.offset, c.width));
+        }
+        let overlaps = self.mem.overlaps();
+        if overlaps.is_empty() {
+            return Ok(());
+        }
+        let mut writer: HashMap<usize, Pos> = HashMap::new();
+        for t in threads {
+            for i in &t.instrs {
+                if let InstrKind::Store { addr, .. } | InstrKind::Rmw { addr, .. } = &i.kind {
+                    writer.entry(*addr).or_insert(i.pos);
+                }
+            }
+        }
+        for (a, b) in overlaps {
+            for (w, other) in [(a, b), (b, a)] {
+                if let Some(&pos) = writer.get(&w) {
+                    let (cw, co) = (&self.mem.cells[w], &self.mem.cells[other]);
+                    return Err(Error::unsupported(
+                        pos,
+                        format!(
+                            "mixed-size access: this write to `{}` ({} bytes) overlaps `{}` ({} bytes)",
+                            self.cell_name(cw),
+                            bytes(cw.width),
+                            self.cell_name(co),
+                            bytes(co.width)
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn cell_name(&self, c: &layout::Cell) -> String {
+        let m = self.m;
+        let (var, copy) = match c.region {
+            Region::Shared { var, copy } => (var, copy),
+            Region::Local { var } | Region::ReadOnly { var } => (var, 0),
+        };
+        let mut s = format!("%{}", m.name(var));
+        let pointee = self.vars.get(&var).map(|v| v.1);
+        match pointee.and_then(|t| layout::path_of(m, t, c.offset, bytes(c.width), Pos::default()))
+        {
+            Some(path) => {
+                for i in path {
+                    let _ = write!(s, "[{i}]");
+                }
+            }
+            None => {
+                let _ = write!(s, "+{}", c.offset);
+            }
+        }
+        if self.m.settings.grid.wgs > 1
+            && self.vars.get(&var).is_some_and(|v| v.0 == Class::Workgroup)
+        {
+            let _ = write!(s, "@wg{copy}");
+        }
+        s
+    }
+
+    fn cond(&mut self, c: &HCond) -> Result<Cond> {
+        Ok(match c {
+            HCond::True => Cond::True,
+            HCond::False => Cond::False,
+            HCond::Not(x) => Cond::Not(Box::new(self.cond(x)?)),
+            HCond::And(a, b) => Cond::And(Box::new(self.cond(a)?), Box::new(self.cond(b)?)),
+            HCond::Or(a, b) => Cond::Or(Box::new(self.cond(a)?), Box::new(self.cond(b)?)),
+            HCond::Cmp(op, a, b) => {
+                let ra = self.term(a)?;
+                let rb = self.term(b)?;
+                let w = ra.1.or(rb.1).unwrap_or(64);
+                let fix = |t: (Option<Term>, Option<u32>, i128)| match t.0 {
+                    Some(term) => term,
+                    None => Term::Const(canon_lit(t.2, w)),
+                };
+                Cond::Cmp(*op, fix(ra), fix(rb))
+            }
+        })
+    }
+
+    /// A condition term: (location term, width) or a literal.
+    fn term(&mut self, t: &HTerm) -> Result<(Option<Term>, Option<u32>, i128)> {
+        match t {
+            HTerm::Int(v, _) => Ok((None, None, *v)),
+            HTerm::Var { name, path, pos } => {
+                let m = self.m;
+                let id = m
+                    .lookup(name)
+                    .ok_or_else(|| Error::semantic(*pos, format!("`%{name}` is not defined")))?;
+                let Some(&(class, pointee)) = self.vars.get(&id) else {
+                    return Err(Error::semantic(
+                        *pos,
+                        format!("`%{name}` is not a global variable"),
+                    ));
+                };
+                if !class.is_shared() {
+                    return Err(Error::semantic(
+                        *pos,
+                        format!(
+                            "`%{name}` is in {} storage, not in shared memory",
+                            class.name()
+                        ),
+                    ));
+                }
+                if class == Class::Workgroup && self.m.settings.grid.wgs > 1 {
+                    return Err(Error::unsupported(
+                        *pos,
+                        format!("`%{name}` has one copy per workgroup; conditions cannot name it with several workgroups"),
+                    ));
+                }
+                let (off, sty) = layout::offset_of_path(m, pointee, path, *pos)?;
+                let w = m.scalar_width(sty, *pos)?;
+                let cell = self.mem.cell(Region::Shared { var: id, copy: 0 }, off, w);
+                Ok((Some(Term::Loc(cell)), Some(w), 0))
+            }
+        }
+    }
+}
+
+/// A canonical text rendering of a program (for golden tests and
+/// debugging): locations, then each thread's instructions with their
+/// tags, then the filter and the assertion.
+pub fn render(p: &Program) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "program {} ({:?})", p.name, p.arch);
+    for (i, l) in p.locations.iter().enumerate() {
+        let _ = write!(s, "loc {i} {} = {}", l.name, l.init);
+        if let Some(sp) = &l.space {
+            let _ = write!(s, " [{sp}]");
+        }
+        s.push('\n');
+    }
+    let loc = |i: usize| {
+        p.locations
+            .get(i)
+            .map_or("?", |l| l.name.as_str())
+            .to_string()
+    };
+    let op = |o: &Operand| match o {
+        Operand::Reg(r) => r.clone(),
+        Operand::Const(c) => c.to_string(),
+    };
+    for t in &p.threads {
+        let _ = writeln!(s, "thread {} @ {:?}", t.name, t.placement.ids);
+        for i in &t.instrs {
+            let body = match &i.kind {
+                InstrKind::Label(l) => {
+                    let _ = writeln!(s, "  {l}:");
+                    continue;
+                }
+                InstrKind::Load { dst, addr } => format!("load {dst} = {}", loc(*addr)),
+                InstrKind::Store { addr, value } => format!("store {} = {}", loc(*addr), op(value)),
+                InstrKind::Rmw {
+                    dst,
+                    addr,
+                    op: rop,
+                    operand,
+                } => {
+                    let d = dst.clone().unwrap_or_else(|| "_".into());
+                    match rop {
+                        RmwOp::Cas { expected } => format!(
+                            "rmw.cas {d} = {}, expected {}, new {}",
+                            loc(*addr),
+                            op(expected),
+                            op(operand)
+                        ),
+                        other => format!(
+                            "rmw.{} {d} = {}, {}",
+                            format!("{other:?}").to_lowercase(),
+                            loc(*addr),
+                            op(operand)
+                        ),
+                    }
+                }
+                InstrKind::Fence => "fence".to_string(),
+                InstrKind::Barrier { id, count, arrive } => format!(
+                    "barrier id {}{}{}",
+                    op(id),
+                    count
+                        .as_ref()
+                        .map_or(String::new(), |c| format!(" count {}", op(c))),
+                    if *arrive { " arrive" } else { "" }
+                ),
+                InstrKind::Local { dst, op: bop, a, b } => {
+                    if *bop == crate::ir::BinOp::Add && *b == Operand::Const(0) {
+                        format!("{dst} := {}", op(a))
+                    } else {
+                        format!("{dst} := {:?} {} {}", bop, op(a), op(b))
+                    }
+                }
+                InstrKind::Branch {
+                    op: c,
+                    a,
+                    b,
+                    target,
+                } => format!("if {} {} {} goto {target}", op(a), c, op(b)),
+                InstrKind::Goto(t) => format!("goto {t}"),
+            };
+            let _ = write!(s, "    {body}");
+            if !i.tags.is_empty() {
+                let _ = write!(s, "  {{{}}}", i.tags.join(" "));
+            }
+            let _ = writeln!(s, "  ; line {}", i.pos.line);
+        }
+    }
+    let cond = |c: &Cond| render_cond(c, p);
+    if let Some(f) = &p.filter {
+        let _ = writeln!(s, "filter {}", cond(f));
+    }
+    if let Some(a) = &p.assertion {
+        let q = match a.quantifier {
+            Quantifier::Exists => "exists",
+            Quantifier::NotExists => "~exists",
+            Quantifier::Forall => "forall",
+        };
+        let _ = writeln!(s, "{q} {}", cond(&a.cond));
+    }
+    s
+}
+
+fn render_cond(c: &Cond, p: &Program) -> String {
+    let t = |t: &Term| match t {
+        Term::Loc(i) => p.locations.get(*i).map_or("?".into(), |l| l.name.clone()),
+        Term::Reg(th, r) => format!("P{th}:{r}"),
+        Term::Const(v) => v.to_string(),
+    };
+    match c {
+        Cond::True => "true".into(),
+        Cond::False => "false".into(),
+        Cond::Cmp(op, a, b) => format!("{} {} {}", t(a), op, t(b)),
+        Cond::Not(x) => format!("not ({})", render_cond(x, p)),
+        Cond::And(a, b) => format!("({} /\\ {})", render_cond(a, p), render_cond(b, p)),
+        Cond::Or(a, b) => format!("({} \\/ {})", render_cond(a, p), render_cond(b, p)),
+    }
+}
+
+/// Whether an error is an `unsupported:` one.
+pub fn is_unsupported(e: &Error) -> bool {
+    e.kind == ErrorKind::Unsupported
+}

@@ -1,0 +1,767 @@
+//! Unit tests of the SPIR-V front-end: headers, tags, phi lowering, loops,
+//! barriers, widths and error positions.
+
+use super::header::{parse_cond, parse_headers, Grid, HCond, HTerm, HValue};
+use super::{parse, render};
+use crate::diag::{Error, ErrorKind};
+use crate::ir::{CmpOp, Cond, InstrKind, Operand, Pos, Program, Quantifier, Term};
+use std::path::Path;
+
+/// A module around a body: common types, constants and variables.
+/// `%buf`: StorageBuffer struct { uint[] }; `%x`, `%y`: StorageBuffer
+/// uints; `%wgv`: Workgroup uint; `%priv`: Private uint; `%ids`:
+/// GlobalInvocationId.
+fn kernel(headers: &str, body: &str) -> String {
+    format!(
+        "{headers}
+               OpCapability Shader
+               OpCapability VulkanMemoryModel
+               OpMemoryModel Logical Vulkan
+               OpEntryPoint GLCompute %main \"main\" %ids
+               OpDecorate %ids BuiltIn GlobalInvocationId
+               OpDecorate %rt ArrayStride 4
+               OpMemberDecorate %st 0 Offset 0
+       %void = OpTypeVoid
+       %bool = OpTypeBool
+       %uint = OpTypeInt 32 0
+     %v3uint = OpTypeVector %uint 3
+         %rt = OpTypeRuntimeArray %uint
+         %st = OpTypeStruct %rt
+         %fn = OpTypeFunction %void
+     %p_sbst = OpTypePointer StorageBuffer %st
+       %p_sb = OpTypePointer StorageBuffer %uint
+       %p_wg = OpTypePointer Workgroup %uint
+       %p_pr = OpTypePointer Private %uint
+       %p_in = OpTypePointer Input %uint
+     %p_in3 = OpTypePointer Input %v3uint
+         %c0 = OpConstant %uint 0
+         %c1 = OpConstant %uint 1
+         %c2 = OpConstant %uint 2
+         %c3 = OpConstant %uint 3
+         %c5 = OpConstant %uint 5
+        %c66 = OpConstant %uint 66
+        %c68 = OpConstant %uint 68
+        %c72 = OpConstant %uint 72
+       %c258 = OpConstant %uint 258
+       %c264 = OpConstant %uint 264
+        %ids = OpVariable %p_in3 Input
+        %buf = OpVariable %p_sbst StorageBuffer
+          %x = OpVariable %p_sb StorageBuffer
+          %y = OpVariable %p_sb StorageBuffer
+        %wgv = OpVariable %p_wg Workgroup
+       %priv = OpVariable %p_pr Private
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+{body}
+               OpFunctionEnd
+"
+    )
+}
+
+fn ok(src: &str) -> Program {
+    match parse(src, Path::new("t.spvasm")) {
+        Ok(p) => p,
+        Err(e) => panic!("unexpected error: {e}\n{src}"),
+    }
+}
+
+fn err(src: &str) -> Error {
+    match parse(src, Path::new("t.spvasm")) {
+        Ok(p) => panic!("expected an error, got\n{}", render(&p)),
+        Err(e) => e,
+    }
+}
+
+/// Line number (1-based) of the last line of `src` containing `needle`,
+/// and the column where `needle` starts.
+fn at(src: &str, needle: &str) -> Pos {
+    for (i, l) in src
+        .lines()
+        .enumerate()
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+    {
+        if let Some(c) = l.find(needle) {
+            return Pos {
+                line: i as u32 + 1,
+                col: c as u32 + 1,
+            };
+        }
+    }
+    panic!("`{needle}` not in source");
+}
+
+fn tags_of(p: &Program, t: usize, text: &str) -> Vec<String> {
+    p.threads[t]
+        .instrs
+        .iter()
+        .find(|i| i.text.contains(text) && !matches!(i.kind, InstrKind::Local { .. }))
+        .unwrap_or_else(|| panic!("no instruction `{text}`"))
+        .tags
+        .clone()
+}
+
+// ----- headers ---------------------------------------------------------
+
+#[test]
+fn headers_are_read() {
+    let h = parse_headers(
+        "; @Input: %a = 7, %b={{1, -2}, {}}\n\
+         ;   @Output: forall (%a == 7 and %b[0][1] != -2)\n\
+         ; @Output: not exists (%a == 1)\n\
+         ; @Filter: %b[0][0] >= 0\n\
+         ; @Config: 2, 3, 4\n\
+         ; plain comment\n",
+    )
+    .unwrap();
+    assert_eq!(h.inputs.len(), 2);
+    assert_eq!(h.inputs[0].name, "a");
+    assert!(matches!(h.inputs[0].value, HValue::Int(7, _)));
+    match &h.inputs[1].value {
+        HValue::List(xs, _) => {
+            assert_eq!(xs.len(), 2);
+            assert!(matches!(&xs[0], HValue::List(ys, _) if ys.len() == 2));
+            assert!(matches!(&xs[1], HValue::List(ys, _) if ys.is_empty()));
+        }
+        v => panic!("{v:?}"),
+    }
+    assert_eq!(h.outputs.len(), 2);
+    assert_eq!(h.outputs[0].0, Quantifier::Forall);
+    assert_eq!(h.outputs[0].2, Pos { line: 2, col: 5 });
+    assert_eq!(h.outputs[1].0, Quantifier::NotExists);
+    assert_eq!(h.filters.len(), 1);
+    assert_eq!(
+        h.config.unwrap().0,
+        Grid {
+            threads_per_sg: 2,
+            sgs_per_wg: 3,
+            wgs: 4
+        }
+    );
+    let h = parse_headers("; @Output: ~exists (1 == 1)").unwrap();
+    assert_eq!(h.outputs[0].0, Quantifier::NotExists);
+    let h = parse_headers("; @Output: exists (0 == 1)").unwrap();
+    assert_eq!(h.outputs[0].0, Quantifier::Exists);
+    assert_eq!(parse_headers("").unwrap().config, None);
+}
+
+#[test]
+fn condition_syntax() {
+    let c = parse_cond("(%x[1] = 2 \\/ %y < 3) /\\ not %z >= -4").unwrap();
+    let HCond::And(a, b) = c else { panic!() };
+    assert!(matches!(*a, HCond::Or(..)));
+    let HCond::Not(b) = *b else { panic!() };
+    let HCond::Cmp(op, HTerm::Var { name, path, .. }, HTerm::Int(v, _)) = *b else {
+        panic!()
+    };
+    assert_eq!((op, name.as_str(), path.len(), v), (CmpOp::Ge, "z", 0, -4));
+    assert!(matches!(
+        parse_cond("true && !false").unwrap(),
+        HCond::And(..)
+    ));
+}
+
+#[test]
+fn header_errors_have_positions() {
+    let e = parse_headers("; @Config: 1, 0, 1").unwrap_err();
+    assert_eq!(
+        (e.kind, e.pos),
+        (ErrorKind::Semantic, Some(Pos { line: 1, col: 15 }))
+    );
+    let e = parse_headers("\n; @Output: maybe (1 == 1)").unwrap_err();
+    assert_eq!(
+        (e.kind, e.pos),
+        (ErrorKind::Syntax, Some(Pos { line: 2, col: 12 }))
+    );
+    let e = parse_headers("; @Input: %a = {1, 2").unwrap_err();
+    assert_eq!(
+        (e.kind, e.pos),
+        (ErrorKind::Syntax, Some(Pos { line: 1, col: 21 }))
+    );
+    let e = parse_headers("; @Bound: 3").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unsupported);
+    assert!(e.message.contains("`@Bound`"), "{}", e.message);
+    let e = parse_headers("; @Config: 64, 64, 64").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unsupported);
+    let e = parse_cond("%a == ").unwrap_err();
+    assert_eq!(e.pos, Some(Pos { line: 1, col: 7 }));
+    let e = parse_cond("%a[-1] == 0").unwrap_err();
+    assert_eq!(e.pos, Some(Pos { line: 1, col: 4 }));
+}
+
+// ----- program structure -----------------------------------------------
+
+#[test]
+fn grid_placement_and_builtins() {
+    let src = kernel(
+        "; @Config: 2, 2, 2",
+        "       %gp = OpAccessChain %p_in %ids %c0
+        %g = OpLoad %uint %gp
+        %a = OpAccessChain %p_sb %buf %c0 %g
+             OpStore %a %g
+             OpReturn",
+    );
+    let p = ok(&src);
+    assert_eq!(p.threads.len(), 8);
+    let places: Vec<Vec<i64>> = p.threads.iter().map(|t| t.placement.ids.clone()).collect();
+    assert_eq!(places[0], vec![0, 0, 0]);
+    assert_eq!(places[3], vec![1, 0, 0]);
+    assert_eq!(places[5], vec![0, 1, 0]);
+    // Thread 5 stores its global id into %buf[0][5].
+    let t5 = &p.threads[5].instrs;
+    assert_eq!(t5.len(), 1);
+    match &t5[0].kind {
+        InstrKind::Store { addr, value } => {
+            assert_eq!(p.locations[*addr].name, "%buf[0][5]");
+            assert_eq!(*value, Operand::Const(5));
+        }
+        k => panic!("{k:?}"),
+    }
+}
+
+#[test]
+fn assertion_constants_take_the_location_width() {
+    let src = kernel(
+        "; @Input: %x = 4294967295\n; @Output: forall (%x == -1 and %y == 4294967295)",
+        "             OpReturn",
+    );
+    let p = ok(&src);
+    let x = p.location_id("%x").unwrap();
+    assert_eq!(p.locations[x].init, -1);
+    let a = p.assertion.unwrap();
+    let Cond::And(l, r) = a.cond else { panic!() };
+    assert_eq!(*l, Cond::Cmp(CmpOp::Eq, Term::Loc(x), Term::Const(-1)));
+    assert!(matches!(
+        *r,
+        Cond::Cmp(CmpOp::Eq, Term::Loc(_), Term::Const(-1))
+    ));
+}
+
+#[test]
+fn outputs_combine() {
+    let src = kernel(
+        "; @Output: not exists (%x == 1)\n; @Output: not exists (%y == 1)",
+        "             OpReturn",
+    );
+    let a = ok(&src).assertion.unwrap();
+    assert_eq!(a.quantifier, Quantifier::NotExists);
+    assert!(matches!(a.cond, Cond::Or(..)));
+    let src = kernel(
+        "; @Output: forall (%x == 1)\n; @Output: exists (%y == 1)",
+        "             OpReturn",
+    );
+    let e = err(&src);
+    assert_eq!(e.kind, ErrorKind::Unsupported);
+    assert_eq!(e.pos.unwrap().line, 2);
+}
+
+// ----- tags ------------------------------------------------------------
+
+#[test]
+fn atomic_and_barrier_tags() {
+    let src = kernel(
+        "; @Config: 2, 1, 1",
+        "        %a = OpAtomicLoad %uint %x %c1 %c66
+             OpAtomicStore %y %c1 %c68 %a
+        %w = OpAtomicLoad %uint %wgv %c2 %c258
+        %r = OpAtomicIAdd %uint %x %c5 %c72 %c1
+             OpControlBarrier %c2 %c2 %c264
+             OpMemoryBarrier %c1 %c72
+        %l = OpLoad %uint %y MakePointerVisible|NonPrivatePointer %c1
+             OpStore %x %l Aligned|MakePointerAvailable|NonPrivatePointer 4 %c2
+             OpStore %y %w NonPrivatePointer
+             OpReturn",
+    );
+    let p = ok(&src);
+    let t = |s: &str| tags_of(&p, 0, s).join(" ");
+    assert_eq!(
+        t("OpAtomicLoad %uint %x"),
+        "ATOM A NONPRIV ACQ DV SC0 SEMSC0"
+    );
+    assert_eq!(t("OpAtomicStore"), "ATOM A NONPRIV REL DV SC0 SEMSC0");
+    assert_eq!(t("%wgv"), "ATOM A NONPRIV ACQ WG SC1 SEMSC1");
+    assert_eq!(
+        t("OpAtomicIAdd"),
+        "ATOM A NONPRIV ACQ REL ACQ_REL QF SC0 SEMSC0"
+    );
+    assert_eq!(t("OpControlBarrier"), "B CBAR F ACQ REL ACQ_REL WG SEMSC1");
+    assert_eq!(t("OpMemoryBarrier"), "F ACQ REL ACQ_REL DV SEMSC0");
+    assert_eq!(t("OpLoad"), "DV SC0 VIS NONPRIV");
+    assert_eq!(t("OpStore %x"), "WG SC0 AV NONPRIV");
+    assert_eq!(t("OpStore %y %w"), "SC0 NONPRIV");
+    let bar = p.threads[1]
+        .instrs
+        .iter()
+        .find(|i| matches!(i.kind, InstrKind::Barrier { .. }))
+        .unwrap();
+    assert_eq!(
+        bar.kind,
+        InstrKind::Barrier {
+            id: Operand::Const(0),
+            count: Some(Operand::Const(2)),
+            arrive: false
+        }
+    );
+}
+
+#[test]
+fn bad_semantics_are_reported() {
+    let src = kernel(
+        "",
+        "        %a = OpAtomicLoad %uint %x %c1 %c68\n             OpReturn",
+    );
+    let e = err(&src);
+    assert_eq!(e.kind, ErrorKind::Semantic);
+    assert_eq!(e.pos, Some(at(&src, "%c68")));
+    let src = kernel(
+        "",
+        "       %c6 = OpConstant %uint 6\n        %a = OpAtomicLoad %uint %x %c1 %c6\n             OpReturn",
+    );
+    let e = err(&src);
+    assert!(e.message.contains("more than one memory order"), "{e}");
+    let src = kernel(
+        "",
+        "        %a = OpAtomicLoad %uint %x %c5 %c3\n             OpReturn",
+    );
+    // 3 = Acquire | bit 0x1 (not a semantics bit).
+    let e = err(&src);
+    assert_eq!(e.kind, ErrorKind::Unsupported);
+}
+
+// ----- control flow -----------------------------------------------------
+
+#[test]
+fn known_loops_are_unrolled() {
+    // for (i = 0; i < 3; i++) buf[i] = i;
+    let src = kernel(
+        "",
+        "             OpBranch %head
+     %head = OpLabel
+        %i = OpPhi %uint %c0 %entry %n %body
+       %lt = OpULessThan %bool %i %c3
+             OpLoopMerge %exit %body None
+             OpBranchConditional %lt %body %exit
+     %body = OpLabel
+        %a = OpAccessChain %p_sb %buf %c0 %i
+             OpStore %a %i
+        %n = OpIAdd %uint %i %c1
+             OpBranch %head
+     %exit = OpLabel
+             OpReturn",
+    );
+    let p = ok(&src);
+    let stores: Vec<(String, Operand)> = p.threads[0]
+        .instrs
+        .iter()
+        .filter_map(|i| match &i.kind {
+            InstrKind::Store { addr, value } => {
+                Some((p.locations[*addr].name.clone(), value.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        stores,
+        vec![
+            ("%buf[0][0]".to_string(), Operand::Const(0)),
+            ("%buf[0][1]".to_string(), Operand::Const(1)),
+            ("%buf[0][2]".to_string(), Operand::Const(2)),
+        ]
+    );
+    assert!(!p.threads[0]
+        .instrs
+        .iter()
+        .any(|i| matches!(i.kind, InstrKind::Goto(_) | InstrKind::Branch { .. })));
+}
+
+/// A spin loop with a counter phi and two swapping phis: the phis are
+/// generalised into registers, assigned on the entry edge and (through
+/// temporaries, as a parallel copy) on the back edge.
+#[test]
+fn phis_become_moves_on_edges() {
+    let src = kernel(
+        "",
+        "             OpBranch %head
+     %head = OpLabel
+        %i = OpPhi %uint %c0 %entry %next %head
+        %a = OpPhi %uint %c0 %entry %b %head
+        %b = OpPhi %uint %c1 %entry %a %head
+        %v = OpLoad %uint %x
+     %next = OpIAdd %uint %i %c1
+     %done = OpINotEqual %bool %v %c0
+             OpLoopMerge %exit %head None
+             OpBranchConditional %done %exit %head
+     %exit = OpLabel
+      %sum = OpIAdd %uint %next %a
+             OpStore %y %sum
+             OpReturn",
+    );
+    let p = ok(&src);
+    let text = render(&p);
+    let body: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("    ") || l.starts_with("  L"))
+        .map(|l| l.split("  ;").next().unwrap().trim())
+        .collect();
+    assert_eq!(
+        body,
+        vec![
+            "%i := 0",
+            "%a := 0",
+            "%b := 1",
+            "L1:",
+            "load %v = %x  {SC0}",
+            "%next := Add %i 1",
+            "%next := Shl %next 32",
+            "%next := Shr %next 32",
+            "if %v != 0 goto L2",
+            "tmp#1 := %next",
+            "tmp#2 := %b",
+            "tmp#3 := %a",
+            "%i := tmp#1",
+            "%a := tmp#2",
+            "%b := tmp#3",
+            "goto L1",
+            "L2:",
+            "%sum := Add %next %a",
+            "%sum := Shl %sum 32",
+            "%sum := Shr %sum 32",
+            "store %y = %sum  {SC0}",
+        ],
+        "{text}"
+    );
+}
+
+/// A barrier inside a loop whose exit depends on a load: the barrier
+/// counter becomes a register incremented per barrier.
+#[test]
+fn barrier_in_a_spin_loop_counts_dynamic_instances() {
+    let src = kernel(
+        "; @Config: 2, 1, 1",
+        "             OpBranch %head
+     %head = OpLabel
+             OpControlBarrier %c2 %c2 %c264
+        %v = OpLoad %uint %x
+     %done = OpINotEqual %bool %v %c0
+             OpLoopMerge %exit %head None
+             OpBranchConditional %done %exit %head
+     %exit = OpLabel
+             OpControlBarrier %c2 %c2 %c264
+             OpReturn",
+    );
+    let p = ok(&src);
+    let text = render(&p);
+    assert!(text.contains("bar.wg := 0"), "{text}");
+    assert!(text.contains("barrier id bar.wg count 2"), "{text}");
+    assert!(text.contains("bar.wg := Add bar.wg 1"), "{text}");
+}
+
+#[test]
+fn non_uniform_branches_become_ir_branches() {
+    // if (x != 0) y = 1; else y = 2; (phi at the merge)
+    let src = kernel(
+        "",
+        "        %v = OpLoad %uint %x
+        %c = OpINotEqual %bool %v %c0
+             OpSelectionMerge %m None
+             OpBranchConditional %c %t %f
+        %t = OpLabel
+             OpBranch %m
+        %f = OpLabel
+             OpBranch %m
+        %m = OpLabel
+        %r = OpPhi %uint %c1 %t %c2 %f
+             OpStore %y %r
+             OpReturn",
+    );
+    let p = ok(&src);
+    let text = render(&p);
+    assert!(text.contains("if %v != 0 goto"), "{text}");
+    let stores = text.matches("store %y = ").count();
+    assert_eq!(stores, 2, "{text}");
+}
+
+#[test]
+fn function_calls_are_inlined() {
+    let src = "
+               OpCapability Shader
+               OpMemoryModel Logical Vulkan
+               OpEntryPoint GLCompute %main \"main\"
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+         %fn = OpTypeFunction %void
+        %fn2 = OpTypeFunction %uint %uint
+       %p_sb = OpTypePointer StorageBuffer %uint
+         %c1 = OpConstant %uint 1
+         %c4 = OpConstant %uint 4
+          %x = OpVariable %p_sb StorageBuffer
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %r = OpFunctionCall %uint %inc %c4
+               OpStore %x %r
+               OpReturn
+               OpFunctionEnd
+        %inc = OpFunction %uint None %fn2
+          %a = OpFunctionParameter %uint
+         %l2 = OpLabel
+          %s = OpIAdd %uint %a %c1
+               OpReturnValue %s
+               OpFunctionEnd
+";
+    let p = ok(src);
+    assert_eq!(p.threads[0].instrs.len(), 1);
+    assert_eq!(
+        p.threads[0].instrs[0].kind,
+        InstrKind::Store {
+            addr: 0,
+            value: Operand::Const(5)
+        }
+    );
+}
+
+#[test]
+fn integer_arithmetic_wraps_at_the_type_width() {
+    let src = kernel(
+        "; @Output: forall (%y == 1)",
+        "     %m1 = OpConstant %uint 4294967295
+        %s = OpIAdd %uint %m1 %c2
+        %d = OpUDiv %uint %m1 %c2
+        %h = OpShiftRightLogical %uint %m1 %c1
+        %k = OpShiftRightArithmetic %uint %m1 %c1
+       %lt = OpSLessThan %bool %m1 %c0
+       %ul = OpULessThan %bool %m1 %c0
+       %a0 = OpAccessChain %p_sb %buf %c0 %c0
+             OpStore %a0 %s
+       %a1 = OpAccessChain %p_sb %buf %c0 %c1
+             OpStore %a1 %d
+       %a2 = OpAccessChain %p_sb %buf %c0 %c2
+             OpStore %a2 %h
+       %a3 = OpAccessChain %p_sb %buf %c0 %c3
+             OpStore %a3 %k
+       %sl = OpSelect %uint %lt %c1 %c0
+       %su = OpSelect %uint %ul %c1 %c0
+       %a5 = OpAccessChain %p_sb %buf %c0 %c5
+             OpStore %a5 %sl
+             OpStore %y %su
+             OpReturn",
+    );
+    let p = ok(&src);
+    let vals: Vec<Operand> = p.threads[0]
+        .instrs
+        .iter()
+        .filter_map(|i| match &i.kind {
+            InstrKind::Store { value, .. } => Some(value.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        vals,
+        vec![
+            Operand::Const(1),
+            Operand::Const(2147483647),
+            Operand::Const(2147483647),
+            Operand::Const(-1),
+            Operand::Const(1),
+            Operand::Const(0),
+        ]
+    );
+}
+
+#[test]
+fn private_variables_are_registers() {
+    let src = kernel(
+        "",
+        "        %v = OpLoad %uint %x
+             OpStore %priv %v
+        %w = OpLoad %uint %priv
+        %o = OpAtomicIIncrement %uint %priv %c3 %c72
+        %z = OpLoad %uint %priv
+             OpStore %y %z
+             OpReturn",
+    );
+    let p = ok(&src);
+    let loads = p.threads[0]
+        .instrs
+        .iter()
+        .filter(|i| matches!(i.kind, InstrKind::Load { .. }))
+        .count();
+    assert_eq!(loads, 1);
+    assert!(!p.locations.iter().any(|l| l.name.contains("priv")));
+    assert!(render(&p).contains(":= Add %v 1"));
+}
+
+// ----- errors ------------------------------------------------------------
+
+#[test]
+fn malformed_input_positions() {
+    let cases: &[(&str, &str, ErrorKind, &str)] = &[
+        (
+            "        %q = OpFMul %uint %c1 %c1",
+            "OpFMul",
+            ErrorKind::Unsupported,
+            "opcode `OpFMul`",
+        ),
+        (
+            "        %q = OpIAdd %uint %c1 12abc",
+            "12abc",
+            ErrorKind::Syntax,
+            "malformed number",
+        ),
+        (
+            "        %q = OpIAdd %uint %c1 %nope",
+            "%nope",
+            ErrorKind::Semantic,
+            "`%nope` is not defined",
+        ),
+        (
+            "             OpStore %x \"str",
+            "\"str",
+            ErrorKind::Syntax,
+            "unterminated string",
+        ),
+        (
+            "        %q OpIAdd %uint %c1 %c1",
+            "OpIAdd",
+            ErrorKind::Syntax,
+            "expected `=`",
+        ),
+        (
+            "        %q = %uint",
+            "%uint",
+            ErrorKind::Syntax,
+            "expected an opcode",
+        ),
+        (
+            "             OpStore %x # 1",
+            "#",
+            ErrorKind::Syntax,
+            "unexpected character",
+        ),
+        (
+            "             OpKill",
+            "OpKill",
+            ErrorKind::Unsupported,
+            "opcode `OpKill`",
+        ),
+        (
+            "        %entry = OpLabel",
+            "%entry",
+            ErrorKind::Semantic,
+            "already defined",
+        ),
+    ];
+    for (line, needle, kind, msg) in cases {
+        let src = kernel("", &format!("{line}\n             OpReturn"));
+        let e = err(&src);
+        assert_eq!(e.kind, *kind, "{line}: {e}");
+        assert!(e.message.contains(msg), "{line}: {e}");
+        assert_eq!(e.pos, Some(at(&src, needle)), "{line}: {e}");
+        assert_eq!(e.file.as_deref(), Some(Path::new("t.spvasm")));
+    }
+}
+
+#[test]
+fn address_depending_on_a_load_is_unsupported() {
+    let src = kernel(
+        "",
+        "        %v = OpLoad %uint %x
+        %a = OpAccessChain %p_sb %buf %c0 %v
+             OpStore %a %c1
+             OpReturn",
+    );
+    let e = err(&src);
+    assert_eq!(e.kind, ErrorKind::Unsupported);
+    assert!(
+        e.message.contains("address depends on a loaded value"),
+        "{e}"
+    );
+    let p = at(&src, "%c0 %v");
+    assert_eq!(
+        e.pos,
+        Some(Pos {
+            line: p.line,
+            col: p.col + 4
+        })
+    );
+}
+
+#[test]
+fn structural_errors() {
+    let src = kernel("", "        %v = OpLoad %uint %x");
+    let e = err(&src);
+    assert!(e.message.contains("terminator"), "{e}");
+    let src = "OpCapability Shader\n";
+    let e = err(src);
+    assert!(e.message.contains("OpEntryPoint"), "{e}");
+    let src = kernel("; @Input: %nope = 1", "             OpReturn");
+    let e = err(&src);
+    assert_eq!(e.pos, Some(Pos { line: 1, col: 11 }));
+    let src = kernel("; @Input: %buf = {1}", "             OpReturn");
+    let e = err(&src);
+    assert_eq!(e.kind, ErrorKind::Semantic);
+    let src = kernel("; @Output: forall (%priv == 0)", "             OpReturn");
+    let e = err(&src);
+    assert!(e.message.contains("Private"), "{e}");
+    let src = kernel("; @Output: forall (%buf == 0)", "             OpReturn");
+    let e = err(&src);
+    assert!(e.message.contains("not a scalar"), "{e}");
+}
+
+#[test]
+fn mixed_size_writes_are_unsupported() {
+    let src = "; @Input: %v = {0, {0, 0, 0, 0}}
+               OpCapability Shader
+               OpMemoryModel Logical Vulkan
+               OpEntryPoint GLCompute %main \"main\"
+               OpMemberDecorate %s 0 Offset 0
+               OpMemberDecorate %s 1 Offset 4
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %uchar = OpTypeInt 8 0
+         %c0 = OpConstant %uint 0
+         %c1 = OpConstant %uint 1
+         %c4 = OpConstant %uint 4
+         %a4 = OpTypeArray %uchar %c4
+          %s = OpTypeStruct %uint %a4
+         %fn = OpTypeFunction %void
+       %p_sb = OpTypePointer StorageBuffer %uint
+       %p_s = OpTypePointer StorageBuffer %s
+          %v = OpVariable %p_s StorageBuffer
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %p0 = OpAccessChain %p_sb %v %c0
+         %p1 = OpPtrAccessChain %p_sb %p0 %c1
+          %r = OpLoad %uint %p1
+               OpStore %p0 %r
+               OpStore %p1 %c1
+               OpReturn
+               OpFunctionEnd
+";
+    let e = err(src);
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
+    assert!(e.message.contains("mixed-size access"), "{e}");
+    assert_eq!(
+        e.pos,
+        Some(at(src, "OpStore %p1")).map(|p| Pos {
+            line: p.line,
+            col: p.col
+        })
+    );
+    // Reading the uchar bytes as one uint is fine while nobody writes them.
+    let ro = src.replace("               OpStore %p1 %c1\n", "");
+    let p = ok(&ro);
+    assert!(
+        p.locations.iter().any(|l| l.name == "%v+4"),
+        "{}",
+        render(&p)
+    );
+}
+
+#[test]
+fn pointer_casts_are_unsupported() {
+    let src = kernel("", "        %p = OpBitcast %p_wg %x\n             OpReturn");
+    let e = err(&src);
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
+    assert_eq!(e.pos, Some(at(&src, "OpBitcast")));
+}

@@ -1,0 +1,132 @@
+//! Translation-time values and integer canonical forms.
+//!
+//! Integers of width `w` are kept *sign-extended*: the `w`-bit pattern,
+//! read as a signed `w`-bit number, as an `i64` (so signedness of the
+//! SPIR-V type never matters, as in SPIR-V itself). Booleans are 0 or 1.
+//! A value known while translating is folded; one that depends on a value
+//! loaded from shared memory lives in an IR register.
+
+use crate::ir::BinOp;
+use std::rc::Rc;
+
+/// A memory region a pointer points into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) enum Region {
+    /// A variable in shared memory (StorageBuffer, Uniform, Output,
+    /// CrossWorkgroup: `copy` 0; Workgroup: `copy` = workgroup index).
+    Shared { var: u32, copy: u32 },
+    /// A Private or Function variable of the current invocation.
+    Local { var: u32 },
+    /// A read-only variable (Input, PushConstant, UniformConstant) whose
+    /// contents are known while translating.
+    ReadOnly { var: u32 },
+}
+
+/// A pointer: region and byte offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) struct Ptr {
+    pub region: Region,
+    pub offset: u64,
+}
+
+/// A value while translating.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Val {
+    /// A known scalar (canonical form, see the module docs).
+    Int(i64),
+    /// A scalar held in an IR register.
+    Reg(Rc<str>),
+    /// Vector, array or struct.
+    Comp(Rc<[Val]>),
+    Ptr(Ptr),
+}
+
+impl Val {
+    pub fn int(&self) -> Option<i64> {
+        match self {
+            Val::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// Sign-extends the low `w` bits of `v` (`w` in 1..=64).
+pub(super) fn sext(v: i64, w: u32) -> i64 {
+    if w >= 64 || w == 0 {
+        v
+    } else {
+        let s = 64 - w;
+        (v << s) >> s
+    }
+}
+
+/// The low `w` bits of `v`, zero-extended (for `w` < 64; else `v`).
+#[cfg(test)]
+pub(super) fn zext(v: i64, w: u32) -> i64 {
+    if w >= 64 || w == 0 {
+        v
+    } else {
+        v & ((1i64 << w) - 1)
+    }
+}
+
+/// Canonical form of a literal of width `w` (literals may be written
+/// signed or unsigned: `-1` and `4294967295` are the same 32-bit value).
+pub(super) fn canon_lit(v: i128, w: u32) -> i64 {
+    sext(v as i64, w)
+}
+
+/// Folds one IR operation exactly as the engine evaluates it
+/// (`engine::paths::eval_binop`); `None` for division by zero.
+pub(super) fn fold(op: BinOp, a: i64, b: i64) -> Option<i64> {
+    Some(match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::Div => a.checked_div(b)?,
+        BinOp::Rem => a.checked_rem(b)?,
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl => a.wrapping_shl(b as u32),
+        BinOp::Shr => a.wrapping_shr(b as u32),
+        BinOp::Lshr => (a as u64).wrapping_shr(b as u32) as i64,
+        BinOp::Udiv => (a as u64).checked_div(b as u64)? as i64,
+        BinOp::Urem => (a as u64).checked_rem(b as u64)? as i64,
+        BinOp::Eq => i64::from(a == b),
+        BinOp::Ne => i64::from(a != b),
+        BinOp::Lt => i64::from(a < b),
+        BinOp::Le => i64::from(a <= b),
+        BinOp::Gt => i64::from(a > b),
+        BinOp::Ge => i64::from(a >= b),
+        BinOp::Ult => i64::from((a as u64) < (b as u64)),
+        BinOp::Ule => i64::from((a as u64) <= (b as u64)),
+        BinOp::Ugt => i64::from((a as u64) > (b as u64)),
+        BinOp::Uge => i64::from((a as u64) >= (b as u64)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_forms() {
+        assert_eq!(canon_lit(4294967295, 32), -1);
+        assert_eq!(canon_lit(-1, 32), -1);
+        assert_eq!(canon_lit(255, 8), -1);
+        assert_eq!(canon_lit(127, 8), 127);
+        assert_eq!(canon_lit(18446744073709551615, 64), -1);
+        assert_eq!(zext(-1, 32), 4294967295);
+        assert_eq!(sext(0x8000_0000, 32), -2147483648);
+    }
+
+    #[test]
+    fn unsigned_order_survives_sign_extension() {
+        // 0xFFFF_FFFB (umax) vs 3 as 32-bit patterns.
+        let a = canon_lit(4294967291, 32);
+        assert_eq!(fold(BinOp::Ugt, a, 3), Some(1));
+        assert_eq!(fold(BinOp::Gt, a, 3), Some(0));
+        assert_eq!(fold(BinOp::Udiv, 7, 0), None);
+    }
+}
