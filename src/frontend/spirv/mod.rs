@@ -164,6 +164,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         locations.push(Location {
             name: b.cell_name(c),
             phys: new,
+            virt: new,
             init: c.init,
             space: class.map(|c| c.name().to_string()),
         });
