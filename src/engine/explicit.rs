@@ -27,9 +27,17 @@ enum Source {
     SyncBarrier,
 }
 
-/// Runs the explicit enumeration, reporting each candidate that satisfies
-/// the model's consistency axioms to `obs`.
-pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Observer) -> Result<()> {
+/// A model checked against the engine's vocabulary for one program, ready
+/// to evaluate combinations of thread paths ([`run_combination`]).
+pub struct Prepared<'m> {
+    model: &'m Model,
+    vocab: Vocabulary,
+    sources: Vec<Source>,
+    partial: bool,
+}
+
+/// Checks that the engine provides every input of `model` for `p`.
+pub fn prepare<'m>(p: &Program, model: &'m Model) -> Result<Prepared<'m>> {
     let vocab = Vocabulary::for_program(p);
     for (name, kind) in model.inputs() {
         if base_kind(name, Some(&vocab)) != Some(*kind) {
@@ -51,6 +59,37 @@ pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Obser
             _ => Source::Static,
         })
         .collect();
+    Ok(Prepared {
+        model,
+        vocab,
+        sources,
+        partial: model.partial_co(),
+    })
+}
+
+/// Enumerates the candidates of one combination of thread paths (one path
+/// per thread), reporting the consistent ones to `obs`.
+pub fn run_combination(
+    p: &Program,
+    prep: &Prepared<'_>,
+    paths: &[&ThreadPath],
+    obs: &mut dyn Observer,
+) -> Result<()> {
+    combination(
+        p,
+        prep.model,
+        &prep.vocab,
+        &prep.sources,
+        prep.partial,
+        paths,
+        obs,
+    )
+}
+
+/// Runs the explicit enumeration, reporting each candidate that satisfies
+/// the model's consistency axioms to `obs`.
+pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Observer) -> Result<()> {
+    let prep = prepare(p, model)?;
     let mode = if opts.liveness {
         PathMode::Liveness
     } else {
@@ -74,7 +113,6 @@ pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Obser
             ),
         ));
     }
-    let partial = model.partial_co();
     let mut choice = vec![0usize; per_thread.len()];
     loop {
         let paths: Vec<&ThreadPath> = choice
@@ -85,7 +123,7 @@ pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Obser
         if !obs.wants_more() {
             return Ok(());
         }
-        combination(p, model, &vocab, &sources, partial, &paths, obs)?;
+        run_combination(p, &prep, &paths, obs)?;
         if !advance(
             &mut choice,
             &per_thread.iter().map(Vec::len).collect::<Vec<_>>(),
