@@ -166,19 +166,7 @@ fn combination(
     let fence_options = sync_fence_orders(&sk, vocab);
     let n = sk.n();
     let mut ev = model.evaluator(n);
-    for (i, (name, kind)) in model.inputs().iter().enumerate() {
-        if sources[i] != Source::Static {
-            continue;
-        }
-        let v = match kind {
-            BaseKind::Set => Value::Set(static_set(&sk, vocab, name)),
-            BaseKind::Relation => Value::Rel(
-                sk.static_relation(name, vocab)
-                    .expect("static relation names are checked by base_kind"),
-            ),
-        };
-        ev.set_input(i, v);
-    }
+    set_static_inputs(&mut ev, &sk, model, vocab, sources);
     // co choices per physical location.
     let co_options: Vec<(usize, Vec<Order>)> = sk
         .writes
@@ -249,6 +237,65 @@ fn combination(
         }
     }
     Ok(())
+}
+
+fn set_static_inputs(
+    ev: &mut crate::cat::Evaluator<'_>,
+    sk: &Skeleton<'_>,
+    model: &Model,
+    vocab: &Vocabulary,
+    sources: &[Source],
+) {
+    for (i, (name, kind)) in model.inputs().iter().enumerate() {
+        if sources[i] != Source::Static {
+            continue;
+        }
+        let v = match kind {
+            BaseKind::Set => Value::Set(static_set(sk, vocab, name)),
+            BaseKind::Relation => Value::Rel(
+                sk.static_relation(name, vocab)
+                    .expect("static relation names are checked by base_kind"),
+            ),
+        };
+        ev.set_input(i, v);
+    }
+}
+
+/// Is one fully specified candidate consistent? `choose` gives its `rf`
+/// and `co` over the events of the skeleton built from `paths`; barrier
+/// matchings and `sync_fence` orders are enumerated (true if some choice
+/// of them makes the candidate consistent).
+pub fn consistent_with(
+    p: &Program,
+    prep: &Prepared<'_>,
+    paths: &[&ThreadPath],
+    choose: &dyn Fn(&Skeleton<'_>) -> (Relation, Relation),
+) -> Result<bool> {
+    let sk = Skeleton::new(p, &prep.vocab, paths);
+    let (rf, co) = choose(&sk);
+    let sources = &prep.sources;
+    let mut ev = prep.model.evaluator(sk.n());
+    set_static_inputs(&mut ev, &sk, prep.model, &prep.vocab, sources);
+    let set_dyn = |ev: &mut crate::cat::Evaluator<'_>, src: Source, v: &Relation| {
+        for (i, s) in sources.iter().enumerate() {
+            if *s == src {
+                ev.set_input(i, Value::Rel(v.clone()));
+            }
+        }
+    };
+    set_dyn(&mut ev, Source::Rf, &rf);
+    set_dyn(&mut ev, Source::Co, &co);
+    set_dyn(&mut ev, Source::Fr, &rf.inverse().compose(&co));
+    for bar in &barrier_matchings(&sk, p.arch) {
+        set_dyn(&mut ev, Source::SyncBarrier, &bar.relation);
+        for sf in &sync_fence_orders(&sk, &prep.vocab) {
+            set_dyn(&mut ev, Source::SyncFence, sf);
+            if ev.first_violation().is_none() {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
 }
 
 fn static_set(sk: &Skeleton<'_>, vocab: &Vocabulary, name: &str) -> EventSet {

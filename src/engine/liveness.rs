@@ -22,6 +22,7 @@ pub mod eventual;
 pub mod interp;
 pub mod progress;
 pub mod sc;
+pub mod validate;
 
 pub use progress::{Hierarchy, ProgressModel, ProgressSpec};
 
@@ -215,7 +216,7 @@ pub fn check(
         sc::Outcome::Explored {
             states: n,
             lasso: Some(l),
-        } => {
+        } if validate::lasso_consistent(p, model, &codes, &l)? => {
             let v = describe_lasso(p, progress, &codes, &l);
             return Ok(LivenessResult {
                 verdict: Verdict::Fail,
@@ -224,6 +225,13 @@ pub fn check(
                 witness: None,
                 note: None,
             });
+        }
+        sc::Outcome::Explored {
+            states: n,
+            lasso: Some(_),
+        } => {
+            states = n as u64;
+            Some("the model rejects the execution of its fair cycle".to_string())
         }
         sc::Outcome::Explored { states: n, .. } => {
             states = n as u64;
@@ -241,7 +249,7 @@ pub fn check(
         });
     }
     let why = match sc_reason {
-        Some(why) => format!("{where_}; the interleaving graph does not apply: {why}"),
+        Some(why) => format!("{where_}; the interleaving graph does not decide: {why}"),
         None => match coherence::single_location_coherent(p, model) {
             Ok(()) => {
                 return Ok(LivenessResult {
