@@ -280,15 +280,11 @@ pub fn check(
 fn describe_stuck(p: &Program, spec: &ProgressSpec, f: &axiomatic::Found) -> LivenessViolation {
     let mut threads = Vec::new();
     let mut s = String::new();
-    let mut stepped_mask = 0u64;
     for (t, st) in f.statuses.iter().enumerate() {
         let stepped = match st {
             Status::Paused => f.stepped >> t & 1 == 1,
             _ => true,
         };
-        if stepped {
-            stepped_mask |= 1 << t;
-        }
         let spin = f.spins.iter().find(|(x, _, _)| *x == t);
         let state = match st {
             Status::Terminated => "terminated",
@@ -349,18 +345,21 @@ fn describe_stuck(p: &Program, spec: &ProgressSpec, f: &axiomatic::Found) -> Liv
             reads,
         });
     }
-    let _ = stepped_mask;
     let head = if f.statuses.contains(&Status::Spinning) {
         "a thread spins forever in a side-effect-free loop"
     } else {
         "threads wait forever at a barrier"
     };
+    let tail = if f.statuses.contains(&Status::Spinning) {
+        "    (the witness execution ends with an iteration that repeats forever)"
+    } else {
+        "    (the witness execution ends where the threads wait)"
+    };
     LivenessViolation {
         description: format!(
-            "{head} (progress model {}; fair threads: {}):\n{}    (the witness execution ends with the repeating iteration)",
+            "{head} (progress model {}; fair threads: {}):\n{s}{tail}",
             spec.text,
             names(p, f.fair),
-            s
         ),
         method: "executions".into(),
         progress: spec.text.clone(),

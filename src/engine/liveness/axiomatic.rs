@@ -464,14 +464,18 @@ pub fn check(
                 terminated |= 1 << t;
             }
         }
-        let spinning = statuses.contains(&Status::Spinning);
-        let blocked = statuses.contains(&Status::Blocked);
-        let paused = statuses.contains(&Status::Paused);
+        let mask = |st: Status| {
+            (0..n)
+                .filter(|&t| statuses[t] == st)
+                .fold(0u64, |a, t| a | 1 << t)
+        };
         let fair = hier.fair_set(stepped, terminated);
-        let fair_ok = (0..n).all(|t| {
-            fair >> t & 1 == 0 || matches!(statuses[t], Status::Spinning | Status::Blocked)
-        });
-        if fair_ok && (spinning || (blocked && !paused)) {
+        if hier.fair_ok(
+            stepped,
+            terminated,
+            mask(Status::Spinning),
+            mask(Status::Blocked),
+        ) {
             let paths: Vec<&ThreadPath> = (0..n).map(|t| &options[t][choice[t]].path).collect();
             let mut obs = Obs {
                 codes,

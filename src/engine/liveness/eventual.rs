@@ -414,17 +414,17 @@ fn feasible(
             terminated |= 1 << t;
         }
     }
-    let fair = hier.fair_set(stepped, terminated);
-    if (0..n).any(|t| fair >> t & 1 == 1 && !matches!(modes[t], Mode::Loop | Mode::Block)) {
+    let of = |want: Mode| {
+        (0..n)
+            .filter(|&t| modes[t] == want)
+            .fold(0u64, |a, t| a | 1 << t)
+    };
+    if !hier.fair_ok(stepped, terminated, of(Mode::Loop), of(Mode::Block)) {
         return false;
     }
-    let looping = modes.contains(&Mode::Loop);
-    let paused = modes
-        .iter()
-        .any(|m| matches!(m, Mode::PauseEmpty | Mode::PauseSome));
-    if !looping {
-        // A deadlock at barriers (nothing else can run).
-        return modes.contains(&Mode::Block) && !paused;
+    if of(Mode::Loop) == 0 {
+        // A deadlock at barriers.
+        return true;
     }
     // Finite writes of the non-looping threads.
     let mut fin: Vec<BTreeSet<i64>> = vec![BTreeSet::new(); nloc];

@@ -372,31 +372,61 @@ impl Hierarchy {
         }
     }
 
-    /// The set of fair threads (bit `t` = thread `t`), given which threads
-    /// have taken a step and which have terminated.
-    pub fn fair_set(&self, stepped: u64, terminated: u64) -> u64 {
-        let mut fair = self.all;
+    /// The entities guaranteed to be scheduled, as thread masks, given
+    /// which threads have taken a step and which have terminated: the
+    /// whole program (some thread always runs while one can), then, level
+    /// by level, each child of a guaranteed entity that the level's model
+    /// guarantees among its siblings. Also returns the guaranteed threads
+    /// (the entities of the innermost level).
+    pub fn fair_entities(&self, stepped: u64, terminated: u64) -> (Vec<u64>, u64) {
+        let mut out = vec![self.all];
+        let mut parents = vec![self.all];
         for (d, groups) in self.levels.iter().enumerate() {
             let model = self.models[d];
+            let mut next = Vec::new();
             for children in groups {
-                let st: Vec<bool> = children
-                    .iter()
-                    .map(|ts| ts.iter().any(|&t| stepped >> t & 1 == 1))
-                    .collect();
-                let term: Vec<bool> = children
-                    .iter()
-                    .map(|ts| ts.iter().all(|&t| terminated >> t & 1 == 1))
-                    .collect();
+                let masks: Vec<u64> = children.iter().map(|ts| mask(ts)).collect();
+                let parent = masks.iter().fold(0, |a, m| a | m);
+                if !parents.contains(&parent) {
+                    continue;
+                }
+                let st: Vec<bool> = masks.iter().map(|m| m & stepped != 0).collect();
+                let term: Vec<bool> = masks.iter().map(|m| m & !terminated == 0).collect();
                 let f = model.fair(&st, &term);
-                for (c, ts) in children.iter().enumerate() {
-                    if !f[c] {
-                        for &t in ts {
-                            fair &= !(1u64 << t);
-                        }
+                for (c, m) in masks.iter().enumerate() {
+                    if f[c] {
+                        next.push(*m);
                     }
                 }
             }
+            out.extend(next.iter().copied());
+            parents = next;
         }
-        fair & !terminated
+        let threads = parents.iter().fold(0u64, |a, m| a | m) & !terminated;
+        (out, threads)
     }
+
+    /// The set of fair threads (bit `t` = thread `t`).
+    pub fn fair_set(&self, stepped: u64, terminated: u64) -> u64 {
+        self.fair_entities(stepped, terminated).1
+    }
+
+    /// Does every guaranteed entity that has not terminated either keep
+    /// running (one of its threads is in `active`: steps forever) or wait
+    /// (all its live threads are in `blocked`)? A configuration where
+    /// this fails is not a fair one: the scheduler would run one of the
+    /// entity's threads.
+    pub fn fair_ok(&self, stepped: u64, terminated: u64, active: u64, blocked: u64) -> bool {
+        if terminated & self.all == self.all {
+            return false;
+        }
+        self.fair_entities(stepped, terminated).0.iter().all(|&m| {
+            let live = m & !terminated;
+            live == 0 || m & active != 0 || live & !blocked == 0
+        })
+    }
+}
+
+fn mask(ts: &[usize]) -> u64 {
+    ts.iter().fold(0u64, |a, &t| a | 1 << t)
 }

@@ -205,7 +205,7 @@ pub fn explore(
         }
     }
     // The violating component whose state is reached first (BFS order).
-    let mut best: Option<(u32, u64)> = None;
+    let mut best: Option<(u32, u64, u64)> = None;
     for s in 0..nstates {
         let c = comp[s] as usize;
         if !has_edge[c] {
@@ -213,13 +213,13 @@ pub fn explore(
         }
         let k = &keys[s];
         let stepped = k[key_len - 1] as u64;
-        let fair = hier.fair_set(stepped, terminated_of(k));
-        if fair & !threads_in[c] == 0 {
-            best = Some((s as u32, fair));
+        let term = terminated_of(k);
+        if hier.fair_ok(stepped, term, threads_in[c], 0) {
+            best = Some((s as u32, stepped, term));
             break;
         }
     }
-    let Some((s0, fair)) = best else {
+    let Some((s0, stepped0, term0)) = best else {
         return Ok(Outcome::Explored {
             states: nstates,
             lasso: None,
@@ -235,14 +235,18 @@ pub fn explore(
         cur = e.from;
     }
     prefix.reverse();
-    // Cycle: visit an internal edge of every required thread, then return.
-    let mut required: Vec<usize> = (0..n).filter(|t| fair >> t & 1 == 1).collect();
-    if required.is_empty() {
-        required.push(
-            (0..n)
-                .find(|t| threads_in[c0 as usize] >> t & 1 == 1)
-                .unwrap_or(0),
-        );
+    // Cycle: visit an internal edge of a thread of every guaranteed
+    // entity, then return.
+    let (entities, fair) = hier.fair_entities(stepped0, term0);
+    let inside = threads_in[c0 as usize];
+    let mut required: Vec<usize> = Vec::new();
+    for m in entities {
+        if m & !term0 == 0 || (0..n).any(|t| required.contains(&t) && m >> t & 1 == 1) {
+            continue;
+        }
+        if let Some(t) = (0..n).find(|t| (m & inside) >> t & 1 == 1) {
+            required.push(t);
+        }
     }
     let mut cycle: Vec<Step> = Vec::new();
     let mut looping = 0u64;
