@@ -239,7 +239,10 @@ pub fn check(
         }
         sc::Outcome::Unsupported(why) => Some(why),
     };
-    if eventual::proves_termination(p, &codes, &hier, progress)? {
+    let total_co: Vec<bool> = (0..p.locations.len())
+        .map(|x| !model.partial_co() || coherence::coherent_location(p, model, x).is_ok())
+        .collect();
+    if eventual::proves_termination(p, &codes, &hier, progress, &total_co)? {
         return Ok(LivenessResult {
             verdict: Verdict::Pass,
             executions: states,

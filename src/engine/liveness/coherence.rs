@@ -27,14 +27,24 @@ const MODELS: [&str; 4] = ["PTX v6.0", "PTX v7.5", "Vulkan", "Vulkan-nochains"];
 /// `Ok(())` if every execution of `p` under `model` is SC by the argument
 /// above; otherwise the reason it does not apply.
 pub fn single_location_coherent(p: &Program, model: &Model) -> Result<(), String> {
-    if !MODELS.contains(&model.name()) {
-        return Err(format!(
-            "the coherence premise is only established for the embedded models, not `{}`",
-            model.name()
-        ));
+    let mut locs: Vec<usize> = accesses(p, None).iter().map(|a| a.1).collect();
+    locs.sort_unstable();
+    locs.dedup();
+    if locs.len() > 1 {
+        return Err("the program accesses several locations".into());
     }
-    // Every access: (thread, virtual location, tags, is rmw).
-    let mut accesses = Vec::new();
+    match locs.first() {
+        Some(&l) => coherent_location(p, model, l),
+        None => Ok(()),
+    }
+}
+
+type Access<'a> = (usize, usize, &'a [String], bool, &'a str);
+
+/// Every access (thread, virtual location, tags, is an RMW, text), to the
+/// physical location `phys` if given.
+fn accesses(p: &Program, phys: Option<usize>) -> Vec<Access<'_>> {
+    let mut out = Vec::new();
     for (t, th) in p.threads.iter().enumerate() {
         for ins in &th.instrs {
             let (loc, rmw) = match &ins.kind {
@@ -42,14 +52,32 @@ pub fn single_location_coherent(p: &Program, model: &Model) -> Result<(), String
                 InstrKind::Rmw { addr, .. } => (*addr, true),
                 _ => continue,
             };
-            accesses.push((t, loc, &ins.tags, rmw, &ins.text));
+            if phys.is_some_and(|x| p.locations[loc].phys != x) {
+                continue;
+            }
+            out.push((t, loc, ins.tags.as_slice(), rmw, ins.text.as_str()));
         }
     }
+    out
+}
+
+/// `Ok(())` if the model keeps all accesses to the physical location
+/// `phys` coherent (one virtual address, pairwise mutually ordered
+/// atomics / morally strong accesses): their writes are totally ordered by
+/// co and every execution restricted to them is SC.
+pub fn coherent_location(p: &Program, model: &Model, phys: usize) -> Result<(), String> {
+    if !MODELS.contains(&model.name()) {
+        return Err(format!(
+            "the coherence premise is only established for the embedded models, not `{}`",
+            model.name()
+        ));
+    }
+    let accesses = accesses(p, Some(phys));
     let Some(&(_, loc0, _, _, _)) = accesses.first() else {
         return Ok(());
     };
     if accesses.iter().any(|a| a.1 != loc0) {
-        return Err("the program accesses several locations".into());
+        return Err("a location is accessed through several addresses".into());
     }
     let has = |tags: &[String], t: &str| tags.iter().any(|x| x == t);
     let scope = |tags: &[String], names: &[&str]| -> Option<usize> {

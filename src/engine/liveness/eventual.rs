@@ -44,9 +44,11 @@ struct GEdge {
     write: Option<(usize, i64)>,
 }
 
-fn build(code: &Code, dom: &[BTreeSet<i64>]) -> Result<Option<Graph>> {
+/// `None` when the graph is too large or a local computation fails on
+/// some over-approximated value (e.g. a division by zero).
+fn build(code: &Code, dom: &[BTreeSet<i64>]) -> Option<Graph> {
     let mut start = code.init.clone();
-    code.run_local(&mut start)?;
+    code.run_local(&mut start).ok()?;
     let mut index: HashMap<Local, usize> = HashMap::new();
     let mut g = Graph {
         nodes: vec![],
@@ -73,9 +75,7 @@ fn build(code: &Code, dom: &[BTreeSet<i64>]) -> Result<Option<Graph>> {
         Some(i)
     };
     let mut q = VecDeque::new();
-    if add(&mut g, start, &mut q).is_none() {
-        return Ok(None);
-    }
+    add(&mut g, start, &mut q)?;
     while let Some(i) = q.pop_front() {
         let l = g.nodes[i].clone();
         if code.terminated(&l) {
@@ -99,10 +99,8 @@ fn build(code: &Code, dom: &[BTreeSet<i64>]) -> Result<Option<Graph>> {
         for v in values {
             let mut l2 = l.clone();
             let eff = code.exec(&mut l2, |_| v.unwrap_or(0));
-            code.run_local(&mut l2)?;
-            let Some(j) = add(&mut g, l2, &mut q) else {
-                return Ok(None);
-            };
+            code.run_local(&mut l2).ok()?;
+            let j = add(&mut g, l2, &mut q)?;
             let e = g.edges.len();
             g.edges.push(GEdge {
                 from: i,
@@ -113,7 +111,7 @@ fn build(code: &Code, dom: &[BTreeSet<i64>]) -> Result<Option<Graph>> {
             g.out[i].push(e);
         }
     }
-    Ok(Some(g))
+    Some(g)
 }
 
 /// Non-trivial strongly connected components of the subgraph of `g` made
@@ -245,11 +243,15 @@ struct ThreadInfo {
 
 /// `Ok(true)`: termination is proved for every execution under `spec`;
 /// `Ok(false)`: not proved (or the program is too large for the analysis).
+/// `total_co[x]`: coherence orders all writes to physical location `x`
+/// (otherwise a read may keep returning a write that no later write is
+/// ordered after).
 pub fn proves_termination(
     p: &Program,
     codes: &[Code],
     hier: &Hierarchy,
     spec: &ProgressSpec,
+    total_co: &[bool],
 ) -> Result<bool> {
     let nloc = p.locations.len();
     // Value domains: a fixpoint over the local graphs.
@@ -262,7 +264,7 @@ pub fn proves_termination(
     let graphs = loop {
         let mut gs = Vec::with_capacity(codes.len());
         for c in codes {
-            match build(c, &dom)? {
+            match build(c, &dom) {
                 Some(g) => gs.push(g),
                 None => return Ok(false),
             }
@@ -377,7 +379,7 @@ pub fn proves_termination(
     let mut pick = vec![0usize; n];
     loop {
         let modes: Vec<Mode> = (0..n).map(|t| choices[t][pick[t]]).collect();
-        if feasible(&modes, &infos, hier, &init_val, nloc) {
+        if feasible(&modes, &infos, hier, &init_val, nloc, total_co) {
             return Ok(false);
         }
         let mut i = n;
@@ -402,6 +404,7 @@ fn feasible(
     hier: &Hierarchy,
     init_val: &[i64],
     nloc: usize,
+    total_co: &[bool],
 ) -> bool {
     let n = modes.len();
     let mut stepped = 0u64;
@@ -479,8 +482,13 @@ fn feasible(
                 }
             }
             // x is written infinitely often if every cycle of the region
-            // writes it.
+            // writes it; then, with a total coherence order, every finite
+            // write is followed by infinitely many, and reads eventually
+            // return only values written infinitely often.
             for (x, mi) in must_inf.iter_mut().enumerate() {
+                if !total_co[x] {
+                    continue;
+                }
                 if *mi
                     || !internal
                         .iter()

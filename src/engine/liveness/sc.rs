@@ -115,7 +115,9 @@ pub fn explore(
     let mut init_locals = Vec::with_capacity(n);
     for c in codes {
         let mut l = c.init.clone();
-        c.run_local(&mut l)?;
+        if let Some(o) = local(c.run_local(&mut l))? {
+            return Ok(o);
+        }
         init_locals.push(l);
     }
     let mut index: HashMap<Vec<i64>, u32> = HashMap::new();
@@ -148,7 +150,9 @@ pub fn explore(
                 if let (Some(loc), Some(w)) = (eff.loc, eff.written) {
                     m[loc] = w;
                 }
-                c.run_local(&mut l)?;
+                if let Some(o) = local(c.run_local(&mut l))? {
+                    return Ok(o);
+                }
                 Step {
                     thread: t,
                     instr: Some(pc),
@@ -279,6 +283,18 @@ pub fn explore(
             terminated: terminated_of(&keys[s0 as usize]),
         }),
     })
+}
+
+/// A local run that is too long makes the graph unsupported; other errors
+/// (division by zero in an SC execution) are errors of the program.
+fn local(r: Result<()>) -> Result<Option<Outcome>> {
+    match r {
+        Ok(()) => Ok(None),
+        Err(e) if e.kind == crate::diag::ErrorKind::Unsupported => {
+            Ok(Some(Outcome::Unsupported(e.message)))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Shortest path of internal edges of component `c` from `from`, ending

@@ -26,6 +26,9 @@ fn union(a: &[usize], b: &[usize]) -> Vec<usize> {
     v
 }
 
+/// Path indices of the read and the write event a step produced.
+type StepEvents = (Option<usize>, Option<usize>);
+
 /// Builds each thread's path from its steps in `steps` (in order),
 /// re-executing the thread to recover dependencies. Returns the paths and,
 /// per step, the path indices of the read and write events it produced.
@@ -33,7 +36,7 @@ fn paths_of(
     p: &Program,
     codes: &[Code],
     steps: &[&Step],
-) -> Option<(Vec<ThreadPath>, Vec<(Option<usize>, Option<usize>)>)> {
+) -> Option<(Vec<ThreadPath>, Vec<StepEvents>)> {
     let n = codes.len();
     let mut per: Vec<Vec<usize>> = vec![vec![]; n];
     for (i, s) in steps.iter().enumerate() {
