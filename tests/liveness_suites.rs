@@ -166,6 +166,30 @@ fn vulkan_liveness_disabled_rows() {
     }
 }
 
+/// Seed 003 §5.5: no CADP test is guaranteed to terminate without
+/// fairness (every one has a reachable cycle).
+#[test]
+fn vulkan_cadp_all_fail_when_unfair() {
+    let Some(root) = corpus() else { return };
+    let files = driver::expand_paths(&[root.join("litmus/VULKAN/CADP")]).expect("cadp");
+    assert_eq!(files.len(), 483);
+    let cfg = Config {
+        model: Some("vulkan".into()),
+        bound: 4,
+        property: Property::Liveness,
+        ignore_filter: false,
+        progress: ProgressSpec::parse("unfair").unwrap(),
+    };
+    let cache = ModelCache::default();
+    let bad: Vec<String> = files
+        .par_iter()
+        .map(|f| driver::check_file(f, &cfg, &cache))
+        .filter(|r| r.verdict() != Some(Verdict::Fail))
+        .map(|r| format!("{} {}", r.file, r.verdict))
+        .collect();
+    assert!(bad.is_empty(), "{bad:?}");
+}
+
 // ---------------------------------------------------------------------
 // Progress specs.
 

@@ -242,17 +242,22 @@ pub fn check(
     let total_co: Vec<bool> = (0..p.locations.len())
         .map(|x| !model.partial_co() || coherence::coherent_location(p, model, x).is_ok())
         .collect();
-    if eventual::proves_termination(p, &codes, &hier, progress, &total_co)? {
-        return Ok(LivenessResult {
-            verdict: Verdict::Pass,
-            executions: states,
-            violation: None,
-            witness: None,
-            note: Some("termination proved for every memory model with fair memory".into()),
-        });
-    }
+    let ev_reason = match eventual::proves_termination(p, &codes, &hier, progress, &total_co)? {
+        None => {
+            return Ok(LivenessResult {
+                verdict: Verdict::Pass,
+                executions: states,
+                violation: None,
+                witness: None,
+                note: Some("termination proved for every memory model with fair memory".into()),
+            });
+        }
+        Some(why) => why,
+    };
     let why = match sc_reason {
-        Some(why) => format!("{where_}; the interleaving graph does not decide: {why}"),
+        Some(why) => format!(
+            "{where_}; the interleaving graph does not decide ({why}) and termination is not proved ({ev_reason})"
+        ),
         None => match coherence::single_location_coherent(p, model) {
             Ok(()) => {
                 return Ok(LivenessResult {
@@ -267,7 +272,7 @@ pub fn check(
                 });
             }
             Err(e) => format!(
-                "{where_}: no fair cycle among the interleavings, but weak executions are not covered ({e})"
+                "{where_}: no fair cycle among the interleavings, but weak executions are not covered: termination is not proved ({ev_reason}) and the interleavings are not all the executions ({e})"
             ),
         },
     };

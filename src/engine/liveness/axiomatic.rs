@@ -308,33 +308,58 @@ impl Observer for Obs<'_> {
             // From the end of the path, reading the final values, the
             // thread must run forever.
             let Some(end) = self.ends[t] else { return };
-            let value = |loc: usize| -> i64 {
-                // The value of a co-maximal write of the location (the one
-                // the iteration read, if it read the location).
-                for e in path.events.iter() {
-                    if e.spinning
+            // Per physical location, the values it may keep returning: the
+            // value the iteration read there, else those of its
+            // co-maximal writes (several only under a partial co).
+            let nloc = sk.program.locations.len();
+            let mut finals: Vec<Vec<i64>> = vec![vec![]; nloc];
+            for (loc, f) in finals.iter_mut().enumerate() {
+                if let Some(e) = path.events.iter().find(|e| {
+                    e.spinning
                         && e.kind == PathEventKind::Read
                         && e.loc.map(|l| sk.program.locations[l].phys) == Some(loc)
-                    {
-                        return e.value;
-                    }
+                }) {
+                    f.push(e.value);
+                    continue;
                 }
                 let ws: Vec<usize> = sk.init_of[loc]
                     .into_iter()
                     .chain(sk.writes[loc].iter().copied())
                     .collect();
-                ws.iter()
-                    .copied()
-                    .find(|&w| !ws.iter().any(|&x| c.co.contains(w, x)))
-                    .map_or(0, |w| sk.events[w].value)
-            };
-            match spins_forever(&self.codes[t], end, &value) {
-                Some(true) => {}
-                Some(false) => return,
-                None => {
-                    self.too_long = true;
-                    return;
+                for &w in &ws {
+                    let v = sk.events[w].value;
+                    if !ws.iter().any(|&x| c.co.contains(w, x)) && !f.contains(&v) {
+                        f.push(v);
+                    }
                 }
+                if f.is_empty() {
+                    f.push(0);
+                }
+            }
+            // Every choice of final values (usually one).
+            let choices = finals.iter().fold(1usize, |a, f| a.saturating_mul(f.len()));
+            let mut stuck = false;
+            for k in 0..choices.min(256) {
+                let mut pick = vec![0i64; nloc];
+                let mut r = k;
+                for (loc, f) in finals.iter().enumerate() {
+                    pick[loc] = f[r % f.len()];
+                    r /= f.len();
+                }
+                match spins_forever(&self.codes[t], end, &|loc| pick[loc]) {
+                    Some(true) => {
+                        stuck = true;
+                        break;
+                    }
+                    Some(false) => {}
+                    None => self.too_long = true,
+                }
+            }
+            if choices > 256 {
+                self.too_long = true;
+            }
+            if !stuck {
+                return;
             }
             spins.push((t, line, reads));
         }

@@ -14,7 +14,7 @@
 //! leaves some looping thread without a cycle, no fair non-terminating
 //! execution exists, whatever the memory model. See docs/LIVENESS.md.
 
-use super::interp::{Code, Local, Op, DIVERGED};
+use super::interp::{Code, Local, Op, Opnd, RmwKind, DIVERGED};
 use super::progress::{Hierarchy, ProgressSpec};
 use crate::diag::Result;
 use crate::ir::Program;
@@ -46,9 +46,20 @@ struct GEdge {
 
 /// `None` when the graph is too large or a local computation fails on
 /// some over-approximated value (e.g. a division by zero).
-fn build(code: &Code, dom: &[BTreeSet<i64>]) -> Option<Graph> {
+fn build(code: &Code, dom: &[BTreeSet<i64>], rel_regs: &[bool]) -> Option<Graph> {
+    // Registers that never influence control flow or a relevant write are
+    // set to 0, so that their values do not multiply the states.
+    let canon = |mut l: Local| {
+        for (r, v) in l.regs.iter_mut().enumerate() {
+            if !rel_regs[r] {
+                *v = 0;
+            }
+        }
+        l
+    };
     let mut start = code.init.clone();
     code.run_local(&mut start).ok()?;
+    let start = canon(start);
     let mut index: HashMap<Local, usize> = HashMap::new();
     let mut g = Graph {
         nodes: vec![],
@@ -100,7 +111,7 @@ fn build(code: &Code, dom: &[BTreeSet<i64>]) -> Option<Graph> {
             let mut l2 = l.clone();
             let eff = code.exec(&mut l2, |_| v.unwrap_or(0));
             code.run_local(&mut l2).ok()?;
-            let j = add(&mut g, l2, &mut q)?;
+            let j = add(&mut g, canon(l2), &mut q)?;
             let e = g.edges.len();
             g.edges.push(GEdge {
                 from: i,
@@ -241,8 +252,8 @@ struct ThreadInfo {
     can_loop: bool,
 }
 
-/// `Ok(true)`: termination is proved for every execution under `spec`;
-/// `Ok(false)`: not proved (or the program is too large for the analysis).
+/// `Ok(None)`: termination is proved for every execution under `spec`;
+/// `Ok(Some(why))`: not proved.
 /// `total_co[x]`: coherence orders all writes to physical location `x`
 /// (otherwise a read may keep returning a write that no later write is
 /// ordered after).
@@ -252,39 +263,50 @@ pub fn proves_termination(
     hier: &Hierarchy,
     spec: &ProgressSpec,
     total_co: &[bool],
-) -> Result<bool> {
+) -> Result<Option<String>> {
     let nloc = p.locations.len();
-    // Value domains: a fixpoint over the local graphs.
+    let (rel_loc, rel_regs) = relevance(codes, nloc);
+    // Value domains: a fixpoint over the local graphs. Irrelevant
+    // locations keep their initial value only (what reads of them return
+    // influences nothing that matters).
     let mut dom: Vec<BTreeSet<i64>> = vec![BTreeSet::new(); nloc];
     for (i, l) in p.locations.iter().enumerate() {
         if l.phys == i {
             dom[i].insert(l.init);
         }
     }
-    let graphs = loop {
-        let mut gs = Vec::with_capacity(codes.len());
-        for c in codes {
-            match build(c, &dom) {
-                Some(g) => gs.push(g),
-                None => return Ok(false),
-            }
-        }
-        let mut next = dom.clone();
-        for g in &gs {
-            for e in &g.edges {
-                if let Some((l, v)) = e.write {
-                    next[l].insert(v);
+    let graphs =
+        loop {
+            let mut gs = Vec::with_capacity(codes.len());
+            for (t, c) in codes.iter().enumerate() {
+                match build(c, &dom, &rel_regs[t]) {
+                    Some(g) => gs.push(g),
+                    None => return Ok(Some(
+                        "a local state graph is too large or fails on an over-approximated value"
+                            .into(),
+                    )),
                 }
             }
-        }
-        if next.iter().any(|s| s.len() > MAX_VALUES) {
-            return Ok(false);
-        }
-        if next == dom {
-            break gs;
-        }
-        dom = next;
-    };
+            let mut next = dom.clone();
+            for g in &gs {
+                for e in &g.edges {
+                    if let Some((l, v)) = e.write {
+                        if rel_loc[l] {
+                            next[l].insert(v);
+                        }
+                    }
+                }
+            }
+            if next.iter().any(|s| s.len() > MAX_VALUES) {
+                return Ok(Some(format!(
+                    "a location may take more than {MAX_VALUES} values"
+                )));
+            }
+            if next == dom {
+                break gs;
+            }
+            dom = next;
+        };
     let n = codes.len();
     let mut infos = Vec::with_capacity(n);
     for g in graphs {
@@ -368,10 +390,10 @@ pub fn proves_termination(
         .collect();
     let total = choices.iter().fold(1f64, |a, c| a * c.len() as f64);
     if total > MAX_ASSIGNMENTS as f64 {
-        return Ok(false);
+        return Ok(Some("too many threads for the analysis".into()));
     }
     if choices.iter().any(Vec::is_empty) {
-        return Ok(true);
+        return Ok(None);
     }
     let init_val: Vec<i64> = (0..nloc)
         .map(|l| p.locations[p.locations[l].phys].init)
@@ -379,13 +401,24 @@ pub fn proves_termination(
     let mut pick = vec![0usize; n];
     loop {
         let modes: Vec<Mode> = (0..n).map(|t| choices[t][pick[t]]).collect();
-        if feasible(&modes, &infos, hier, &init_val, nloc, total_co) {
-            return Ok(false);
+        if feasible(&modes, &infos, hier, &init_val, &rel_loc, total_co) {
+            let looping: Vec<&str> = (0..n)
+                .filter(|&t| modes[t] == Mode::Loop)
+                .map(|t| p.threads[t].name.as_str())
+                .collect();
+            return Ok(Some(if looping.is_empty() {
+                "the threads might wait at barriers forever".into()
+            } else {
+                format!(
+                    "the values reads eventually return would let {} loop forever",
+                    looping.join(", ")
+                )
+            }));
         }
         let mut i = n;
         loop {
             if i == 0 {
-                return Ok(true);
+                return Ok(None);
             }
             i -= 1;
             pick[i] += 1;
@@ -403,9 +436,10 @@ fn feasible(
     infos: &[ThreadInfo],
     hier: &Hierarchy,
     init_val: &[i64],
-    nloc: usize,
+    rel_loc: &[bool],
     total_co: &[bool],
 ) -> bool {
+    let nloc = rel_loc.len();
     let n = modes.len();
     let mut stepped = 0u64;
     let mut terminated = 0u64;
@@ -525,10 +559,16 @@ fn feasible(
             } else {
                 winf[x].union(&finals).copied().collect()
             };
-            new_ev.push(Some(e));
             let mut ex: BTreeSet<i64> = finals.union(&winf[x]).copied().collect();
             ex.insert(init_val[x]);
-            new_exist.push(Some(ex));
+            if rel_loc[x] {
+                new_ev.push(Some(e));
+                new_exist.push(Some(ex));
+            } else {
+                // Reads of an irrelevant location return a placeholder.
+                new_ev.push(None);
+                new_exist.push(None);
+            }
         }
         if new_keep == keep && new_ev == ev && new_exist == exist {
             return true;
@@ -584,4 +624,74 @@ fn ancestors_via(
         }
     }
     seen
+}
+
+/// Which locations and registers can influence control flow (branches,
+/// whether a CAS writes) or the value of a relevant write: a fixpoint from
+/// the registers that branches test.
+fn relevance(codes: &[Code], nloc: usize) -> (Vec<bool>, Vec<Vec<bool>>) {
+    let mut loc = vec![false; nloc];
+    let mut regs: Vec<Vec<bool>> = codes
+        .iter()
+        .map(|c| vec![false; c.reg_names.len()])
+        .collect();
+    let mark = |r: &mut Vec<bool>, o: &Opnd, changed: &mut bool| {
+        if let Opnd::Reg(x) = o {
+            if !r[*x] {
+                r[*x] = true;
+                *changed = true;
+            }
+        }
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (t, c) in codes.iter().enumerate() {
+            for op in &c.ops {
+                let r = &mut regs[t];
+                match op {
+                    Op::Branch { a, b, .. } => {
+                        mark(r, a, &mut changed);
+                        mark(r, b, &mut changed);
+                    }
+                    Op::Local { dst, a, b, .. } => {
+                        if r[*dst] {
+                            mark(r, a, &mut changed);
+                            mark(r, b, &mut changed);
+                        }
+                    }
+                    Op::Load { dst, loc: x } => {
+                        if r[*dst] && !loc[*x] {
+                            loc[*x] = true;
+                            changed = true;
+                        }
+                    }
+                    Op::Store { loc: x, val } => {
+                        if loc[*x] {
+                            mark(r, val, &mut changed);
+                        }
+                    }
+                    Op::Rmw {
+                        dst,
+                        loc: x,
+                        kind,
+                        operand,
+                    } => {
+                        if dst.is_some_and(|d| r[d]) && !loc[*x] {
+                            loc[*x] = true;
+                            changed = true;
+                        }
+                        if loc[*x] {
+                            mark(r, operand, &mut changed);
+                            if let RmwKind::Cas(e) = kind {
+                                mark(r, e, &mut changed);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    (loc, regs)
 }
