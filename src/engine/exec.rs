@@ -385,12 +385,17 @@ impl<'p> Skeleton<'p> {
             "ext" => self
                 .pairs(|a, b| a.thread != b.thread || (a.thread.is_none() && a.index != b.index)),
             "loc" => self.pairs(|a, b| is_mem(a) && is_mem(b) && a.phys == b.phys),
-            "vloc" => self.pairs(|a, b| {
-                is_mem(a)
-                    && is_mem(b)
-                    && a.phys == b.phys
-                    && (a.loc == b.loc || a.kind == EventKind::Init || b.kind == EventKind::Init)
-            }),
+            "vloc" => {
+                let virt = |e: &Event| e.loc.map(|l| self.program.locations[l].virt);
+                self.pairs(|a, b| {
+                    is_mem(a)
+                        && is_mem(b)
+                        && a.phys == b.phys
+                        && (virt(a) == virt(b)
+                            || a.kind == EventKind::Init
+                            || b.kind == EventKind::Init)
+                })
+            }
             "rmw" => Relation::from_pairs(n, self.rmw.iter().copied()),
             "addr" => self.addr.clone(),
             "data" => self.data.clone(),

@@ -254,7 +254,7 @@ pub fn family(f: Family, n: usize, arch: GenArch) -> Result<String, String> {
             (format!("{name}-{n}"), (0..n).map(x).collect())
         }
         Family::Iriw => {
-            if n < 4 || n % 2 != 0 {
+            if n < 4 || !n.is_multiple_of(2) {
                 return Err("IRIW needs an even number of threads, at least 4".into());
             }
             let w = n / 2;
