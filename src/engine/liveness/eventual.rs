@@ -654,22 +654,16 @@ fn relevance(codes: &[Code], nloc: usize) -> (Vec<bool>, Vec<Vec<bool>>) {
                         mark(r, a, &mut changed);
                         mark(r, b, &mut changed);
                     }
-                    Op::Local { dst, a, b, .. } => {
-                        if r[*dst] {
-                            mark(r, a, &mut changed);
-                            mark(r, b, &mut changed);
-                        }
+                    Op::Local { dst, a, b, .. } if r[*dst] => {
+                        mark(r, a, &mut changed);
+                        mark(r, b, &mut changed);
                     }
-                    Op::Load { dst, loc: x } => {
-                        if r[*dst] && !loc[*x] {
-                            loc[*x] = true;
-                            changed = true;
-                        }
+                    Op::Load { dst, loc: x } if r[*dst] && !loc[*x] => {
+                        loc[*x] = true;
+                        changed = true;
                     }
-                    Op::Store { loc: x, val } => {
-                        if loc[*x] {
-                            mark(r, val, &mut changed);
-                        }
+                    Op::Store { loc: x, val } if loc[*x] => {
+                        mark(r, val, &mut changed);
                     }
                     Op::Rmw {
                         dst,
