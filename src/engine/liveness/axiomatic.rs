@@ -8,9 +8,10 @@
 //! of a path (paused: the scheduler never runs the thread again). It is a
 //! violation when the explicit engine finds a consistent candidate for it
 //! in which every read of every spinning iteration reads from a
-//! co-maximal write, some thread spins (or, with no paused thread, some
-//! thread is blocked), and every thread the progress model guarantees to
-//! be scheduled is spinning or blocked.
+//! co-maximal write and the thread, reading final values from there on,
+//! never leaves the loop, and every entity the progress model guarantees
+//! keeps running (a spinning thread) or waits (blocked threads); see
+//! [`Hierarchy::fair_ok`] and docs/LIVENESS.md §3.
 
 use super::interp::{Code, Local};
 use super::progress::{Hierarchy, ProgressSpec};
@@ -50,12 +51,13 @@ pub struct Outcome {
     pub found: Option<Found>,
     /// Consistent candidates examined.
     pub executions: u64,
-    /// Why a PASS would not be definite (a spinning iteration that does
-    /// not repeat itself).
+    /// Why a PASS would not be definite (registers carried across
+    /// spinloop iterations, a spinning thread too long to follow).
     pub incomplete: Option<String>,
 }
 
-struct Option_ {
+/// One thing a thread may do in a configuration.
+struct Choice {
     path: ThreadPath,
     status: Status,
     /// Spinning paths: the local state after the path's last back-edge.
@@ -394,7 +396,7 @@ pub fn check(
     let starve = spec.may_starve(p.arch);
     let starve_started = spec.may_starve_started(p.arch);
     let mut incomplete = None;
-    let mut options: Vec<Vec<Option_>> = Vec::new();
+    let mut options: Vec<Vec<Choice>> = Vec::new();
     for (ti, t) in p.threads.iter().enumerate() {
         let paths = thread_paths(p, t, bound, &dom, PathMode::Liveness)?;
         let mut opts = Vec::new();
@@ -431,10 +433,10 @@ pub fn check(
             } else {
                 None
             };
-            opts.push(Option_ { path, status, end });
+            opts.push(Choice { path, status, end });
         }
         for path in paused {
-            opts.push(Option_ {
+            opts.push(Choice {
                 path,
                 status: Status::Paused,
                 end: None,
