@@ -190,6 +190,10 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
                 report.verdict = r.verdict.to_string();
                 report.executions = r.executions;
                 report.liveness = r.violation;
+                report.witness = r.witness;
+                if r.verdict == Verdict::Unknown {
+                    report.message = r.note;
+                }
             }
         }
         Ok(())

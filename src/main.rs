@@ -178,7 +178,14 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
         let s = if opts.json {
             gpumc::report::json(r) + "\n"
         } else {
-            gpumc::report::text(r)
+            let mut s = gpumc::report::text(r);
+            // Why a verdict is UNKNOWN (e.g. liveness with loops that write).
+            if r.verdict == "UNKNOWN" {
+                if let Some(m) = &r.message {
+                    s.push_str(&format!("  Unknown because: {m}\n"));
+                }
+            }
+            s
         };
         let _ = out.write_all(s.as_bytes());
     }

@@ -27,9 +27,17 @@ enum Source {
     SyncBarrier,
 }
 
-/// Runs the explicit enumeration, reporting each candidate that satisfies
-/// the model's consistency axioms to `obs`.
-pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Observer) -> Result<()> {
+/// A model checked against the engine's vocabulary for one program, ready
+/// to evaluate combinations of thread paths ([`run_combination`]).
+pub struct Prepared<'m> {
+    model: &'m Model,
+    vocab: Vocabulary,
+    sources: Vec<Source>,
+    partial: bool,
+}
+
+/// Checks that the engine provides every input of `model` for `p`.
+pub fn prepare<'m>(p: &Program, model: &'m Model) -> Result<Prepared<'m>> {
     let vocab = Vocabulary::for_program(p);
     for (name, kind) in model.inputs() {
         if base_kind(name, Some(&vocab)) != Some(*kind) {
@@ -51,6 +59,37 @@ pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Obser
             _ => Source::Static,
         })
         .collect();
+    Ok(Prepared {
+        model,
+        vocab,
+        sources,
+        partial: model.partial_co(),
+    })
+}
+
+/// Enumerates the candidates of one combination of thread paths (one path
+/// per thread), reporting the consistent ones to `obs`.
+pub fn run_combination(
+    p: &Program,
+    prep: &Prepared<'_>,
+    paths: &[&ThreadPath],
+    obs: &mut dyn Observer,
+) -> Result<()> {
+    combination(
+        p,
+        prep.model,
+        &prep.vocab,
+        &prep.sources,
+        prep.partial,
+        paths,
+        obs,
+    )
+}
+
+/// Runs the explicit enumeration, reporting each candidate that satisfies
+/// the model's consistency axioms to `obs`.
+pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Observer) -> Result<()> {
+    let prep = prepare(p, model)?;
     let mode = if opts.liveness {
         PathMode::Liveness
     } else {
@@ -74,7 +113,6 @@ pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Obser
             ),
         ));
     }
-    let partial = model.partial_co();
     let mut choice = vec![0usize; per_thread.len()];
     loop {
         let paths: Vec<&ThreadPath> = choice
@@ -85,7 +123,7 @@ pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Obser
         if !obs.wants_more() {
             return Ok(());
         }
-        combination(p, model, &vocab, &sources, partial, &paths, obs)?;
+        run_combination(p, &prep, &paths, obs)?;
         if !advance(
             &mut choice,
             &per_thread.iter().map(Vec::len).collect::<Vec<_>>(),
@@ -128,19 +166,7 @@ fn combination(
     let fence_options = sync_fence_orders(&sk, vocab);
     let n = sk.n();
     let mut ev = model.evaluator(n);
-    for (i, (name, kind)) in model.inputs().iter().enumerate() {
-        if sources[i] != Source::Static {
-            continue;
-        }
-        let v = match kind {
-            BaseKind::Set => Value::Set(static_set(&sk, vocab, name)),
-            BaseKind::Relation => Value::Rel(
-                sk.static_relation(name, vocab)
-                    .expect("static relation names are checked by base_kind"),
-            ),
-        };
-        ev.set_input(i, v);
-    }
+    set_static_inputs(&mut ev, &sk, model, vocab, sources);
     // co choices per physical location.
     let co_options: Vec<(usize, Vec<Order>)> = sk
         .writes
@@ -211,6 +237,65 @@ fn combination(
         }
     }
     Ok(())
+}
+
+fn set_static_inputs(
+    ev: &mut crate::cat::Evaluator<'_>,
+    sk: &Skeleton<'_>,
+    model: &Model,
+    vocab: &Vocabulary,
+    sources: &[Source],
+) {
+    for (i, (name, kind)) in model.inputs().iter().enumerate() {
+        if sources[i] != Source::Static {
+            continue;
+        }
+        let v = match kind {
+            BaseKind::Set => Value::Set(static_set(sk, vocab, name)),
+            BaseKind::Relation => Value::Rel(
+                sk.static_relation(name, vocab)
+                    .expect("static relation names are checked by base_kind"),
+            ),
+        };
+        ev.set_input(i, v);
+    }
+}
+
+/// Is one fully specified candidate consistent? `choose` gives its `rf`
+/// and `co` over the events of the skeleton built from `paths`; barrier
+/// matchings and `sync_fence` orders are enumerated (true if some choice
+/// of them makes the candidate consistent).
+pub fn consistent_with(
+    p: &Program,
+    prep: &Prepared<'_>,
+    paths: &[&ThreadPath],
+    choose: &dyn Fn(&Skeleton<'_>) -> (Relation, Relation),
+) -> Result<bool> {
+    let sk = Skeleton::new(p, &prep.vocab, paths);
+    let (rf, co) = choose(&sk);
+    let sources = &prep.sources;
+    let mut ev = prep.model.evaluator(sk.n());
+    set_static_inputs(&mut ev, &sk, prep.model, &prep.vocab, sources);
+    let set_dyn = |ev: &mut crate::cat::Evaluator<'_>, src: Source, v: &Relation| {
+        for (i, s) in sources.iter().enumerate() {
+            if *s == src {
+                ev.set_input(i, Value::Rel(v.clone()));
+            }
+        }
+    };
+    set_dyn(&mut ev, Source::Rf, &rf);
+    set_dyn(&mut ev, Source::Co, &co);
+    set_dyn(&mut ev, Source::Fr, &rf.inverse().compose(&co));
+    for bar in &barrier_matchings(&sk, p.arch) {
+        set_dyn(&mut ev, Source::SyncBarrier, &bar.relation);
+        for sf in &sync_fence_orders(&sk, &prep.vocab) {
+            set_dyn(&mut ev, Source::SyncFence, sf);
+            if ev.first_violation().is_none() {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
 }
 
 fn static_set(sk: &Skeleton<'_>, vocab: &Vocabulary, name: &str) -> EventSet {

@@ -72,6 +72,10 @@ pub enum PathEnd {
     /// (Liveness) took the back-edge of a side-effect-free spinloop: the
     /// path's last iteration is a complete non-exiting one.
     Spinning,
+    /// (Liveness) a strict prefix of a path: the thread is not scheduled
+    /// again. Never produced by [`thread_paths`]; the liveness check builds
+    /// such paths for threads the progress model may starve.
+    Paused,
 }
 
 #[derive(Clone, Debug)]
