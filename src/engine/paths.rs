@@ -479,7 +479,8 @@ fn cmp(op: CmpOp, a: i64, b: i64) -> bool {
     op.eval(a, b)
 }
 
-fn eval_binop(op: BinOp, a: i64, b: i64) -> Option<i64> {
+/// The value of a local operation; `None` for division by zero.
+pub fn eval_binop(op: BinOp, a: i64, b: i64) -> Option<i64> {
     Some(match op {
         BinOp::Add => a.wrapping_add(b),
         BinOp::Sub => a.wrapping_sub(b),

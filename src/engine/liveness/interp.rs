@@ -112,18 +112,7 @@ pub struct Code {
 const MAX_LOCAL_STEPS: usize = 100_000;
 
 fn binop(op: BinOp, a: i64, b: i64) -> Option<i64> {
-    Some(match op {
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Div => a.checked_div(b)?,
-        BinOp::Rem => a.checked_rem(b)?,
-        BinOp::And => a & b,
-        BinOp::Or => a | b,
-        BinOp::Xor => a ^ b,
-        BinOp::Shl => a.wrapping_shl(b as u32),
-        BinOp::Shr => a.wrapping_shr(b as u32),
-    })
+    crate::engine::paths::eval_binop(op, a, b)
 }
 
 impl Code {
