@@ -7,10 +7,10 @@ CORPUS=${1:-../shared/corpus/dat3m}
 cargo build --release --quiet
 BIN=target/release/gpumc
 run() {
-    local csv=$1 model=$2 prop=${3:-safety}
+    local csv=$1 model=$2 prop=${3:-safety} progress=${4:-fair} bound=${5:-1}
     local t0 t1
     t0=$(date +%s.%N)
-    "$BIN" suite --expected "$CORPUS/expected/$csv" --root "$CORPUS" --model "$model" --property "$prop" | grep -v "^mismatch" | tail -2 || true
+    "$BIN" suite --expected "$CORPUS/expected/$csv" --root "$CORPUS" --model "$model" --property "$prop" --progress "$progress" --bound "$bound" | grep -v "^mismatch" | tail -2 || true
     t1=$(date +%s.%N)
     printf '%-32s %-16s %6.2f s wall\n' "$csv" "$model" "$(echo "$t1 - $t0" | bc)"
 }
@@ -25,3 +25,12 @@ run VULKAN-DR-expected.csv vulkan races
 run VULKAN-DR-NOCHAINS-expected.csv vulkan-nochains races
 T2=$(date +%s.%N)
 printf 'with the two race suites: %.2f s wall\n' "$(echo "$T2 - $T0" | bc)"
+run PTXv6_0-Liveness-expected.csv ptx-v6.0 liveness fair 1
+run PTXv7_5-Liveness-expected.csv ptx-v7.5 liveness fair 1
+run VULKAN-Liveness-Fair-expected.csv vulkan liveness fair 4
+run VULKAN-Liveness-HSA-expected.csv vulkan liveness hsa 4
+run VULKAN-Liveness-OBE-expected.csv vulkan liveness obe 4
+run VULKAN-Liveness-HSA_OBE-expected.csv vulkan liveness hsa_obe 4
+run VULKAN-Liveness-LOBE-expected.csv vulkan liveness lobe 4
+T3=$(date +%s.%N)
+printf 'all safety, race and liveness suites: %.2f s wall\n' "$(echo "$T3 - $T0" | bc)"
