@@ -21,7 +21,9 @@ pub struct ProgressSpec {
 impl ProgressSpec {
     /// Parses `obe` or `default=FAIR;QF=OBE;SG=UNFAIR`.
     pub fn parse(s: &str) -> std::result::Result<ProgressSpec, String> {
-        Ok(ProgressSpec { text: s.to_string() })
+        Ok(ProgressSpec {
+            text: s.to_string(),
+        })
     }
 }
 

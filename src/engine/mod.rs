@@ -7,8 +7,8 @@
 
 pub mod exec;
 pub mod explicit;
-pub mod orders;
 pub mod liveness;
+pub mod orders;
 pub mod paths;
 pub mod races;
 pub mod safety;

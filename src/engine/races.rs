@@ -91,7 +91,10 @@ impl Observer for RaceObserver<'_> {
                 ax.name.clone()
             };
             let pairs: Vec<(usize, usize)> = match v {
-                Value::Rel(r) => r.pairs().filter(|(a, b)| a <= b || !r.contains(*b, *a)).collect(),
+                Value::Rel(r) => r
+                    .pairs()
+                    .filter(|(a, b)| a <= b || !r.contains(*b, *a))
+                    .collect(),
                 Value::Set(s) => s.iter().map(|e| (e, e)).collect(),
             };
             let w = Witness::from_candidate(c, vec![]);

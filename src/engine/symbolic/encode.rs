@@ -144,8 +144,11 @@ impl<'p> Enc<'p> {
                     for b in 0..m {
                         for c in 0..m {
                             if a != b && b != c && a != c {
-                                self.sat
-                                    .clause(&[-ord[a * m + b], -ord[b * m + c], ord[a * m + c]]);
+                                self.sat.clause(&[
+                                    -ord[a * m + b],
+                                    -ord[b * m + c],
+                                    ord[a * m + c],
+                                ]);
                             }
                         }
                     }
@@ -662,6 +665,14 @@ impl<'p> Enc<'p> {
         for &(a, b, l) in &entries {
             if a == b || comp[a] != comp[b] {
                 continue;
+            }
+            // 2-cycles directly: the solver sees them without the ranks.
+            if a < b {
+                let back = r.get(b, a);
+                if back != FALSE {
+                    let (ea, eb) = (self.ctx.exec[a], self.ctx.exec[b]);
+                    self.sat.clause(&[-l, -back, -ea, -eb]);
+                }
             }
             let sz = size[&comp[a]];
             let bits = (usize::BITS - (sz - 1).leading_zeros()).max(1) as usize;

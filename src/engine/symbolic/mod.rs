@@ -84,14 +84,31 @@ fn build<'p>(p: &'p Program, model: &Model, opts: &Options, needed: &[usize]) ->
     if opts.liveness {
         return Err(unsupported_liveness());
     }
+    let debug = std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some();
+    let t0 = std::time::Instant::now();
     let mut sat = Sat::new();
     let u = Unrolled::new(p, opts.bound, &mut sat)?;
+    let t1 = t0.elapsed();
     let mut enc = Enc::new(sat, u, model.partial_co());
+    let t2 = t0.elapsed();
     enc.encode_model(model, needed)?;
+    let t3 = t0.elapsed();
     for (i, ax) in model.axioms().iter().enumerate() {
         if !ax.flag {
             enc.assert_axiom(model, i)?;
         }
+    }
+    if debug {
+        eprintln!(
+            "symbolic: {} events, {} vars, {} clauses; unroll {:?}, execution {:?}, model {:?}, axioms {:?}",
+            enc.u.n(),
+            enc.sat.num_vars(),
+            enc.sat.num_clauses(),
+            t1,
+            t2 - t1,
+            t3 - t2,
+            t0.elapsed() - t3
+        );
     }
     Ok(enc)
 }
@@ -113,11 +130,7 @@ impl<'p> Enc<'p> {
         let mut paths = Vec::new();
         let mut chosen = Vec::new();
         for t in &u.threads {
-            let k = t
-                .sel
-                .iter()
-                .position(|&s| self.sat.value(s))
-                .unwrap_or(0);
+            let k = t.sel.iter().position(|&s| self.sat.value(s)).unwrap_or(0);
             chosen.push(k);
             paths.push(&t.paths[k]);
         }
@@ -207,7 +220,11 @@ impl<'p> Enc<'p> {
 
 /// Loads a concrete execution into a fresh evaluator, as the explicit
 /// engine would.
-fn evaluator<'m>(model: &'m Model, c: &Concrete<'_, '_>, vocab: &Vocabulary) -> crate::cat::Evaluator<'m> {
+fn evaluator<'m>(
+    model: &'m Model,
+    c: &Concrete<'_, '_>,
+    vocab: &Vocabulary,
+) -> crate::cat::Evaluator<'m> {
     let n = c.sk.n();
     let mut ev = model.evaluator(n);
     for (i, (name, kind)) in model.inputs().iter().enumerate() {
@@ -222,8 +239,7 @@ fn evaluator<'m>(model: &'m Model, c: &Concrete<'_, '_>, vocab: &Vocabulary) -> 
             ("sync_fence", _) => Value::Rel(c.sf.clone()),
             ("sync_barrier" | "syncbar", _) => Value::Rel(c.bar.clone()),
             (other, _) => Value::Rel(
-                c.sk
-                    .static_relation(other, vocab)
+                c.sk.static_relation(other, vocab)
                     .unwrap_or_else(|| Relation::empty(n)),
             ),
         };
@@ -234,10 +250,20 @@ fn evaluator<'m>(model: &'m Model, c: &Concrete<'_, '_>, vocab: &Vocabulary) -> 
 
 /// Solves under `assumptions`, re-checking each model with the evaluator;
 /// returns whether a (checked) model exists.
-fn solve_checked(enc: &mut Enc<'_>, model: &Model, assumptions: &[Lit], stats: &mut Stats) -> Result<bool> {
+fn solve_checked(
+    enc: &mut Enc<'_>,
+    model: &Model,
+    assumptions: &[Lit],
+    stats: &mut Stats,
+) -> Result<bool> {
     loop {
         stats.solver_calls += 1;
-        match enc.sat.solve(assumptions) {
+        let t = std::time::Instant::now();
+        let res = enc.sat.solve(assumptions);
+        if std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some() {
+            eprintln!("symbolic: solve {:?} -> {res:?}", t.elapsed());
+        }
+        match res {
             Some(true) => {}
             Some(false) => return Ok(false),
             None => {
@@ -280,7 +306,11 @@ pub fn check_safety(p: &Program, model: &Model, opts: &Options) -> Result<Safety
 }
 
 /// [`check_safety`] with size and effort figures.
-pub fn check_safety_stats(p: &Program, model: &Model, opts: &Options) -> Result<(SafetyResult, Stats)> {
+pub fn check_safety_stats(
+    p: &Program,
+    model: &Model,
+    opts: &Options,
+) -> Result<(SafetyResult, Stats)> {
     let mut stats = Stats::default();
     let needed = consistency_axioms(model);
     let mut enc = build(p, model, opts, &needed)?;
@@ -374,7 +404,11 @@ pub fn check_races(p: &Program, model: &Model, opts: &Options) -> Result<RaceRes
 }
 
 /// [`check_races`] with size and effort figures.
-pub fn check_races_stats(p: &Program, model: &Model, opts: &Options) -> Result<(RaceResult, Stats)> {
+pub fn check_races_stats(
+    p: &Program,
+    model: &Model,
+    opts: &Options,
+) -> Result<(RaceResult, Stats)> {
     let flags: Vec<usize> = model
         .axioms()
         .iter()
@@ -486,4 +520,24 @@ pub fn check_races_stats(p: &Program, model: &Model, opts: &Options) -> Result<(
         },
         stats,
     ))
+}
+
+/// The `--engine auto` rule: the symbolic engine for tests with many
+/// threads or many memory instructions, where the explicit enumeration
+/// (a product over threads of paths, rf and co choices) explodes.
+pub fn prefer_symbolic(p: &Program) -> bool {
+    let mem: usize = p
+        .threads
+        .iter()
+        .flat_map(|t| &t.instrs)
+        .filter(|i| {
+            matches!(
+                i.kind,
+                crate::ir::InstrKind::Load { .. }
+                    | crate::ir::InstrKind::Store { .. }
+                    | crate::ir::InstrKind::Rmw { .. }
+            )
+        })
+        .count();
+    p.threads.len() > 4 || mem > 12
 }

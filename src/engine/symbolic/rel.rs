@@ -188,7 +188,10 @@ impl SymSet {
     }
 
     pub fn sure(s: EventSet) -> Self {
-        SymSet { sure: s, sym: vec![] }
+        SymSet {
+            sure: s,
+            sym: vec![],
+        }
     }
 
     pub fn get(&self, a: usize) -> Lit {
@@ -280,7 +283,10 @@ impl SymRel {
     }
 
     pub fn sure(r: Relation) -> Self {
-        SymRel { sure: r, sym: vec![] }
+        SymRel {
+            sure: r,
+            sym: vec![],
+        }
     }
 
     pub fn n(&self) -> usize {
@@ -304,7 +310,11 @@ impl SymRel {
     pub fn entries(&self) -> Vec<(usize, usize, Lit)> {
         let mut v: Vec<(usize, usize, Lit)> =
             self.sure.pairs().map(|(a, b)| (a, b, TRUE)).collect();
-        v.extend(self.sym.iter().map(|&(a, b, l)| (a as usize, b as usize, l)));
+        v.extend(
+            self.sym
+                .iter()
+                .map(|&(a, b, l)| (a as usize, b as usize, l)),
+        );
         v
     }
 
@@ -390,7 +400,10 @@ impl SymRel {
     pub fn seq(&self, o: &SymRel, ctx: &Ctx, sat: &mut Sat) -> SymRel {
         let n = self.n();
         // Sure part: through always-executed events, or through an end.
-        let mut sure = self.sure.restrict(&EventSet::full(n), &ctx.ae).compose(&o.sure);
+        let mut sure = self
+            .sure
+            .restrict(&EventSet::full(n), &ctx.ae)
+            .compose(&o.sure);
         for m in 0..n {
             if ctx.ae.contains(m) {
                 continue;

@@ -164,11 +164,7 @@ impl Sat {
         for &x in lits {
             let mut next = vec![FALSE; max];
             for k in 0..max {
-                let carry = if k == 0 {
-                    x
-                } else {
-                    self.and2(row[k - 1], x)
-                };
+                let carry = if k == 0 { x } else { self.and2(row[k - 1], x) };
                 next[k] = self.or2(row[k], carry);
             }
             row = next;

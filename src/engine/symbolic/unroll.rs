@@ -203,8 +203,14 @@ impl<'p> Unrolled<'p> {
             per_thread.push(thread_paths(p, t, bound, &dom, PathMode::Safety)?);
         }
         let tag = |t: &str| vocab.index(t).unwrap_or(0);
-        let (iw, i_tag, w_tag, m_tag, r_tag, rmw_tag) =
-            (tag("IW"), tag("I"), tag("W"), tag("M"), tag("R"), tag("RMW"));
+        let (iw, i_tag, w_tag, m_tag, r_tag, rmw_tag) = (
+            tag("IW"),
+            tag("I"),
+            tag("W"),
+            tag("M"),
+            tag("R"),
+            tag("RMW"),
+        );
         let nloc = p.locations.len();
         let mut events: Vec<SymEvent> = Vec::new();
         let mut init_of = vec![None; nloc];
@@ -245,8 +251,11 @@ impl<'p> Unrolled<'p> {
             let ks: Vec<Vec<Key>> = paths.iter().map(keys).collect();
             let order = order_keys(&ks);
             let base = events.len();
-            let pos: HashMap<Key, usize> =
-                order.iter().enumerate().map(|(i, k)| (*k, base + i)).collect();
+            let pos: HashMap<Key, usize> = order
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (*k, base + i))
+                .collect();
             let sel: Vec<Lit> = if paths.len() == 1 {
                 vec![TRUE]
             } else {
