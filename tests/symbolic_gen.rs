@@ -288,7 +288,7 @@ fn run(arch: Arch, property_races: bool, seed_salt: u64) {
         .and_then(|s| s.parse().ok())
         .unwrap_or(0x5eed);
     let mut r = Rng((seed ^ seed_salt).max(1));
-    let (mut checked, mut skipped) = (0, 0);
+    let (mut checked, mut skipped, mut mismatches) = (0, 0, 0);
     let mut disagree = Vec::new();
     for i in 0..n {
         let threads = 2 + r.below(2);
@@ -320,12 +320,18 @@ fn run(arch: Arch, property_races: bool, seed_salt: u64) {
         let (e, s) = if property_races {
             (
                 races::check(&p, &model, &opts).map(|x| x.verdict),
-                symbolic::check_races(&p, &model, &opts).map(|x| x.verdict),
+                symbolic::check_races_stats(&p, &model, &opts).map(|(x, st)| {
+                    mismatches += st.mismatches;
+                    x.verdict
+                }),
             )
         } else {
             (
                 safety::check(&p, &model, &opts).map(|x| x.verdict),
-                symbolic::check_safety(&p, &model, &opts).map(|x| x.verdict),
+                symbolic::check_safety_stats(&p, &model, &opts).map(|(x, st)| {
+                    mismatches += st.mismatches;
+                    x.verdict
+                }),
             )
         };
         if std::env::var_os("GPUMC_GEN_VERBOSE").is_some() && t0.elapsed().as_secs_f64() > 1.0 {
@@ -351,6 +357,7 @@ fn run(arch: Arch, property_races: bool, seed_salt: u64) {
         disagree.len()
     );
     assert!(disagree.is_empty(), "{}", disagree.join("\n"));
+    assert_eq!(mismatches, 0, "solver models rejected by the evaluator");
     assert!(checked > n / 2, "too many generated tests skipped");
 }
 

@@ -31,6 +31,9 @@ mod rel;
 mod sat;
 mod unroll;
 
+#[cfg(test)]
+mod tests;
+
 use super::exec::{Skeleton, Vocabulary};
 use super::paths::ThreadPath;
 use super::races::{RacePair, RaceResult};
