@@ -4,13 +4,11 @@
 #  * `gpumc progress table` on the corpus;
 #  * `gpumc progress synth` for the five paper configurations.
 # Usage: bench/progress.sh [CORPUS_DIR]   (default ../shared/corpus/progress)
-# Environment: CARGO_TARGET_DIR (default /work/target-progress), GPUMC (a
-# gpumc binary to use instead of building one).
+# Environment: GPUMC (a gpumc binary to use instead of building one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 CORPUS=${1:-$ROOT/../shared/corpus/progress}
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/work/target-progress}
 if [ ! -d "$CORPUS" ]; then
     echo "SKIPPED: progress corpus not found at $CORPUS" >&2
     exit 0
@@ -19,35 +17,7 @@ fi
 GPUMC=${GPUMC:-}
 if [ -z "$GPUMC" ]; then
     cargo build --release --quiet --bin gpumc
-    GPUMC=$CARGO_TARGET_DIR/release/gpumc
-fi
-if ! "$GPUMC" progress --help >/dev/null 2>&1; then
-    # `gpumc progress` not wired into the binary yet: build a two-line shim
-    # that calls the library's entry point.
-    SHIM=$CARGO_TARGET_DIR/progress-shim
-    mkdir -p "$SHIM/src"
-    cat >"$SHIM/Cargo.toml" <<TOML
-[package]
-name = "progress-shim"
-version = "0.0.0"
-edition = "2021"
-[dependencies]
-gpumc = { path = "$ROOT" }
-clap = { version = "4", features = ["derive"] }
-[workspace]
-[profile.release]
-debug = 1
-TOML
-    cat >"$SHIM/src/main.rs" <<'RS'
-use clap::Parser;
-#[derive(Parser)]
-enum Top { Progress(gpumc::progress::cli::ProgressArgs) }
-fn main() { let Top::Progress(a) = Top::parse(); std::process::exit(gpumc::progress::cli::run(&a)); }
-RS
-    cp "$ROOT/Cargo.lock" "$SHIM/Cargo.lock" 2>/dev/null || true
-    cargo build --release --quiet --offline --manifest-path "$SHIM/Cargo.toml"
-    GPUMC=$CARGO_TARGET_DIR/release/progress-shim
-    echo "(gpumc progress not wired in the binary; using $GPUMC)"
+    GPUMC=${CARGO_TARGET_DIR:-$ROOT/target}/release/gpumc
 fi
 
 now() { date +%s.%N; }

@@ -206,6 +206,7 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
             bound: cfg.bound,
             liveness: cfg.property == Property::Liveness,
             ignore_filter: cfg.ignore_filter,
+            ..Options::default()
         };
         let symbolic = cfg.engine.resolve(&program) == Engine::Symbolic;
         match cfg.property {

@@ -12,6 +12,7 @@ pub mod diag;
 pub mod driver;
 pub mod engine;
 pub mod frontend;
+pub mod gen;
 pub mod ir;
 pub mod models;
 pub mod progress;

@@ -72,6 +72,25 @@ enum Cmd {
     },
     /// List the embedded models.
     Models,
+    /// Generate litmus tests: the seed 000 Fig. 15 scaling families, or random tests.
+    Gen {
+        /// mp | sb | lb | iriw | random
+        kind: String,
+        /// Number of threads (families).
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        #[arg(long, value_enum, default_value = "ptx")]
+        arch: gpumc::gen::GenArch,
+        /// First seed (random).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// How many random tests.
+        #[arg(long, default_value_t = 1)]
+        count: u64,
+        /// Output file (family) or directory (random); default: stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Progress-model toolkit (seed 003): AXB tests, 11 progress models,
     /// termination oracle, Table 4, synthesis, export to litmus.
     Progress(gpumc::progress::cli::ProgressArgs),
@@ -91,6 +110,14 @@ fn main() -> ExitCode {
             let code = gpumc::progress::cli::run(&a);
             u8::try_from(code).unwrap_or(2)
         }
+        Cmd::Gen {
+            kind,
+            threads,
+            arch,
+            seed,
+            count,
+            out,
+        } => run_gen(&kind, threads, arch, seed, count, out),
         Cmd::Models => {
             for (name, _) in gpumc::models::EMBEDDED {
                 println!("{name}");
@@ -273,6 +300,58 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
         1
     } else {
         0
+    }
+}
+
+fn run_gen(
+    kind: &str,
+    threads: usize,
+    arch: gpumc::gen::GenArch,
+    seed: u64,
+    count: u64,
+    out: Option<PathBuf>,
+) -> u8 {
+    use gpumc::gen::{family, random_test, Family};
+    let fam = match kind {
+        "mp" => Some(Family::Mp),
+        "sb" => Some(Family::Sb),
+        "lb" => Some(Family::Lb),
+        "iriw" => Some(Family::Iriw),
+        "random" => None,
+        other => {
+            return usage_error(&format!(
+                "unknown generator `{other}` (expected mp, sb, lb, iriw or random)"
+            ))
+        }
+    };
+    let write = |path: &PathBuf, text: &str| -> Result<(), String> {
+        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let result = match fam {
+        Some(f) => family(f, threads, arch).and_then(|t| match &out {
+            Some(p) => write(p, &t),
+            None => {
+                print!("{t}");
+                Ok(())
+            }
+        }),
+        None => (seed..seed.saturating_add(count)).try_for_each(|s| {
+            let t = random_test(s, arch);
+            match &out {
+                Some(dir) => {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                    write(&dir.join(format!("rand-{s}.litmus")), &t)
+                }
+                None => {
+                    println!("{t}");
+                    Ok(())
+                }
+            }
+        }),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => usage_error(&e),
     }
 }
 

@@ -199,7 +199,10 @@ fn cli_exit_codes() {
     );
     let (status, json) = cli_out(&["check", "--json", g]);
     assert_eq!(status, 0);
-    let records: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    let records: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(records.len(), 11, "one object per (test, model)");
     for r in &records {
         assert_eq!(r["file"], g);

@@ -208,7 +208,7 @@ impl<'p> Skeleton<'p> {
             }
         }
         let tag = |t: &str| vocab.index(t).expect("base tag");
-        let (r, f, b, rmw_tag) = (tag("R"), tag("F"), tag("B"), tag("RMW"));
+        let (r, rmw_tag) = (tag("R"), tag("RMW"));
         let mut thread_events = Vec::new();
         let mut rmw = Vec::new();
         for (ti, path) in paths.iter().enumerate() {
@@ -234,7 +234,6 @@ impl<'p> Skeleton<'p> {
                 if is_rmw {
                     tags.push(rmw_tag);
                 }
-                let _ = (f, b);
                 tags.sort_unstable();
                 tags.dedup();
                 if let Some(rd) = e.rmw_read {
@@ -386,12 +385,17 @@ impl<'p> Skeleton<'p> {
             "ext" => self
                 .pairs(|a, b| a.thread != b.thread || (a.thread.is_none() && a.index != b.index)),
             "loc" => self.pairs(|a, b| is_mem(a) && is_mem(b) && a.phys == b.phys),
-            "vloc" => self.pairs(|a, b| {
-                is_mem(a)
-                    && is_mem(b)
-                    && a.phys == b.phys
-                    && (a.loc == b.loc || a.kind == EventKind::Init || b.kind == EventKind::Init)
-            }),
+            "vloc" => {
+                let virt = |e: &Event| e.loc.map(|l| self.program.locations[l].virt);
+                self.pairs(|a, b| {
+                    is_mem(a)
+                        && is_mem(b)
+                        && a.phys == b.phys
+                        && (virt(a) == virt(b)
+                            || a.kind == EventKind::Init
+                            || b.kind == EventKind::Init)
+                })
+            }
             "rmw" => Relation::from_pairs(n, self.rmw.iter().copied()),
             "addr" => self.addr.clone(),
             "data" => self.data.clone(),

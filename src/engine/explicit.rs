@@ -9,7 +9,7 @@
 
 use super::exec::{base_kind, EventKind, Skeleton, Vocabulary};
 use super::orders::{partial_orders, total_orders, Order};
-use super::paths::{thread_paths, value_domains, PathEnd, PathMode, ThreadPath};
+use super::paths::{thread_paths, value_domains, PathMode, ThreadPath};
 use super::{Candidate, Observer, Options};
 use crate::cat::{BaseKind, Model, Value};
 use crate::diag::{Error, ErrorKind, Result};
@@ -63,6 +63,16 @@ pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Obser
     }
     if per_thread.iter().any(|v| v.is_empty()) {
         return Ok(());
+    }
+    let combos = per_thread.iter().fold(1f64, |acc, v| acc * v.len() as f64);
+    if combos > opts.max_combinations as f64 {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            format!(
+                "unsupported: too large for the explicit engine ({combos:.2e} combinations of thread paths, limit {:.0e}); use the symbolic engine",
+                opts.max_combinations as f64
+            ),
+        ));
     }
     let partial = model.partial_co();
     let mut choice = vec![0usize; per_thread.len()];
@@ -147,9 +157,12 @@ fn combination(
         })
         .collect();
     let set_dyn = |ev: &mut crate::cat::Evaluator<'_>, src: Source, v: &Relation| {
-        for (i, s) in sources.iter().enumerate() {
-            if *s == src {
-                ev.set_input(i, Value::Rel(v.clone()));
+        if sources.contains(&src) {
+            let v = Value::Rel(v.clone());
+            for (i, s) in sources.iter().enumerate() {
+                if *s == src {
+                    ev.set_input_ref(i, &v);
+                }
             }
         }
     };
@@ -332,9 +345,6 @@ fn barrier_matchings(sk: &Skeleton<'_>, arch: Arch) -> Vec<BarrierMatching> {
             break;
         }
     }
-    // A stuck barrier in a path that the matching does not explain is
-    // impossible; matchings above already enforce it.
-    let _ = PathEnd::Stuck;
     out
 }
 

@@ -28,6 +28,9 @@ pub struct Options {
     pub liveness: bool,
     /// Ignore the test's `filter`.
     pub ignore_filter: bool,
+    /// The explicit engine refuses programs with more combinations of
+    /// thread paths than this.
+    pub max_combinations: u64,
 }
 
 impl Default for Options {
@@ -36,6 +39,7 @@ impl Default for Options {
             bound: 1,
             liveness: false,
             ignore_filter: false,
+            max_combinations: 2_000_000,
         }
     }
 }

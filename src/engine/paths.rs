@@ -112,12 +112,21 @@ pub type Domains = HashMap<LocId, BTreeSet<i64>>;
 /// of the program. So `rounds` = (number of write instructions × bound)
 /// rounds of "run every thread with reads returning known values, collect
 /// the values written" reach every value of every execution without
-/// out-of-thin-air cycles (values justified only by themselves are not
-/// produced; see docs/SEMANTICS.md).
+/// out-of-thin-air cycles. Values justified only by themselves (thin air)
+/// can only arise where the model allows such cycles; the domains are
+/// seeded with every constant the filter and the assertion mention, so a
+/// thin-air execution producing a value the test asks about is found
+/// (docs/SEMANTICS.md).
 pub fn value_domains(p: &Program, bound: u32) -> Result<Domains> {
     let mut dom: Domains = HashMap::new();
+    let mut asked: Vec<i64> = Vec::new();
+    for c in p.filter.iter().chain(p.assertion.iter().map(|a| &a.cond)) {
+        c.constants(&mut asked);
+    }
     for l in &p.locations {
-        dom.entry(l.phys).or_default().insert(l.init);
+        let d = dom.entry(l.phys).or_default();
+        d.insert(l.init);
+        d.extend(asked.iter().copied());
     }
     let writers: usize = p
         .threads

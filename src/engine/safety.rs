@@ -1,6 +1,5 @@
 //! Safety: final states, the `exists`/`~exists`/`forall` verdict, witness.
 
-use super::exec::EventKind;
 use super::paths::PathEnd;
 use super::witness::Witness;
 use super::{explicit, Candidate, Observer, Options};
@@ -83,7 +82,6 @@ struct SafetyObserver<'p> {
     program: &'p Program,
     filter: Option<&'p Cond>,
     observables: Vec<Term>,
-    /// Terms the filter and assertion need (superset of observables).
     executions: u64,
     states: BTreeSet<Vec<i64>>,
     satisfied: bool,
@@ -186,7 +184,6 @@ impl Observer for SafetyObserver<'_> {
                 }
             }
         }
-        let _ = EventKind::Init;
     }
 }
 

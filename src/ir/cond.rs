@@ -70,6 +70,27 @@ impl Cond {
         }
     }
 
+    /// Appends every constant compared against in the condition.
+    pub fn constants(&self, out: &mut Vec<i64>) {
+        match self {
+            Cond::True | Cond::False => {}
+            Cond::Cmp(_, a, b) => {
+                for t in [a, b] {
+                    if let Term::Const(c) = t {
+                        if !out.contains(c) {
+                            out.push(*c);
+                        }
+                    }
+                }
+            }
+            Cond::Not(c) => c.constants(out),
+            Cond::And(a, b) | Cond::Or(a, b) => {
+                a.constants(out);
+                b.constants(out);
+            }
+        }
+    }
+
     /// Every non-constant term, in first-occurrence order, without repeats.
     pub fn terms(&self) -> Vec<Term> {
         let mut out = Vec::new();

@@ -65,6 +65,12 @@ pub struct Location {
     /// Physical location: the `LocId` of the root of its alias chain
     /// (itself when it aliases nothing).
     pub phys: LocId,
+    /// Virtual address this name denotes: itself, except for a PTX proxy
+    /// synonym (`s @ surface|texture|constant aliases y`), which names
+    /// `y`'s virtual address seen through another proxy (mixed-proxy
+    /// "virtual synonym"); `y @ generic aliases x` and Vulkan `b aliases a`
+    /// are distinct virtual addresses of one physical location.
+    pub virt: LocId,
     /// Initial value (of the physical location; aliases repeat the root's).
     pub init: i64,
     /// Proxy / storage-class annotation from the declaration, if any

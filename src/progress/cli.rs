@@ -296,11 +296,10 @@ fn check(buf: &mut String, model: &str, json: bool, paths: &[PathBuf]) -> Result
     let models = parse_models(model)?;
     let records = check_paths(&models, paths)?;
     if json {
-        outln!(
-            buf,
-            "{}",
-            serde_json::to_string_pretty(&records).unwrap_or_default()
-        );
+        // One object per (test, model) per line, like `gpumc check --json`.
+        for r in &records {
+            outln!(buf, "{}", serde_json::to_string(r).unwrap_or_default());
+        }
     } else {
         for chunk in records.chunks(models.len()) {
             let parts: Vec<String> = chunk

@@ -26,6 +26,32 @@ pub fn text(r: &FileReport) -> String {
         if r.executions == 1 { "" } else { "s" },
         r.time_ms
     );
+    if !r.races.is_empty() {
+        let _ = writeln!(s, "  Data races ({}):", r.races.len());
+        for x in &r.races {
+            let _ = writeln!(
+                s,
+                "    [{}] {} l.{} `{}`  <->  {} l.{} `{}`  on {}",
+                x.flag,
+                x.threads.0,
+                x.lines.0,
+                x.instrs.0,
+                x.threads.1,
+                x.lines.1,
+                x.instrs.1,
+                x.location.as_deref().unwrap_or("-")
+            );
+        }
+    }
+    if let Some(l) = &r.liveness {
+        let _ = writeln!(s, "  Liveness violation: {}", l.description);
+    }
+    if r.property != crate::driver::Property::Safety {
+        if let Some(w) = &r.witness {
+            s.push_str(&witness_text(w));
+        }
+        return s;
+    }
     let _ = writeln!(s, "  States {}", r.states.len());
     for st in &r.states {
         let line: Vec<String> = r
@@ -69,8 +95,10 @@ pub fn witness_text(w: &Witness) -> String {
     };
     let _ = writeln!(s, "    rf: {}", pairs(&w.rf));
     let _ = writeln!(s, "    co: {}", pairs(&w.co));
-    let st: Vec<String> = w.state.iter().map(|(n, v)| format!("{n}={v}")).collect();
-    let _ = writeln!(s, "    final: {}", st.join(" "));
+    if !w.state.is_empty() {
+        let st: Vec<String> = w.state.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        let _ = writeln!(s, "    final: {}", st.join(" "));
+    }
     s
 }
 

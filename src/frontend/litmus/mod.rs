@@ -81,11 +81,19 @@ impl Locs {
         self.index.get(name).copied()
     }
 
-    fn add(&mut self, name: &str, phys: Option<LocId>, init: i64, space: Option<String>) -> LocId {
+    fn add(
+        &mut self,
+        name: &str,
+        phys: Option<LocId>,
+        virt: Option<LocId>,
+        init: i64,
+        space: Option<String>,
+    ) -> LocId {
         let id = self.list.len();
         self.list.push(Location {
             name: name.to_string(),
             phys: phys.unwrap_or(id),
+            virt: virt.unwrap_or(id),
             init,
             space,
         });
@@ -97,7 +105,7 @@ impl Locs {
     pub fn use_loc(&mut self, name: &str) -> LocId {
         match self.get(name) {
             Some(id) => id,
-            None => self.add(name, None, 0, None),
+            None => self.add(name, None, None, 0, None),
         }
     }
 }
@@ -370,7 +378,7 @@ impl<'a> Parser<'a> {
         }
         match d.target {
             None => {
-                self.locs.add(d.name, None, d.init, None);
+                self.locs.add(d.name, None, None, d.init, None);
             }
             Some((target, t_off)) => {
                 let Some(t) = self.locs.get(target) else {
@@ -381,8 +389,14 @@ impl<'a> Parser<'a> {
                 };
                 let root = self.locs.list[t].phys;
                 let init = self.locs.list[root].init;
+                // A non-generic proxy alias is a virtual synonym of its
+                // target (docs/EVENTS.md, `vloc`).
+                let virt = match d.space {
+                    Some("surface" | "texture" | "constant") => Some(self.locs.list[t].virt),
+                    _ => None,
+                };
                 self.locs
-                    .add(d.name, Some(root), init, d.space.map(str::to_string));
+                    .add(d.name, Some(root), virt, init, d.space.map(str::to_string));
             }
         }
         Ok(())

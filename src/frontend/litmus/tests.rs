@@ -171,20 +171,23 @@ fn init_aliases_follow_chain_to_root() {
     let got: Vec<_> = p
         .locations
         .iter()
-        .map(|l| (l.name.as_str(), l.phys, l.init, l.space.as_deref()))
+        .map(|l| (l.name.as_str(), l.phys, l.virt, l.init, l.space.as_deref()))
         .collect();
+    // Proxy aliases are virtual synonyms of their target; generic aliases
+    // are new virtual addresses of the same physical location.
     assert_eq!(
         got,
         [
-            ("x", 0, 4, None),
-            ("y", 0, 4, Some("generic")),
-            ("t", 0, 4, Some("texture")),
-            ("s", 0, 4, Some("surface")),
-            ("rd2", 0, 4, Some("constant")),
+            ("x", 0, 0, 4, None),
+            ("y", 0, 1, 4, Some("generic")),
+            ("t", 0, 1, 4, Some("texture")),
+            ("s", 0, 0, 4, Some("surface")),
+            ("rd2", 0, 1, 4, Some("constant")),
         ]
     );
     let p = ok("Vulkan t\n{ a=2; b aliases a; }\n P0@sg 0,wg 0,qf 0 ;\n");
     assert_eq!((p.locations[1].phys, p.locations[1].init), (0, 2));
+    assert_eq!(p.locations[1].virt, 1);
     assert_eq!(p.locations[1].space, None);
 }
 

@@ -1,0 +1,135 @@
+//! The `gpumc` binary: exit codes, JSON lines, error positions.
+
+use std::path::Path;
+use std::process::Command;
+
+fn gpumc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run gpumc");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("gpumc-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn check_example_human_and_json() {
+    let (code, out, _) = gpumc(&["check", "examples/MP-relacq.litmus"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("PASS"), "{out}");
+    assert!(out.contains("States 3"), "{out}");
+
+    let (code, out, _) = gpumc(&["check", "--json", "examples/MP-weak.litmus"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    for key in [
+        "file",
+        "verdict",
+        "model",
+        "time_ms",
+        "executions",
+        "states",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}: {out}");
+    }
+    assert_eq!(v["verdict"], "PASS");
+    assert_eq!(v["model"], "ptx-v7.5");
+    assert_eq!(v["executions"], 4);
+    // exists that holds: the witness reaches the state.
+    assert!(v["witness"]["events"].as_array().unwrap().len() >= 4);
+}
+
+#[test]
+fn explicit_model_choice() {
+    let (code, out, _) = gpumc(&[
+        "check",
+        "--json",
+        "--model",
+        "ptx-v6.0",
+        "examples/MP-relacq.litmus",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("\"model\":\"ptx-v6.0\""), "{out}");
+    let (code, _, err) = gpumc(&[
+        "check",
+        "--model",
+        "no-such-model",
+        "examples/MP-relacq.litmus",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown model"), "{err}");
+}
+
+#[test]
+fn malformed_litmus_gives_position_and_exit_2() {
+    let f = temp(
+        "bad.litmus",
+        "PTX bad\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n frobnicate x, 1 ;\nexists (x == 1)\n",
+    );
+    let (code, out, _) = gpumc(&["check", &f]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("bad.litmus:6:"), "{out}");
+    assert!(out.contains("ERROR"), "{out}");
+}
+
+#[test]
+fn malformed_cat_gives_position_and_exit_2() {
+    let m = temp("bad.cat", "bad\nlet x = po |\n");
+    let (code, _, err) = gpumc(&["check", "--model", &m, "examples/MP-weak.litmus"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.cat:"), "{err}");
+}
+
+#[test]
+fn missing_file_and_bad_usage_exit_2() {
+    let (code, _, err) = gpumc(&["check", "does/not/exist.litmus"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("does/not/exist.litmus"), "{err}");
+    let (code, _, _) = gpumc(&["check", "--property", "nonsense", "examples/MP-weak.litmus"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn suite_reports_mismatches_and_exit_1() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let csv = temp(
+        "suite.csv",
+        "// comment\nexamples/MP-relacq.litmus,1\nexamples/MP-weak.litmus,0\n",
+    );
+    let (code, out, _) = gpumc(&[
+        "suite",
+        "--expected",
+        &csv,
+        "--root",
+        root.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("mismatch: examples/MP-weak.litmus expected FAIL got PASS"),
+        "{out}"
+    );
+    assert!(out.lines().any(|l| l == "1 passed, 1 failed"), "{out}");
+}
+
+#[test]
+fn generated_family_checks() {
+    let f = temp("mp4.litmus", "");
+    let (code, _, _) = gpumc(&["gen", "mp", "--threads", "4", "--arch", "ptx", "--out", &f]);
+    assert_eq!(code, 0);
+    let (code, out, _) = gpumc(&["check", "--json", &f]);
+    assert_eq!(code, 0);
+    // Release/acquire chains forbid the stale read: `exists` does not hold.
+    assert!(out.contains("\"verdict\":\"FAIL\""), "{out}");
+}
