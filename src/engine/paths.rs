@@ -475,7 +475,7 @@ fn cmp(op: CmpOp, a: i64, b: i64) -> bool {
     op.eval(a, b)
 }
 
-fn eval_binop(op: BinOp, a: i64, b: i64) -> Option<i64> {
+pub(crate) fn eval_binop(op: BinOp, a: i64, b: i64) -> Option<i64> {
     Some(match op {
         BinOp::Add => a.wrapping_add(b),
         BinOp::Sub => a.wrapping_sub(b),
@@ -490,7 +490,7 @@ fn eval_binop(op: BinOp, a: i64, b: i64) -> Option<i64> {
     })
 }
 
-fn rmw_value(op: &RmwOp, old: i64, v: i64) -> i64 {
+pub(crate) fn rmw_value(op: &RmwOp, old: i64, v: i64) -> i64 {
     match op {
         RmwOp::Exch => v,
         RmwOp::Add => old.wrapping_add(v),

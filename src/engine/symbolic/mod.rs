@@ -64,9 +64,9 @@ pub struct Stats {
 const MAX_MISMATCHES: usize = 64;
 
 /// A concrete execution read off a solver model.
-struct Concrete<'a, 'p> {
+struct Concrete<'p> {
     sk: Skeleton<'p>,
-    paths: Vec<&'a ThreadPath>,
+    paths: Vec<ThreadPath>,
     rf: Relation,
     co: Relation,
     sf: Relation,
@@ -127,17 +127,32 @@ fn consistency_axioms(model: &Model) -> Vec<usize> {
 }
 
 impl<'p> Enc<'p> {
-    fn concrete<'a>(&'a self) -> Concrete<'a, 'p> {
+    fn concrete(&self) -> Concrete<'p> {
         let u = &self.u;
         let p = u.program;
-        let mut paths = Vec::new();
+        let mut paths: Vec<ThreadPath> = Vec::new();
         let mut chosen = Vec::new();
+        let pick = |vals: &[(i64, Lit)]| -> i64 {
+            vals.iter()
+                .find(|(_, l)| self.sat.value(*l))
+                .map_or(0, |(v, _)| *v)
+        };
         for t in &u.threads {
             let k = t.sel.iter().position(|&s| self.sat.value(s)).unwrap_or(0);
             chosen.push(k);
-            paths.push(&t.paths[k]);
+            let mut path = t.paths[k].clone();
+            if let Some(st) = &t.sym {
+                for (e, vals) in path.events.iter_mut().zip(&st.values) {
+                    e.value = pick(vals);
+                }
+                for ((_, v), (_, vals)) in path.regs.iter_mut().zip(&st.regs) {
+                    *v = pick(vals);
+                }
+            }
+            paths.push(path);
         }
-        let sk = Skeleton::new(p, &u.vocab, &paths);
+        let refs: Vec<&ThreadPath> = paths.iter().collect();
+        let sk = Skeleton::new(p, &u.vocab, &refs);
         let mut map = vec![None; u.n()];
         for (ph, i) in u.init_of.iter().enumerate() {
             if let (Some(i), Some(s)) = (i, sk.init_of[ph]) {
@@ -225,7 +240,7 @@ impl<'p> Enc<'p> {
 /// engine would.
 fn evaluator<'m>(
     model: &'m Model,
-    c: &Concrete<'_, '_>,
+    c: &Concrete<'_>,
     vocab: &Vocabulary,
 ) -> crate::cat::Evaluator<'m> {
     let n = c.sk.n();
@@ -388,10 +403,11 @@ fn complete_lit(enc: &mut Enc<'_>) -> Lit {
     enc.sat.and(&parts)
 }
 
-fn witness_of(c: &Concrete<'_, '_>, state: Vec<(String, i64)>) -> Witness {
+fn witness_of(c: &Concrete<'_>, state: Vec<(String, i64)>) -> Witness {
+    let refs: Vec<&ThreadPath> = c.paths.iter().collect();
     let cand = Candidate {
         skeleton: &c.sk,
-        paths: &c.paths,
+        paths: &refs,
         rf: &c.rf,
         co: &c.co,
         barrier_stuck: c.bar_stuck,

@@ -58,6 +58,191 @@ pub struct ThreadUnroll {
     pub events: Vec<usize>,
     pub done: Lit,
     pub cut: Lit,
+    /// A straight-line thread encoded with read-value variables instead
+    /// of one path per combination of read values (see [`straight_line`]).
+    pub sym: Option<SymThread>,
+}
+
+/// A straight-line thread: one path whose values are literals.
+pub struct SymThread {
+    /// The path's events (values unset) with their value literals.
+    pub values: Vec<Vec<(i64, Lit)>>,
+    /// Final registers.
+    pub regs: Vec<(String, Vec<(i64, Lit)>)>,
+}
+
+/// Paths above which a straight-line thread is encoded symbolically.
+const SYMBOLIC_THREAD_PATHS: f64 = 256.0;
+
+/// Above this many read-value combinations in one straight-line thread,
+/// the explicit value domains are not computed.
+const HUGE_THREAD_PATHS: f64 = 50_000.0;
+
+/// The number of read-value combinations of a thread (its paths, when it
+/// is straight-line).
+fn read_combinations(
+    p: &Program,
+    t: &crate::ir::Thread,
+    dom: &crate::engine::paths::Domains,
+) -> f64 {
+    t.instrs
+        .iter()
+        .filter_map(|i| match &i.kind {
+            InstrKind::Load { addr, .. } | InstrKind::Rmw { addr, .. } => {
+                dom.get(&p.locations[*addr].phys).map(|d| d.len() as f64)
+            }
+            _ => None,
+        })
+        .product()
+}
+
+/// Whether `t` has no control flow, barriers, compare-and-swap or
+/// division (each thread path differs from the others only in values).
+fn straight_line(t: &crate::ir::Thread) -> bool {
+    use crate::ir::{BinOp, RmwOp};
+    t.instrs.iter().all(|i| match &i.kind {
+        InstrKind::Branch { .. } | InstrKind::Goto(_) | InstrKind::Barrier { .. } => false,
+        InstrKind::Rmw { op, .. } => !matches!(op, RmwOp::Cas { .. }),
+        InstrKind::Local { op, .. } => !matches!(op, BinOp::Div | BinOp::Rem),
+        _ => true,
+    })
+}
+
+/// Symbolic value of an operand.
+fn operand(o: &crate::ir::Operand, regs: &HashMap<String, Vec<(i64, Lit)>>) -> Vec<(i64, Lit)> {
+    match o {
+        crate::ir::Operand::Const(c) => vec![(*c, TRUE)],
+        crate::ir::Operand::Reg(r) => regs.get(r).cloned().unwrap_or_else(|| vec![(0, TRUE)]),
+    }
+}
+
+/// `f` applied to every pair of cases, grouped by result.
+fn combine(
+    sat: &mut Sat,
+    a: &[(i64, Lit)],
+    b: &[(i64, Lit)],
+    f: impl Fn(i64, i64) -> i64,
+) -> Vec<(i64, Lit)> {
+    let mut groups: Vec<(i64, Vec<Lit>)> = Vec::new();
+    for &(va, la) in a {
+        for &(vb, lb) in b {
+            let l = sat.and2(la, lb);
+            if l == FALSE {
+                continue;
+            }
+            let v = f(va, vb);
+            match groups.iter_mut().find(|(x, _)| *x == v) {
+                Some(g) => g.1.push(l),
+                None => groups.push((v, vec![l])),
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(v, ls)| {
+            let l = sat.or(&ls);
+            (v, l)
+        })
+        .collect()
+}
+
+/// Per physical location, an over-approximation of the values writes may
+/// store: registers are value sets (flow-insensitive), iterated to a
+/// fixpoint. Used when the explicit domains need too many paths; extra
+/// values only add read guesses no execution can justify.
+fn abstract_domains(p: &Program) -> Result<crate::engine::paths::Domains> {
+    use crate::engine::paths::{eval_binop, rmw_value};
+    use crate::ir::RmwOp;
+    let mut dom: crate::engine::paths::Domains = HashMap::new();
+    for l in &p.locations {
+        dom.entry(l.phys).or_default().insert(l.init);
+    }
+    let too_many = || {
+        crate::diag::Error::new(
+            crate::diag::ErrorKind::Unsupported,
+            "unsupported: more than 64 distinct values for one location",
+        )
+    };
+    loop {
+        let before = dom.clone();
+        for t in &p.threads {
+            let mut regs: HashMap<String, BTreeSet<i64>> = HashMap::new();
+            for (r, v) in &t.init_regs {
+                regs.entry(r.clone()).or_default().insert(*v);
+            }
+            loop {
+                let snapshot = regs.clone();
+                let val = |o: &crate::ir::Operand, regs: &HashMap<String, BTreeSet<i64>>| match o {
+                    crate::ir::Operand::Const(c) => BTreeSet::from([*c]),
+                    crate::ir::Operand::Reg(r) => {
+                        let mut s = regs.get(r).cloned().unwrap_or_default();
+                        s.insert(0);
+                        s
+                    }
+                };
+                for ins in &t.instrs {
+                    match &ins.kind {
+                        InstrKind::Load { dst, addr } => {
+                            let d = dom
+                                .get(&p.locations[*addr].phys)
+                                .cloned()
+                                .unwrap_or_default();
+                            regs.entry(dst.clone()).or_default().extend(d);
+                        }
+                        InstrKind::Local { dst, op, a, b } => {
+                            let (va, vb) = (val(a, &regs), val(b, &regs));
+                            let mut out = BTreeSet::new();
+                            for &x in &va {
+                                for &y in &vb {
+                                    if let Some(z) = eval_binop(*op, x, y) {
+                                        out.insert(z);
+                                    }
+                                }
+                            }
+                            regs.entry(dst.clone()).or_default().extend(out);
+                        }
+                        InstrKind::Store { addr, value } => {
+                            let v = val(value, &regs);
+                            dom.entry(p.locations[*addr].phys).or_default().extend(v);
+                        }
+                        InstrKind::Rmw {
+                            dst,
+                            addr,
+                            op,
+                            operand,
+                        } => {
+                            let ph = p.locations[*addr].phys;
+                            let old = dom.get(&ph).cloned().unwrap_or_default();
+                            let v = val(operand, &regs);
+                            let mut new = BTreeSet::new();
+                            for &o in &old {
+                                for &x in &v {
+                                    new.insert(match op {
+                                        RmwOp::Cas { .. } => x,
+                                        other => rmw_value(other, o, x),
+                                    });
+                                }
+                            }
+                            dom.entry(ph).or_default().extend(new);
+                            if let Some(d) = dst {
+                                regs.entry(d.clone()).or_default().extend(old);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if regs.values().any(|s| s.len() > 64) || dom.values().any(|s| s.len() > 64) {
+                    return Err(too_many());
+                }
+                if regs == snapshot {
+                    break;
+                }
+            }
+        }
+        if dom == before {
+            return Ok(dom);
+        }
+    }
 }
 
 pub struct Unrolled<'p> {
@@ -197,10 +382,37 @@ type PairPaths = HashMap<(usize, usize), Vec<usize>>;
 impl<'p> Unrolled<'p> {
     pub fn new(p: &'p Program, bound: u32, sat: &mut Sat) -> Result<Self> {
         let vocab = Vocabulary::for_program(p);
-        let dom = value_domains(p, bound)?;
+        // The explicit engine's domains, unless a straight-line thread
+        // has so many read-value combinations that computing them (by
+        // enumerating paths) is hopeless: then the over-approximation.
+        let rough = abstract_domains(p).ok();
+        let huge = rough.as_ref().is_some_and(|d| {
+            p.threads
+                .iter()
+                .any(|t| straight_line(t) && read_combinations(p, t, d) > HUGE_THREAD_PATHS)
+        });
+        let dom = match (huge, rough) {
+            (true, Some(d)) => d,
+            (_, rough) => match value_domains(p, bound) {
+                Ok(d) => d,
+                Err(e) => match rough {
+                    Some(d) if p.threads.iter().any(straight_line) => d,
+                    _ => return Err(e),
+                },
+            },
+        };
         let mut per_thread = Vec::new();
+        let mut symbolic_threads = Vec::new();
         for t in &p.threads {
-            per_thread.push(thread_paths(p, t, bound, &dom, PathMode::Safety)?);
+            // Paths of a straight-line thread: the product of its reads'
+            // domain sizes.
+            if straight_line(t) && read_combinations(p, t, &dom) > SYMBOLIC_THREAD_PATHS {
+                per_thread.push(vec![]);
+                symbolic_threads.push(true);
+            } else {
+                per_thread.push(thread_paths(p, t, bound, &dom, PathMode::Safety)?);
+                symbolic_threads.push(false);
+            }
         }
         let tag = |t: &str| vocab.index(t).unwrap_or(0);
         let (iw, i_tag, w_tag, m_tag, r_tag, rmw_tag) = (
@@ -248,6 +460,14 @@ impl<'p> Unrolled<'p> {
         let mut containing: Vec<Vec<usize>> = vec![Vec::new(); events.len()];
         for (ti, paths) in per_thread.into_iter().enumerate() {
             let th = &p.threads[ti];
+            let mut sym_thread = None;
+            let paths = if symbolic_threads[ti] {
+                let (path, st) = symbolic_path(p, th, &dom, sat);
+                sym_thread = Some(st);
+                vec![path]
+            } else {
+                paths
+            };
             let ks: Vec<Vec<Key>> = paths.iter().map(keys).collect();
             let order = order_keys(&ks);
             let base = events.len();
@@ -328,9 +548,10 @@ impl<'p> Unrolled<'p> {
                     let g = evs[k];
                     containing[g].push(gp);
                     match &e.kind {
-                        PathEventKind::Read | PathEventKind::Write => {
-                            vals.entry(g).or_default().push((e.value, s));
-                        }
+                        PathEventKind::Read | PathEventKind::Write => match &sym_thread {
+                            Some(st) => vals.entry(g).or_default().extend(st.values[k].clone()),
+                            None => vals.entry(g).or_default().push((e.value, s)),
+                        },
                         PathEventKind::Barrier { id, count, .. } => {
                             ids.entry(g).or_default().push((*id, s));
                             counts.entry(g).or_default().push((*count, s));
@@ -377,7 +598,11 @@ impl<'p> Unrolled<'p> {
                     sat.or(&ls)
                 };
                 if let Some(v) = vals.get(&g) {
-                    events[g].values = group(sat, v);
+                    events[g].values = if sym_thread.is_some() {
+                        v.clone()
+                    } else {
+                        group(sat, v)
+                    };
                 }
                 if let Some(v) = ids.get(&g) {
                     events[g].barrier_ids = group(sat, v);
@@ -398,6 +623,7 @@ impl<'p> Unrolled<'p> {
                 events: (base..events.len()).collect(),
                 done,
                 cut,
+                sym: sym_thread,
             });
         }
         let n = events.len();
@@ -489,6 +715,13 @@ impl<'p> Unrolled<'p> {
         let Some(t) = self.threads.get(th) else {
             return vec![(0, TRUE)];
         };
+        if let Some(st) = &t.sym {
+            return st
+                .regs
+                .iter()
+                .find(|(n, _)| n == r)
+                .map_or_else(|| vec![(fallback, TRUE)], |(_, v)| v.clone());
+        }
         let items: Vec<(i64, Lit)> = t
             .paths
             .iter()
@@ -507,4 +740,125 @@ impl<'p> Unrolled<'p> {
         }
         group(sat, &items)
     }
+}
+
+/// The single path of a straight-line thread, with value literals: each
+/// read gets a one-hot choice over its location's domain; registers and
+/// written values are computed from them.
+fn symbolic_path(
+    p: &Program,
+    t: &crate::ir::Thread,
+    dom: &crate::engine::paths::Domains,
+    sat: &mut Sat,
+) -> (ThreadPath, SymThread) {
+    use crate::engine::paths::{eval_binop, rmw_value, PathEvent};
+    let mut regs: HashMap<String, Vec<(i64, Lit)>> = HashMap::new();
+    let mut taint: HashMap<String, Vec<usize>> = HashMap::new();
+    for (r, v) in &t.init_regs {
+        regs.insert(r.clone(), vec![(*v, TRUE)]);
+    }
+    let mut events: Vec<PathEvent> = Vec::new();
+    let mut values: Vec<Vec<(i64, Lit)>> = Vec::new();
+    let deps = |o: &crate::ir::Operand, taint: &HashMap<String, Vec<usize>>| match o {
+        crate::ir::Operand::Const(_) => vec![],
+        crate::ir::Operand::Reg(r) => taint.get(r).cloned().unwrap_or_default(),
+    };
+    let ev = |kind, instr, loc| PathEvent {
+        kind,
+        instr,
+        loc,
+        value: 0,
+        rmw_read: None,
+        addr_deps: vec![],
+        data_deps: vec![],
+        ctrl_deps: vec![],
+        spinning: false,
+    };
+    for (i, ins) in t.instrs.iter().enumerate() {
+        match &ins.kind {
+            InstrKind::Load { dst, addr } => {
+                let d: Vec<i64> = dom
+                    .get(&p.locations[*addr].phys)
+                    .map(|s| s.iter().copied().collect())
+                    .unwrap_or_default();
+                let v = one_hot(sat, &d);
+                events.push(ev(PathEventKind::Read, i, Some(*addr)));
+                values.push(v.clone());
+                regs.insert(dst.clone(), v);
+                taint.insert(dst.clone(), vec![events.len() - 1]);
+            }
+            InstrKind::Store { addr, value } => {
+                let mut e = ev(PathEventKind::Write, i, Some(*addr));
+                e.data_deps = deps(value, &taint);
+                events.push(e);
+                values.push(operand(value, &regs));
+            }
+            InstrKind::Rmw {
+                dst,
+                addr,
+                op,
+                operand: o,
+            } => {
+                let d: Vec<i64> = dom
+                    .get(&p.locations[*addr].phys)
+                    .map(|s| s.iter().copied().collect())
+                    .unwrap_or_default();
+                let old = one_hot(sat, &d);
+                let opv = operand(o, &regs);
+                let opd = deps(o, &taint);
+                events.push(ev(PathEventKind::Read, i, Some(*addr)));
+                values.push(old.clone());
+                let r = events.len() - 1;
+                let new = combine(sat, &old, &opv, |a, b| rmw_value(op, a, b));
+                let mut w = ev(PathEventKind::Write, i, Some(*addr));
+                w.rmw_read = Some(r);
+                w.data_deps = opd;
+                events.push(w);
+                values.push(new);
+                if let Some(d) = dst {
+                    regs.insert(d.clone(), old);
+                    taint.insert(d.clone(), vec![r]);
+                }
+            }
+            InstrKind::Fence => {
+                events.push(ev(PathEventKind::Fence, i, None));
+                values.push(vec![]);
+            }
+            InstrKind::Local { dst, op, a, b } => {
+                let (va, vb) = (operand(a, &regs), operand(b, &regs));
+                let v = combine(sat, &va, &vb, |x, y| eval_binop(*op, x, y).unwrap_or(0));
+                let mut d = deps(a, &taint);
+                d.extend(deps(b, &taint));
+                d.sort_unstable();
+                d.dedup();
+                regs.insert(dst.clone(), v);
+                taint.insert(dst.clone(), d);
+            }
+            _ => {}
+        }
+    }
+    let mut reg_list: Vec<(String, Vec<(i64, Lit)>)> = regs.into_iter().collect();
+    reg_list.sort_by(|a, b| a.0.cmp(&b.0));
+    let path = ThreadPath {
+        events,
+        regs: reg_list.iter().map(|(r, _)| (r.clone(), 0)).collect(),
+        end: PathEnd::Done,
+    };
+    (
+        path,
+        SymThread {
+            values,
+            regs: reg_list,
+        },
+    )
+}
+
+/// Fresh exactly-one literals over `values`.
+fn one_hot(sat: &mut Sat, values: &[i64]) -> Vec<(i64, Lit)> {
+    if values.len() == 1 {
+        return vec![(values[0], TRUE)];
+    }
+    let lits: Vec<Lit> = values.iter().map(|_| sat.var()).collect();
+    sat.exactly_one(&lits);
+    values.iter().copied().zip(lits).collect()
 }
