@@ -207,3 +207,46 @@ fn lb_vulkan() {
 fn iriw_vulkan() {
     scale("iriw", Arch::Vulkan);
 }
+
+/// The `gpumc gen` families (seed 000 Fig. 15; IRIW readers read every
+/// location, so a reader has 2^(N/2) read-value combinations).
+fn gen_family(f: gpumc::gen::Family, arch: gpumc::gen::GenArch, march: Arch) {
+    let Some(m) = model(march) else { return };
+    let strict = std::env::var_os("GPUMC_TIMING").is_some() && !cfg!(debug_assertions);
+    let max_n = if cfg!(debug_assertions) { 16 } else { 64 };
+    for n in [2usize, 4, 8, 16, 32, 64] {
+        if n > max_n {
+            break;
+        }
+        let Ok(src) = gpumc::gen::family(f, n, arch) else {
+            continue;
+        };
+        let p = gpumc::frontend::litmus::parse(&src, std::path::Path::new("gen.litmus"))
+            .unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let opts = Options::default();
+        let t = Instant::now();
+        let (r, stats) = symbolic::check_safety_stats(&p, &m, &opts).expect("symbolic");
+        let dt = t.elapsed();
+        eprintln!(
+            "gen {f:?}-{n} {march:?}: {} in {dt:?} ({} events, {} vars, {} clauses)",
+            r.verdict, stats.events, stats.vars, stats.clauses
+        );
+        assert_eq!(stats.mismatches, 0);
+        if n <= 8 {
+            let e = safety::check(&p, &m, &opts).expect("explicit");
+            assert_eq!(e.verdict, r.verdict, "{f:?}-{n} {march:?}");
+        }
+        if strict && n == 64 {
+            assert!(dt.as_secs_f64() < 2.0, "{f:?}-64 {march:?} took {dt:?}");
+        }
+    }
+}
+
+#[test]
+fn gen_families() {
+    use gpumc::gen::{Family, GenArch};
+    for f in [Family::Mp, Family::Sb, Family::Lb, Family::Iriw] {
+        gen_family(f, GenArch::Ptx, Arch::Ptx);
+        gen_family(f, GenArch::Vulkan, Arch::Vulkan);
+    }
+}

@@ -235,7 +235,8 @@ impl<'p> Enc<'p> {
             Arch::Ptx => 0,
             Arch::Vulkan => 1,
         };
-        let mut groups: Vec<((Vec<i64>, i64), Vec<(usize, Lit)>)> = Vec::new();
+        type GroupKey = (Vec<i64>, i64);
+        let mut groups: Vec<(GroupKey, Vec<(usize, Lit)>)> = Vec::new();
         for b in 0..n {
             let e = &self.u.events[b];
             if e.ev.kind != EventKind::Barrier {
@@ -677,9 +678,9 @@ impl<'p> Enc<'p> {
             let sz = size[&comp[a]];
             let bits = (usize::BITS - (sz - 1).leading_zeros()).max(1) as usize;
             for x in [a, b] {
-                if !ranks.contains_key(&x) {
+                if let std::collections::hash_map::Entry::Vacant(slot) = ranks.entry(x) {
                     let v: Vec<Lit> = (0..bits).map(|_| self.sat.var()).collect();
-                    ranks.insert(x, v);
+                    slot.insert(v);
                 }
             }
             let g = self.less(&ranks[&a].clone(), &ranks[&b].clone());
@@ -771,9 +772,8 @@ impl<'p> Enc<'p> {
                     return vec![(0, TRUE)];
                 };
                 let ph = loc.phys;
-                if !finals.contains_key(&ph) {
-                    let f = self.final_writes(ph, first);
-                    finals.insert(ph, f);
+                if let std::collections::hash_map::Entry::Vacant(slot) = finals.entry(ph) {
+                    slot.insert(self.final_writes(ph, first));
                 }
                 let fw = finals[&ph].clone();
                 let mut items = Vec::new();
