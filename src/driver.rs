@@ -37,6 +37,45 @@ impl Property {
     }
 }
 
+/// Which engine checks safety and races.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// Enumerate every candidate execution (`engine::explicit`).
+    Explicit,
+    /// Bounded model checking to SAT (`engine::symbolic`).
+    Symbolic,
+    /// The explicit engine for small tests, the symbolic one otherwise.
+    #[default]
+    Auto,
+}
+
+impl Engine {
+    pub fn parse(s: &str) -> Option<Engine> {
+        match s {
+            "explicit" => Some(Engine::Explicit),
+            "symbolic" => Some(Engine::Symbolic),
+            "auto" => Some(Engine::Auto),
+            _ => None,
+        }
+    }
+
+    /// The engine to run on `p`: `Auto` picks the symbolic engine when
+    /// the explicit enumeration is likely to be large (docs/SYMBOLIC.md).
+    pub fn resolve(self, p: &Program) -> Engine {
+        match self {
+            Engine::Auto => {
+                if crate::engine::symbolic::prefer_symbolic(p) {
+                    Engine::Symbolic
+                } else {
+                    Engine::Explicit
+                }
+            }
+            e => e,
+        }
+    }
+}
+
 /// Everything a check needs besides the file.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -47,6 +86,8 @@ pub struct Config {
     pub ignore_filter: bool,
     /// Progress model for liveness (`fair`, `obe`, … or a per-scope spec).
     pub progress: crate::engine::liveness::ProgressSpec,
+    /// Engine for safety and races (liveness is explicit only).
+    pub engine: Engine,
 }
 
 impl Default for Config {
@@ -57,6 +98,7 @@ impl Default for Config {
             property: Property::Safety,
             ignore_filter: false,
             progress: Default::default(),
+            engine: Engine::Auto,
         }
     }
 }
@@ -167,9 +209,15 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
             ignore_filter: cfg.ignore_filter,
             ..Options::default()
         };
+        let symbolic = cfg.engine.resolve(&program) == Engine::Symbolic;
         match cfg.property {
             Property::Safety => {
-                let r = safety::check(&program, &model, &opts).map_err(|e| e.in_file(path))?;
+                let r = if symbolic {
+                    crate::engine::symbolic::check_safety(&program, &model, &opts)
+                } else {
+                    safety::check(&program, &model, &opts)
+                }
+                .map_err(|e| e.in_file(path))?;
                 report.verdict = r.verdict.to_string();
                 report.executions = r.executions;
                 report.observables = r.observables;
@@ -177,8 +225,12 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
                 report.witness = r.witness;
             }
             Property::Races => {
-                let r = crate::engine::races::check(&program, &model, &opts)
-                    .map_err(|e| e.in_file(path))?;
+                let r = if symbolic {
+                    crate::engine::symbolic::check_races(&program, &model, &opts)
+                } else {
+                    crate::engine::races::check(&program, &model, &opts)
+                }
+                .map_err(|e| e.in_file(path))?;
                 report.verdict = r.verdict.to_string();
                 report.executions = r.executions;
                 report.races = r.races;

@@ -36,6 +36,9 @@ struct CheckOpts {
     /// level, e.g. "default=FAIR;QF=OBE;SG=UNFAIR" (levels SG/WG/QF/DV for Vulkan, CTA/GPU for PTX).
     #[arg(long, default_value = "fair")]
     progress: String,
+    /// Engine for safety and races: explicit | symbolic | auto (symbolic for large tests).
+    #[arg(long, default_value = "auto")]
+    engine: String,
     /// Ignore the tests' `filter` clauses.
     #[arg(long)]
     ignore_filter: bool,
@@ -134,6 +137,12 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
     })?;
     let progress = gpumc::engine::liveness::ProgressSpec::parse(&opts.progress)
         .map_err(|e| format!("bad --progress `{}`: {e}", opts.progress))?;
+    let engine = driver::Engine::parse(&opts.engine).ok_or_else(|| {
+        format!(
+            "unknown engine `{}` (expected explicit, symbolic or auto)",
+            opts.engine
+        )
+    })?;
     if let Some(m) = &opts.model {
         gpumc::models::load(m).map_err(|e| e.to_string())?;
     }
@@ -143,6 +152,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
         property,
         ignore_filter: opts.ignore_filter,
         progress,
+        engine,
     })
 }
 

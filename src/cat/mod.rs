@@ -69,12 +69,13 @@ pub mod parser;
 #[cfg(test)]
 mod tests;
 
+pub use compile::{Fix, Op, OpCode, Slot, Unit, NONE};
 pub use eval::Evaluator;
 
 use crate::diag::Result;
 use crate::ir::Pos;
 use crate::rel::{EventSet, Relation};
-use compile::{Prog, Slot, Unit, Val};
+use compile::{Prog, Val};
 use std::path::{Path, PathBuf};
 
 /// Whether a base name denotes a set of events or a relation.
@@ -254,6 +255,27 @@ impl Model {
     /// A fresh evaluator for executions of `n` events.
     pub fn evaluator(&self, n: usize) -> Evaluator<'_> {
         Evaluator::new(self, n)
+    }
+
+    /// The compiled units, in dependency order (read-only; for engines
+    /// that encode the model instead of evaluating it).
+    pub fn units(&self) -> &[Unit] {
+        &self.prog.units
+    }
+
+    /// The kind of every value slot.
+    pub fn slot_kinds(&self) -> &[BaseKind] {
+        &self.prog.kinds
+    }
+
+    /// The slot holding input `i` (an index into [`Model::inputs`]).
+    pub fn input_slot(&self, i: usize) -> Slot {
+        self.prog.input_slots[i]
+    }
+
+    /// The slot holding axiom `i`'s expression.
+    pub fn axiom_slot(&self, i: usize) -> Slot {
+        self.axiom_slots[i]
     }
 
     /// Number of value slots and of units (for diagnostics and tests).

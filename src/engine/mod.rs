@@ -12,6 +12,7 @@ pub mod orders;
 pub mod paths;
 pub mod races;
 pub mod safety;
+pub mod symbolic;
 pub mod witness;
 
 use crate::cat::Evaluator;

@@ -508,7 +508,7 @@ pub fn eval_binop(op: BinOp, a: i64, b: i64) -> Option<i64> {
     })
 }
 
-fn rmw_value(op: &RmwOp, old: i64, v: i64) -> i64 {
+pub(crate) fn rmw_value(op: &RmwOp, old: i64, v: i64) -> i64 {
     match op {
         RmwOp::Exch => v,
         RmwOp::Add => old.wrapping_add(v),

@@ -1,0 +1,904 @@
+//! The formula: well-formed executions (rf, co, `sync_fence`, barriers),
+//! the model (every unit of the compiled `.cat` program, eagerly, over
+//! symbolic sets and relations), axioms, final states and conditions.
+
+use super::rel::{Ctx, RelAcc, SymRel, SymSet, SymVal};
+use super::sat::{Lit, Sat, FALSE, TRUE};
+use super::unroll::{group, init_reg, Unrolled};
+use crate::cat::{AxiomKind, BaseKind, Model, Op, OpCode, Unit, NONE};
+use crate::diag::{Error, ErrorKind, Result};
+use crate::engine::exec::{base_kind, EventKind};
+use crate::ir::{Arch, Cond, Term};
+use crate::rel::{EventSet, Relation};
+use std::collections::HashMap;
+
+/// Bound on the symbolic iterations of one `let rec` fixpoint.
+const MAX_FIX_ROUNDS: usize = 4096;
+
+pub struct Enc<'p> {
+    pub sat: Sat,
+    pub u: Unrolled<'p>,
+    pub ctx: Ctx,
+    /// rf as (write, read, literal); the literal implies both executed.
+    pub rf: Vec<(usize, usize, Lit)>,
+    pub rf_rel: SymRel,
+    pub co_rel: SymRel,
+    /// Non-initial same-location write pairs with their co literal.
+    pub co_pairs: Vec<(usize, usize, Lit)>,
+    pub sf_rel: SymRel,
+    pub bar_rel: SymRel,
+    /// Some group of barriers lacks its quorum: threads wait forever.
+    pub bar_stuck: Lit,
+    /// Values of the model's slots (after `encode_model`).
+    slots: Vec<Option<SymVal>>,
+}
+
+fn kind_err(msg: &str) -> Error {
+    Error::new(ErrorKind::Unsupported, format!("unsupported: {msg}"))
+}
+
+impl<'p> Enc<'p> {
+    pub fn new(mut sat: Sat, u: Unrolled<'p>, partial_co: bool) -> Self {
+        let ctx = Ctx::new(u.exec());
+        let n = u.n();
+        let mut e = Enc {
+            sat,
+            u,
+            ctx,
+            rf: vec![],
+            rf_rel: SymRel::empty(n),
+            co_rel: SymRel::empty(n),
+            co_pairs: vec![],
+            sf_rel: SymRel::empty(n),
+            bar_rel: SymRel::empty(n),
+            bar_stuck: FALSE,
+            slots: vec![],
+        };
+        e.encode_rf();
+        e.encode_co(partial_co);
+        e.encode_barriers();
+        sat = std::mem::take(&mut e.sat);
+        e.sat = sat;
+        e
+    }
+
+    fn exec(&self, e: usize) -> Lit {
+        self.u.events[e].exec
+    }
+
+    fn encode_rf(&mut self) {
+        let n = self.u.n();
+        let mut acc = RelAcc::new(n);
+        let reads = self.u.reads.clone();
+        for r in reads {
+            let Some(ph) = self.u.events[r].ev.phys else {
+                continue;
+            };
+            let cands: Vec<usize> = self.u.init_of[ph]
+                .iter()
+                .chain(&self.u.writes[ph])
+                .copied()
+                .collect();
+            let er = self.exec(r);
+            let mut lits = Vec::new();
+            for w in cands {
+                let wv = self.u.events[w].values.clone();
+                let compatible = wv
+                    .iter()
+                    .any(|&(v, _)| self.u.events[r].value_lit(v) != FALSE);
+                if !compatible || self.exec(w) == FALSE {
+                    continue;
+                }
+                let x = self.sat.var();
+                let ew = self.exec(w);
+                self.sat.implies(x, ew);
+                self.sat.implies(x, er);
+                for (v, lw) in wv {
+                    let lr = self.u.events[r].value_lit(v);
+                    self.sat.clause(&[-x, -lw, lr]);
+                }
+                lits.push(x);
+                self.rf.push((w, r, x));
+                acc.add(w, r, x);
+            }
+            let mut c = lits.clone();
+            c.push(-er);
+            self.sat.clause(&c);
+            self.sat.at_most_one(&lits);
+        }
+        self.rf_rel = acc.finish(&mut self.sat);
+    }
+
+    fn encode_co(&mut self, partial: bool) {
+        let n = self.u.n();
+        let mut sure = Relation::empty(n);
+        let mut acc_pairs: Vec<(usize, usize, Lit)> = Vec::new();
+        let nloc = self.u.writes.len();
+        for ph in 0..nloc {
+            let ws = self.u.writes[ph].clone();
+            if let Some(i) = self.u.init_of[ph] {
+                for &w in &ws {
+                    sure.insert(i, w);
+                }
+            }
+            let m = ws.len();
+            if m < 2 {
+                continue;
+            }
+            // ord[a][b]: a before b.
+            let mut ord = vec![FALSE; m * m];
+            if partial {
+                for a in 0..m {
+                    for b in 0..m {
+                        if a != b {
+                            ord[a * m + b] = self.sat.var();
+                        }
+                    }
+                }
+                for a in 0..m {
+                    for b in a + 1..m {
+                        self.sat.clause(&[-ord[a * m + b], -ord[b * m + a]]);
+                    }
+                }
+                for a in 0..m {
+                    for b in 0..m {
+                        for c in 0..m {
+                            if a != b && b != c && a != c {
+                                self.sat.clause(&[
+                                    -ord[a * m + b],
+                                    -ord[b * m + c],
+                                    ord[a * m + c],
+                                ]);
+                            }
+                        }
+                    }
+                }
+            } else {
+                self.total_order(&mut ord, m);
+            }
+            for a in 0..m {
+                for b in 0..m {
+                    if a != b {
+                        acc_pairs.push((ws[a], ws[b], ord[a * m + b]));
+                    }
+                }
+            }
+        }
+        let mut acc = RelAcc::with_sure(sure);
+        for &(a, b, l) in &acc_pairs {
+            acc.add(a, b, l);
+        }
+        self.co_rel = acc.finish(&mut self.sat);
+        self.co_pairs = acc_pairs;
+    }
+
+    /// A strict total order on `m` elements: one variable per unordered
+    /// pair, no 3-cycles (which makes it transitive).
+    fn total_order(&mut self, ord: &mut [Lit], m: usize) {
+        for a in 0..m {
+            for b in a + 1..m {
+                let x = self.sat.var();
+                ord[a * m + b] = x;
+                ord[b * m + a] = -x;
+            }
+        }
+        for a in 0..m {
+            for b in a + 1..m {
+                for c in b + 1..m {
+                    let (ab, bc, ac) = (ord[a * m + b], ord[b * m + c], ord[a * m + c]);
+                    self.sat.clause(&[-ab, -bc, ac]);
+                    self.sat.clause(&[ab, bc, -ac]);
+                }
+            }
+        }
+    }
+
+    /// `sync_fence`: the orientation, by a total order of all SC fences,
+    /// of the `sr`-related pairs.
+    pub fn encode_sync_fence(&mut self) {
+        let n = self.u.n();
+        let Some(sc) = self.u.vocab.index("SC") else {
+            return;
+        };
+        let fences: Vec<usize> = (0..n)
+            .filter(|&i| {
+                self.u.events[i].ev.kind == EventKind::Fence
+                    && self.u.events[i].ev.tags.contains(&sc)
+            })
+            .collect();
+        let m = fences.len();
+        if m < 2 {
+            return;
+        }
+        let sk = self.u.pseudo_skeleton();
+        let Some(sr) = sk.static_relation("sr", &self.u.vocab) else {
+            return;
+        };
+        let mut ord = vec![FALSE; m * m];
+        self.total_order(&mut ord, m);
+        let mut acc = RelAcc::new(n);
+        for a in 0..m {
+            for b in 0..m {
+                if a != b && sr.contains(fences[a], fences[b]) {
+                    acc.add(fences[a], fences[b], ord[a * m + b]);
+                }
+            }
+        }
+        self.sf_rel = acc.finish(&mut self.sat);
+    }
+
+    /// Barrier matching (docs/SEMANTICS.md), per group of potential
+    /// members (same scope instance, same runtime id).
+    fn encode_barriers(&mut self) {
+        let n = self.u.n();
+        let level = match self.u.program.arch {
+            Arch::Ptx => 0,
+            Arch::Vulkan => 1,
+        };
+        type GroupKey = (Vec<i64>, i64);
+        let mut groups: Vec<(GroupKey, Vec<(usize, Lit)>)> = Vec::new();
+        for b in 0..n {
+            let e = &self.u.events[b];
+            if e.ev.kind != EventKind::Barrier {
+                continue;
+            }
+            let Some(t) = e.ev.thread else { continue };
+            let pl = &self.u.program.threads[t].placement.ids;
+            let key = pl[level.min(pl.len())..].to_vec();
+            for &(id, lid) in &e.barrier_ids.clone() {
+                let ex = self.exec(b);
+                let m = self.sat.and2(ex, lid);
+                if m == FALSE {
+                    continue;
+                }
+                let k = (key.clone(), id);
+                match groups.iter_mut().find(|(gk, _)| *gk == k) {
+                    Some(g) => g.1.push((b, m)),
+                    None => groups.push((k, vec![(b, m)])),
+                }
+            }
+        }
+        let mut acc = RelAcc::new(n);
+        let mut stuck_all = Vec::new();
+        for (_, members) in groups {
+            let mlits: Vec<Lit> = members.iter().map(|&(_, m)| m).collect();
+            // Quorum: the count of the first member that has one.
+            let mut earlier_hc: Vec<Lit> = Vec::new();
+            let mut q: Vec<(i64, Vec<Lit>)> = Vec::new();
+            for &(b, m) in &members {
+                let counts = self.u.events[b].barrier_counts.clone();
+                let has: Vec<Lit> = counts
+                    .iter()
+                    .filter(|(c, _)| c.is_some())
+                    .map(|&(_, l)| l)
+                    .collect();
+                let has = self.sat.or(&has);
+                let hc = self.sat.and2(m, has);
+                let mut f = vec![hc];
+                f.extend(earlier_hc.iter().map(|&l| -l));
+                let first = self.sat.and(&f);
+                earlier_hc.push(hc);
+                for (c, lc) in counts {
+                    if let Some(c) = c {
+                        let l = self.sat.and2(first, lc);
+                        match q.iter_mut().find(|(x, _)| *x == c) {
+                            Some(e) => e.1.push(l),
+                            None => q.push((c, vec![l])),
+                        }
+                    }
+                }
+            }
+            let no_q = -self.sat.or(&earlier_hc);
+            let mut st = Vec::new();
+            for &(b, m) in &members {
+                let s = self.u.events[b].stuck;
+                st.push(self.sat.and2(m, s));
+            }
+            let any_stuck = self.sat.or(&st);
+            let rel: Vec<Lit> = members.iter().map(|_| self.sat.var()).collect();
+            for (i, &(_, m)) in members.iter().enumerate() {
+                self.sat.implies(rel[i], m);
+                self.sat.clause(&[-no_q, -m, rel[i]]);
+            }
+            self.sat.clause(&[-no_q, -any_stuck]);
+            let msize = members.len();
+            for (c, ls) in q {
+                let qc = self.sat.or(&ls);
+                let need = c.max(0) as usize;
+                let ge = if need == 0 {
+                    TRUE
+                } else if need > msize {
+                    FALSE
+                } else {
+                    let cnt = self.sat.at_least(&mlits, need);
+                    cnt[need - 1]
+                };
+                let short = self.sat.and2(qc, -ge);
+                let ok = self.sat.and2(qc, ge);
+                for (i, &(b, m)) in members.iter().enumerate() {
+                    if !self.u.events[b].arrive {
+                        let s = self.u.events[b].stuck;
+                        self.sat.clause(&[-short, -m, s]);
+                    }
+                    self.sat.clause(&[-short, -rel[i]]);
+                }
+                stuck_all.push(short);
+                self.sat.clause(&[-ok, -any_stuck]);
+                let cnt = self.sat.at_least(&rel, (need + 1).min(msize));
+                if need >= 1 {
+                    if need <= cnt.len() {
+                        self.sat.clause(&[-ok, cnt[need - 1]]);
+                    } else {
+                        self.sat.clause(&[-ok]);
+                    }
+                }
+                if need < cnt.len() {
+                    self.sat.clause(&[-ok, -cnt[need]]);
+                }
+            }
+            for (i, &(a, _)) in members.iter().enumerate() {
+                for &(b, mb) in &members {
+                    if a != b && !self.u.events[b].arrive {
+                        let l = self.sat.and2(rel[i], mb);
+                        acc.add(a, b, l);
+                    }
+                }
+            }
+        }
+        // A member waiting forever must be explained by its group.
+        for b in 0..n {
+            let e = &self.u.events[b];
+            if e.ev.kind == EventKind::Barrier && e.stuck != FALSE && e.barrier_ids.is_empty() {
+                let s = e.stuck;
+                self.sat.clause(&[-s]);
+            }
+        }
+        self.bar_stuck = self.sat.or(&stuck_all);
+        self.bar_rel = acc.finish(&mut self.sat);
+    }
+
+    /// `fr = rf^-1 ; co` (the base relation).
+    fn fr(&mut self) -> SymRel {
+        let inv = self.rf_rel.inv();
+        inv.seq(&self.co_rel, &self.ctx, &mut self.sat)
+    }
+
+    fn input(&mut self, name: &str, kind: BaseKind) -> Result<SymVal> {
+        let n = self.u.n();
+        let sk = self.u.pseudo_skeleton();
+        Ok(match (name, kind) {
+            (_, BaseKind::Set) => SymVal::Set(SymSet::sure(match self.u.vocab.index(name) {
+                Some(t) => sk.tagged(t),
+                None => EventSet::empty(n),
+            })),
+            ("rf", _) => SymVal::Rel(self.rf_rel.clone()),
+            ("co", _) => SymVal::Rel(self.co_rel.clone()),
+            ("fr", _) => SymVal::Rel(self.fr()),
+            ("po", _) => SymVal::Rel(self.u.po.clone()),
+            ("addr", _) => SymVal::Rel(self.u.addr.clone()),
+            ("data", _) => SymVal::Rel(self.u.data.clone()),
+            ("ctrl", _) => SymVal::Rel(self.u.ctrl.clone()),
+            ("rmw", _) => SymVal::Rel(self.u.rmw.clone()),
+            ("sync_fence", _) => {
+                if self.sf_rel.may_len() == 0 {
+                    self.encode_sync_fence();
+                }
+                SymVal::Rel(self.sf_rel.clone())
+            }
+            ("sync_barrier" | "syncbar", _) => SymVal::Rel(self.bar_rel.clone()),
+            (other, _) => match sk.static_relation(other, &self.u.vocab) {
+                Some(r) => SymVal::Rel(SymRel::sure(r)),
+                None => {
+                    return Err(Error::new(
+                        ErrorKind::Semantic,
+                        format!("model input `{other}` is not provided by the engine"),
+                    ))
+                }
+            },
+        })
+    }
+
+    /// Encodes every unit of the model that one of `needed` (axiom
+    /// indices) depends on.
+    pub fn encode_model(&mut self, model: &Model, needed: &[usize]) -> Result<()> {
+        for (name, kind) in model.inputs() {
+            if base_kind(name, Some(&self.u.vocab)) != Some(*kind) {
+                return Err(Error::new(
+                    ErrorKind::Semantic,
+                    format!("model input `{name}` is not provided by the engine"),
+                ));
+            }
+        }
+        let units = model.units();
+        let kinds = model.slot_kinds();
+        // Which units are needed: walk back from the axioms' slots.
+        let mut producer: Vec<usize> = vec![usize::MAX; kinds.len()];
+        for (ui, u) in units.iter().enumerate() {
+            match u {
+                Unit::Input(i) => producer[model.input_slot(*i) as usize] = ui,
+                Unit::Op(op) => producer[op.dst as usize] = ui,
+                Unit::Fix(f) => {
+                    for &v in &f.vars {
+                        producer[v as usize] = ui;
+                    }
+                    for op in &f.body {
+                        producer[op.dst as usize] = ui;
+                    }
+                }
+            }
+        }
+        let mut need_unit = vec![false; units.len()];
+        let mut stack: Vec<usize> = needed
+            .iter()
+            .map(|&a| producer[model.axiom_slot(a) as usize])
+            .collect();
+        while let Some(ui) = stack.pop() {
+            if ui == usize::MAX || std::mem::replace(&mut need_unit[ui], true) {
+                continue;
+            }
+            let operands: Vec<u32> = match &units[ui] {
+                Unit::Input(_) => vec![],
+                Unit::Op(op) => op.operands().collect(),
+                Unit::Fix(f) => f
+                    .body
+                    .iter()
+                    .flat_map(|op| op.operands())
+                    .chain(f.results.iter().copied())
+                    .collect(),
+            };
+            for s in operands {
+                let pu = producer[s as usize];
+                if pu != ui {
+                    stack.push(pu);
+                }
+            }
+        }
+        self.slots = vec![None; kinds.len()];
+        for (ui, unit) in units.iter().enumerate() {
+            if !need_unit[ui] {
+                continue;
+            }
+            match unit {
+                Unit::Input(i) => {
+                    let (name, kind) = &model.inputs()[*i];
+                    let v = self.input(name, *kind)?;
+                    self.slots[model.input_slot(*i) as usize] = Some(v);
+                }
+                Unit::Op(op) => {
+                    let v = self.op(op, kinds)?;
+                    self.slots[op.dst as usize] = Some(v);
+                }
+                Unit::Fix(f) => {
+                    let n = self.u.n();
+                    for &v in &f.vars {
+                        self.slots[v as usize] = Some(empty_of(kinds[v as usize], n));
+                    }
+                    let mut rounds = 0usize;
+                    loop {
+                        for op in &f.body {
+                            let v = self.op(op, kinds)?;
+                            self.slots[op.dst as usize] = Some(v);
+                        }
+                        let mut changed = false;
+                        for (&v, &r) in f.vars.iter().zip(&f.results) {
+                            if v != r && self.slots[v as usize] != self.slots[r as usize] {
+                                changed = true;
+                                self.slots[v as usize] = self.slots[r as usize].clone();
+                            }
+                        }
+                        rounds += 1;
+                        if !changed {
+                            break;
+                        }
+                        if rounds > MAX_FIX_ROUNDS {
+                            return Err(kind_err(
+                                "a `let rec` fixpoint too deep for the symbolic engine",
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn slot(&self, s: u32) -> Result<&SymVal> {
+        self.slots
+            .get(s as usize)
+            .and_then(|v| v.as_ref())
+            .ok_or_else(|| kind_err("model slot used before it is computed"))
+    }
+
+    fn rel(&self, s: u32) -> Result<SymRel> {
+        match self.slot(s)? {
+            SymVal::Rel(r) => Ok(r.clone()),
+            SymVal::Set(_) => Err(kind_err("a set where a relation was expected")),
+        }
+    }
+
+    fn set(&self, s: u32) -> Result<SymSet> {
+        match self.slot(s)? {
+            SymVal::Set(r) => Ok(r.clone()),
+            SymVal::Rel(_) => Err(kind_err("a relation where a set was expected")),
+        }
+    }
+
+    fn op(&mut self, op: &Op, _kinds: &[BaseKind]) -> Result<SymVal> {
+        use OpCode::*;
+        let n = self.u.n();
+        let a = op.a;
+        let b = op.b;
+        let _ = NONE;
+        Ok(match op.code {
+            EmptySet => SymVal::Set(SymSet::empty(n)),
+            FullSet => SymVal::Set(SymSet::sure(EventSet::full(n))),
+            EmptyRel => SymVal::Rel(SymRel::empty(n)),
+            FullRel => SymVal::Rel(SymRel::sure(Relation::product(
+                &EventSet::full(n),
+                &EventSet::full(n),
+            ))),
+            Id => SymVal::Rel(SymRel::sure(Relation::identity(n))),
+            SetUnion => SymVal::Set(self.set(a)?.union(&self.set(b)?, &mut self.sat)),
+            SetInter => SymVal::Set(self.set(a)?.inter(&self.set(b)?, &mut self.sat)),
+            SetDiff => SymVal::Set(self.set(a)?.diff(&self.set(b)?, &mut self.sat)),
+            SetCompl => SymVal::Set(self.set(a)?.compl()),
+            RelUnion => SymVal::Rel(self.rel(a)?.union(&self.rel(b)?, &mut self.sat)),
+            RelInter => SymVal::Rel(self.rel(a)?.inter(&self.rel(b)?, &mut self.sat)),
+            RelDiff => SymVal::Rel(self.rel(a)?.diff(&self.rel(b)?, &mut self.sat)),
+            RelCompl => SymVal::Rel(self.rel(a)?.compl()),
+            Seq => {
+                let (x, y) = (self.rel(a)?, self.rel(b)?);
+                SymVal::Rel(x.seq(&y, &self.ctx, &mut self.sat))
+            }
+            Inv => SymVal::Rel(self.rel(a)?.inv()),
+            Plus => {
+                let x = self.rel(a)?;
+                SymVal::Rel(x.plus(&self.ctx, &mut self.sat))
+            }
+            Star => {
+                let x = self.rel(a)?;
+                let p = x.plus(&self.ctx, &mut self.sat);
+                SymVal::Rel(p.add_identity(&mut self.sat))
+            }
+            Opt => SymVal::Rel(self.rel(a)?.add_identity(&mut self.sat)),
+            IdOn => SymVal::Rel(SymRel::id_on(&self.set(a)?)),
+            Prod => SymVal::Rel(SymRel::prod(&self.set(a)?, &self.set(b)?, &mut self.sat)),
+            Domain => {
+                let x = self.rel(a)?;
+                SymVal::Set(x.domain(&self.ctx, &mut self.sat))
+            }
+            Range => {
+                let x = self.rel(a)?;
+                SymVal::Set(x.range(&self.ctx, &mut self.sat))
+            }
+        })
+    }
+
+    /// The literals "element is present" (execution conjoined) of a value.
+    fn present(&mut self, v: &SymVal) -> Vec<(usize, usize, Lit)> {
+        match v {
+            SymVal::Set(s) => s
+                .entries()
+                .into_iter()
+                .map(|(a, l)| {
+                    let ea = self.ctx.exec[a];
+                    (a, a, self.sat.and2(ea, l))
+                })
+                .collect(),
+            SymVal::Rel(r) => r
+                .entries()
+                .into_iter()
+                .map(|(a, b, l)| {
+                    let (ea, eb) = (self.ctx.exec[a], self.ctx.exec[b]);
+                    (a, b, self.sat.and(&[ea, eb, l]))
+                })
+                .collect(),
+        }
+    }
+
+    /// Asserts consistency axiom `i`.
+    pub fn assert_axiom(&mut self, model: &Model, i: usize) -> Result<()> {
+        let ax = &model.axioms()[i];
+        let v = self.slot(model.axiom_slot(i))?.clone();
+        match ax.kind {
+            AxiomKind::Empty => {
+                for (_, _, l) in self.present(&v) {
+                    self.sat.clause(&[-l]);
+                }
+            }
+            AxiomKind::NotEmpty => {
+                let ls: Vec<Lit> = self.present(&v).into_iter().map(|x| x.2).collect();
+                self.sat.clause(&ls);
+            }
+            AxiomKind::Irreflexive => {
+                if let SymVal::Rel(r) = &v {
+                    for (a, b, l) in r.entries() {
+                        if a == b {
+                            let ea = self.ctx.exec[a];
+                            self.sat.clause(&[-ea, -l]);
+                        }
+                    }
+                }
+            }
+            AxiomKind::Acyclic => {
+                if let SymVal::Rel(r) = &v {
+                    self.acyclic(r);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A literal that holds iff flag axiom `i` fires.
+    pub fn flag_fires(&mut self, model: &Model, i: usize) -> Result<Lit> {
+        let ax = &model.axioms()[i];
+        let v = self.slot(model.axiom_slot(i))?.clone();
+        let ls: Vec<Lit> = self.present(&v).into_iter().map(|x| x.2).collect();
+        let some = self.sat.or(&ls);
+        Ok(match ax.kind {
+            AxiomKind::NotEmpty => some,
+            AxiomKind::Empty => -some,
+            _ => FALSE,
+        })
+    }
+
+    /// Acyclicity: ranks (binary counters) on the nodes of each non-trivial
+    /// strongly connected component of the may-graph; every present edge
+    /// inside a component must increase the rank.
+    fn acyclic(&mut self, r: &SymRel) {
+        let n = r.n();
+        let entries = r.entries();
+        let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for &(a, b, l) in &entries {
+            if a == b {
+                let ea = self.ctx.exec[a];
+                self.sat.clause(&[-ea, -l]);
+            } else {
+                adj[a].push(b);
+            }
+        }
+        let comp = scc(&adj);
+        let mut size: HashMap<usize, usize> = HashMap::new();
+        for &c in &comp {
+            *size.entry(c).or_insert(0) += 1;
+        }
+        let mut ranks: HashMap<usize, Vec<Lit>> = HashMap::new();
+        for &(a, b, l) in &entries {
+            if a == b || comp[a] != comp[b] {
+                continue;
+            }
+            // 2-cycles directly: the solver sees them without the ranks.
+            if a < b {
+                let back = r.get(b, a);
+                if back != FALSE {
+                    let (ea, eb) = (self.ctx.exec[a], self.ctx.exec[b]);
+                    self.sat.clause(&[-l, -back, -ea, -eb]);
+                }
+            }
+            let sz = size[&comp[a]];
+            let bits = (usize::BITS - (sz - 1).leading_zeros()).max(1) as usize;
+            for x in [a, b] {
+                if let std::collections::hash_map::Entry::Vacant(slot) = ranks.entry(x) {
+                    let v: Vec<Lit> = (0..bits).map(|_| self.sat.var()).collect();
+                    slot.insert(v);
+                }
+            }
+            let g = self.less(&ranks[&a].clone(), &ranks[&b].clone());
+            let (ea, eb) = (self.ctx.exec[a], self.ctx.exec[b]);
+            self.sat.clause(&[-l, -ea, -eb, g]);
+        }
+    }
+
+    /// A literal `g` with `g ⇒ A < B` (bit vectors, most significant first).
+    fn less(&mut self, a: &[Lit], b: &[Lit]) -> Lit {
+        let g = self.sat.var();
+        let mut cur = g;
+        for k in 0..a.len() {
+            self.sat.clause(&[-cur, -a[k], b[k]]);
+            if k + 1 == a.len() {
+                self.sat.clause(&[-cur, -a[k]]);
+                self.sat.clause(&[-cur, b[k]]);
+            } else {
+                let next = self.sat.var();
+                self.sat.clause(&[-cur, a[k], b[k], next]);
+                self.sat.clause(&[-cur, -a[k], -b[k], next]);
+                cur = next;
+            }
+        }
+        g
+    }
+
+    /// Per physical location, the write whose value is final: a co-maximal
+    /// executed write. `first`: the first such write in event order (the
+    /// races observer's reading); otherwise any of them (a free choice:
+    /// each co-maximal write gives a final state).
+    pub fn final_writes(&mut self, ph: usize, first: bool) -> Vec<(usize, Lit)> {
+        let ws: Vec<usize> = self.u.init_of[ph]
+            .iter()
+            .chain(&self.u.writes[ph])
+            .copied()
+            .collect();
+        let mut comax = Vec::new();
+        for &w in &ws {
+            let mut parts = vec![self.exec(w)];
+            for &x in &self.u.writes[ph] {
+                if x != w {
+                    let c = self.co_rel.get(w, x);
+                    let ex = self.exec(x);
+                    parts.push(-self.sat.and2(ex, c));
+                }
+            }
+            comax.push(self.sat.and(&parts));
+        }
+        if first {
+            let mut out = Vec::new();
+            let mut before: Vec<Lit> = Vec::new();
+            for (i, &w) in ws.iter().enumerate() {
+                let mut parts = vec![comax[i]];
+                parts.extend(before.iter().map(|&l| -l));
+                out.push((w, self.sat.and(&parts)));
+                before.push(comax[i]);
+            }
+            out
+        } else {
+            let sel: Vec<Lit> = ws.iter().map(|_| self.sat.var()).collect();
+            self.sat.exactly_one(&sel);
+            for (i, &s) in sel.iter().enumerate() {
+                self.sat.implies(s, comax[i]);
+            }
+            ws.into_iter().zip(sel).collect()
+        }
+    }
+
+    /// The value of a term in the final state.
+    pub fn term(
+        &mut self,
+        t: &Term,
+        finals: &mut HashMap<usize, Vec<(usize, Lit)>>,
+        first: bool,
+    ) -> Vec<(i64, Lit)> {
+        match t {
+            Term::Const(c) => vec![(*c, TRUE)],
+            Term::Reg(th, r) => {
+                let fb = if first {
+                    0
+                } else {
+                    init_reg(self.u.program, *th, r)
+                };
+                self.u.final_reg(*th, r, fb, &mut self.sat)
+            }
+            Term::Loc(l) => {
+                let Some(loc) = self.u.program.locations.get(*l) else {
+                    return vec![(0, TRUE)];
+                };
+                let ph = loc.phys;
+                if let std::collections::hash_map::Entry::Vacant(slot) = finals.entry(ph) {
+                    slot.insert(self.final_writes(ph, first));
+                }
+                let fw = finals[&ph].clone();
+                let mut items = Vec::new();
+                for (w, s) in fw {
+                    for &(v, lv) in &self.u.events[w].values.clone() {
+                        let l = self.sat.and2(s, lv);
+                        items.push((v, l));
+                    }
+                }
+                let mut groups: Vec<(i64, Vec<Lit>)> = Vec::new();
+                for (v, l) in items {
+                    match groups.iter_mut().find(|(x, _)| *x == v) {
+                        Some(g) => g.1.push(l),
+                        None => groups.push((v, vec![l])),
+                    }
+                }
+                let _ = group::<i64>;
+                groups
+                    .into_iter()
+                    .map(|(v, ls)| {
+                        let l = self.sat.or(&ls);
+                        (v, l)
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// A literal equivalent to condition `c` on the final state.
+    pub fn cond(
+        &mut self,
+        c: &Cond,
+        finals: &mut HashMap<usize, Vec<(usize, Lit)>>,
+        first: bool,
+    ) -> Lit {
+        match c {
+            Cond::True => TRUE,
+            Cond::False => FALSE,
+            Cond::Not(x) => -self.cond(x, finals, first),
+            Cond::And(x, y) => {
+                let a = self.cond(x, finals, first);
+                let b = self.cond(y, finals, first);
+                self.sat.and2(a, b)
+            }
+            Cond::Or(x, y) => {
+                let a = self.cond(x, finals, first);
+                let b = self.cond(y, finals, first);
+                self.sat.or2(a, b)
+            }
+            Cond::Cmp(op, x, y) => {
+                let a = self.term(x, finals, first);
+                let b = self.term(y, finals, first);
+                let mut ls = Vec::new();
+                for &(va, la) in &a {
+                    for &(vb, lb) in &b {
+                        if op.eval(va, vb) {
+                            ls.push(self.sat.and2(la, lb));
+                        }
+                    }
+                }
+                self.sat.or(&ls)
+            }
+        }
+    }
+}
+
+fn empty_of(k: BaseKind, n: usize) -> SymVal {
+    match k {
+        BaseKind::Set => SymVal::Set(SymSet::empty(n)),
+        BaseKind::Relation => SymVal::Rel(SymRel::empty(n)),
+    }
+}
+
+/// Strongly connected components (iterative Tarjan); returns a component
+/// id per node.
+fn scc(adj: &[Vec<usize>]) -> Vec<usize> {
+    let n = adj.len();
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut comp = vec![usize::MAX; n];
+    let mut next_index = 0;
+    let mut next_comp = 0;
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next_index;
+        low[root] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut i)) = call.last_mut() {
+            if *i < adj[v].len() {
+                let w = adj[v][*i];
+                *i += 1;
+                if index[w] == usize::MAX {
+                    index[w] = next_index;
+                    low[w] = next_index;
+                    next_index += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    call.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                call.pop();
+                if let Some(&(p, _)) = call.last() {
+                    low[p] = low[p].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        comp[w] = next_comp;
+                        if w == v {
+                            break;
+                        }
+                    }
+                    next_comp += 1;
+                }
+            }
+        }
+    }
+    comp
+}

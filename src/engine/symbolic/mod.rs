@@ -1,0 +1,562 @@
+//! The symbolic engine: bounded model checking to SAT (CaDiCaL).
+//!
+//! Where the explicit engine enumerates every candidate execution, this
+//! engine builds one propositional formula whose models are exactly the
+//! candidates the explicit engine would accept, and asks a SAT solver for
+//! one with the property's violation (see `docs/SYMBOLIC.md`):
+//!
+//! 1. [`unroll`]: each thread's paths (the explicit engine's unrolling,
+//!    reused), a one-hot path selector per thread, potential events merged
+//!    across paths, with execution and value literals.
+//! 2. [`encode`]: rf (one same-location same-value write per executed
+//!    read), co (total, or a strict partial order for `partial-co` models),
+//!    `sync_fence`, barrier matching with quorums; then every unit of the
+//!    compiled `.cat` model over symbolic sets and relations ([`rel`]) and
+//!    the consistency axioms, eagerly (acyclicity by ranks).
+//! 3. Queries under assumptions: a complete execution reaching the
+//!    property's target; failing that, a consistent execution cut by the
+//!    bound (verdict `UNKNOWN`).
+//!
+//! Every execution the solver returns is rebuilt as an explicit candidate
+//! and re-checked with the `.cat` evaluator before it is reported (a
+//! mismatch would be an encoding bug: it is blocked and counted in
+//! [`Stats::mismatches`]).
+//!
+//! Results use the explicit engine's types; `states` is left empty and
+//! `executions` counts the executions the engine actually produced (0 or
+//! 1), not all of them.
+
+mod encode;
+mod rel;
+mod sat;
+mod unroll;
+
+#[cfg(test)]
+mod tests;
+
+use super::exec::{Skeleton, Vocabulary};
+use super::paths::ThreadPath;
+use super::races::{RacePair, RaceResult};
+use super::safety::{observables, term_name, SafetyResult, Verdict};
+use super::witness::Witness;
+use super::{Candidate, Options};
+use crate::cat::{AxiomKind, BaseKind, Model, Value};
+use crate::diag::{Error, ErrorKind, Result};
+use crate::ir::{Program, Quantifier, Term};
+use crate::rel::{EventSet, Relation};
+use encode::Enc;
+use sat::{Lit, Sat, TRUE};
+use std::collections::HashMap;
+use unroll::Unrolled;
+
+/// Size and effort figures of one check.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub events: usize,
+    pub vars: usize,
+    pub clauses: usize,
+    pub solver_calls: usize,
+    /// Solver models the `.cat` evaluator rejected (encoding bugs; 0).
+    pub mismatches: usize,
+}
+
+/// Upper bound on solver models rejected by the re-check before giving up.
+const MAX_MISMATCHES: usize = 64;
+
+/// A concrete execution read off a solver model.
+struct Concrete<'p> {
+    sk: Skeleton<'p>,
+    paths: Vec<ThreadPath>,
+    rf: Relation,
+    co: Relation,
+    sf: Relation,
+    bar: Relation,
+    bar_stuck: bool,
+    /// Potential event → skeleton event.
+    map: Vec<Option<usize>>,
+}
+
+fn unsupported_liveness() -> Error {
+    Error::new(
+        ErrorKind::Unsupported,
+        "unsupported: the symbolic engine does not check liveness yet (use --engine explicit)",
+    )
+}
+
+fn build<'p>(p: &'p Program, model: &Model, opts: &Options, needed: &[usize]) -> Result<Enc<'p>> {
+    if opts.liveness {
+        return Err(unsupported_liveness());
+    }
+    let debug = std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some();
+    let t0 = std::time::Instant::now();
+    let mut sat = Sat::new();
+    let u = Unrolled::new(p, opts.bound, &mut sat)?;
+    let t1 = t0.elapsed();
+    let mut enc = Enc::new(sat, u, model.partial_co());
+    let t2 = t0.elapsed();
+    enc.encode_model(model, needed)?;
+    let t3 = t0.elapsed();
+    for (i, ax) in model.axioms().iter().enumerate() {
+        if !ax.flag {
+            enc.assert_axiom(model, i)?;
+        }
+    }
+    if debug {
+        eprintln!(
+            "symbolic: {} events, {} vars, {} clauses; unroll {:?}, execution {:?}, model {:?}, axioms {:?}",
+            enc.u.n(),
+            enc.sat.num_vars(),
+            enc.sat.num_clauses(),
+            t1,
+            t2 - t1,
+            t3 - t2,
+            t0.elapsed() - t3
+        );
+    }
+    Ok(enc)
+}
+
+fn consistency_axioms(model: &Model) -> Vec<usize> {
+    model
+        .axioms()
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| !a.flag)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+impl<'p> Enc<'p> {
+    fn concrete(&self) -> Concrete<'p> {
+        let u = &self.u;
+        let p = u.program;
+        let mut paths: Vec<ThreadPath> = Vec::new();
+        let mut chosen = Vec::new();
+        let pick = |vals: &[(i64, Lit)]| -> i64 {
+            vals.iter()
+                .find(|(_, l)| self.sat.value(*l))
+                .map_or(0, |(v, _)| *v)
+        };
+        for t in &u.threads {
+            let k = t.sel.iter().position(|&s| self.sat.value(s)).unwrap_or(0);
+            chosen.push(k);
+            let mut path = t.paths[k].clone();
+            if let Some(st) = &t.sym {
+                for (e, vals) in path.events.iter_mut().zip(&st.values) {
+                    e.value = pick(vals);
+                }
+                for ((_, v), (_, vals)) in path.regs.iter_mut().zip(&st.regs) {
+                    *v = pick(vals);
+                }
+            }
+            paths.push(path);
+        }
+        let refs: Vec<&ThreadPath> = paths.iter().collect();
+        let sk = Skeleton::new(p, &u.vocab, &refs);
+        let mut map = vec![None; u.n()];
+        for (ph, i) in u.init_of.iter().enumerate() {
+            if let (Some(i), Some(s)) = (i, sk.init_of[ph]) {
+                map[*i] = Some(s);
+            }
+        }
+        for (ti, t) in u.threads.iter().enumerate() {
+            if let Some(evs) = t.path_events.get(chosen[ti]) {
+                for (k, &g) in evs.iter().enumerate() {
+                    map[g] = sk.thread_events[ti].get(k).copied();
+                }
+            }
+        }
+        let n = sk.n();
+        let pair = |a: usize, b: usize| -> Option<(usize, usize)> { Some((map[a]?, map[b]?)) };
+        let mut rf = Relation::empty(n);
+        for &(w, r, x) in &self.rf {
+            if self.sat.value(x) {
+                if let Some((a, b)) = pair(w, r) {
+                    rf.insert(a, b);
+                }
+            }
+        }
+        let mut co = Relation::empty(n);
+        for ph in 0..u.writes.len() {
+            if let Some(i) = u.init_of[ph].and_then(|i| map[i]) {
+                for &w in &u.writes[ph] {
+                    if let Some(b) = map[w] {
+                        co.insert(i, b);
+                    }
+                }
+            }
+        }
+        for &(a, b, l) in &self.co_pairs {
+            if self.sat.value(l) {
+                if let Some((x, y)) = pair(a, b) {
+                    co.insert(x, y);
+                }
+            }
+        }
+        let lift = |r: &rel::SymRel| -> Relation {
+            let mut out = Relation::empty(n);
+            for (a, b, l) in r.entries() {
+                if self.sat.value(l) {
+                    if let Some((x, y)) = pair(a, b) {
+                        out.insert(x, y);
+                    }
+                }
+            }
+            out
+        };
+        let sf = lift(&self.sf_rel);
+        let bar = lift(&self.bar_rel);
+        Concrete {
+            sk,
+            paths,
+            rf,
+            co,
+            sf,
+            bar,
+            bar_stuck: self.sat.value(self.bar_stuck),
+            map,
+        }
+    }
+
+    /// Literals whose current values identify the current execution.
+    fn blocking_clause(&self) -> Vec<Lit> {
+        let mut lits: Vec<Lit> = Vec::new();
+        for t in &self.u.threads {
+            lits.extend(&t.sel);
+        }
+        lits.extend(self.rf.iter().map(|x| x.2));
+        lits.extend(self.co_pairs.iter().map(|x| x.2));
+        for r in [&self.sf_rel, &self.bar_rel] {
+            lits.extend(r.sym.iter().map(|x| x.2));
+        }
+        lits.retain(|&l| l != TRUE && l != -TRUE);
+        lits.into_iter()
+            .map(|l| if self.sat.value(l) { -l } else { l })
+            .collect()
+    }
+}
+
+/// Loads a concrete execution into a fresh evaluator, as the explicit
+/// engine would.
+fn evaluator<'m>(
+    model: &'m Model,
+    c: &Concrete<'_>,
+    vocab: &Vocabulary,
+) -> crate::cat::Evaluator<'m> {
+    let n = c.sk.n();
+    let mut ev = model.evaluator(n);
+    for (i, (name, kind)) in model.inputs().iter().enumerate() {
+        let v = match (name.as_str(), kind) {
+            (_, BaseKind::Set) => Value::Set(match vocab.index(name) {
+                Some(t) => c.sk.tagged(t),
+                None => EventSet::empty(n),
+            }),
+            ("rf", _) => Value::Rel(c.rf.clone()),
+            ("co", _) => Value::Rel(c.co.clone()),
+            ("fr", _) => Value::Rel(c.rf.inverse().compose(&c.co)),
+            ("sync_fence", _) => Value::Rel(c.sf.clone()),
+            ("sync_barrier" | "syncbar", _) => Value::Rel(c.bar.clone()),
+            (other, _) => Value::Rel(
+                c.sk.static_relation(other, vocab)
+                    .unwrap_or_else(|| Relation::empty(n)),
+            ),
+        };
+        ev.set_input(i, v);
+    }
+    ev
+}
+
+/// Solves under `assumptions`, re-checking each model with the evaluator;
+/// returns whether a (checked) model exists.
+fn solve_checked(
+    enc: &mut Enc<'_>,
+    model: &Model,
+    assumptions: &[Lit],
+    stats: &mut Stats,
+) -> Result<bool> {
+    loop {
+        stats.solver_calls += 1;
+        let t = std::time::Instant::now();
+        let res = enc.sat.solve(assumptions);
+        if std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some() {
+            eprintln!("symbolic: solve {:?} -> {res:?}", t.elapsed());
+        }
+        match res {
+            Some(true) => {}
+            Some(false) => return Ok(false),
+            None => {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    "unsupported: the SAT solver gave up",
+                ))
+            }
+        }
+        let ok = {
+            let c = enc.concrete();
+            let mut ev = evaluator(model, &c, &enc.u.vocab);
+            ev.first_violation().is_none()
+        };
+        if ok {
+            return Ok(true);
+        }
+        stats.mismatches += 1;
+        if stats.mismatches > MAX_MISMATCHES {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                "unsupported: the symbolic encoding disagrees with the model evaluator",
+            ));
+        }
+        let block = enc.blocking_clause();
+        enc.sat.clause(&block);
+    }
+}
+
+fn fill_stats(enc: &Enc<'_>, stats: &mut Stats) {
+    stats.events = enc.u.n();
+    stats.vars = enc.sat.num_vars();
+    stats.clauses = enc.sat.num_clauses();
+}
+
+/// Checks the program's final-state assertion (same verdicts as
+/// [`crate::engine::safety::check`]; `states` is left empty).
+pub fn check_safety(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult> {
+    check_safety_stats(p, model, opts).map(|(r, _)| r)
+}
+
+/// [`check_safety`] with size and effort figures.
+pub fn check_safety_stats(
+    p: &Program,
+    model: &Model,
+    opts: &Options,
+) -> Result<(SafetyResult, Stats)> {
+    let mut stats = Stats::default();
+    let needed = consistency_axioms(model);
+    let mut enc = build(p, model, opts, &needed)?;
+    let obs = observables(p);
+    let complete = complete_lit(&mut enc);
+    let mut finals = HashMap::new();
+    let filter = match (&p.filter, opts.ignore_filter) {
+        (Some(f), false) => enc.cond(f, &mut finals, false),
+        _ => TRUE,
+    };
+    let quant = p.assertion.as_ref().map(|a| a.quantifier);
+    let mut witness = None;
+    let mut found = false;
+    if let Some(a) = &p.assertion {
+        let c = enc.cond(&a.cond, &mut finals, false);
+        let target = match a.quantifier {
+            Quantifier::Exists | Quantifier::NotExists => c,
+            Quantifier::Forall => -c,
+        };
+        // Values of every observable, for the witness.
+        let obs_vals: Vec<Vec<(i64, Lit)>> = obs
+            .iter()
+            .map(|t| enc.term(t, &mut finals, false))
+            .collect();
+        if solve_checked(&mut enc, model, &[complete, filter, target], &mut stats)? {
+            found = true;
+            let state: Vec<(String, i64)> = obs
+                .iter()
+                .zip(&obs_vals)
+                .map(|(t, vals)| {
+                    let v = vals
+                        .iter()
+                        .find(|(_, l)| enc.sat.value(*l))
+                        .map_or(0, |(v, _)| *v);
+                    (term_name(p, t), v)
+                })
+                .collect();
+            let c = enc.concrete();
+            witness = Some(witness_of(&c, state));
+        }
+    }
+    let mut bound_hit = false;
+    if !found {
+        let cuts: Vec<Lit> = enc.u.threads.iter().map(|t| t.cut).collect();
+        let any_cut = enc.sat.or(&cuts);
+        bound_hit = solve_checked(&mut enc, model, &[any_cut], &mut stats)?;
+    }
+    let verdict = match (quant, found) {
+        (Some(Quantifier::Exists), true) => Verdict::Pass,
+        (Some(_), true) => Verdict::Fail,
+        _ if bound_hit => Verdict::Unknown,
+        (Some(Quantifier::Exists), false) => Verdict::Fail,
+        _ => Verdict::Pass,
+    };
+    fill_stats(&enc, &mut stats);
+    Ok((
+        SafetyResult {
+            verdict,
+            executions: u64::from(found),
+            observables: obs.iter().map(|t| term_name(p, t)).collect(),
+            states: vec![],
+            witness,
+            bound_hit,
+        },
+        stats,
+    ))
+}
+
+fn complete_lit(enc: &mut Enc<'_>) -> Lit {
+    let mut parts: Vec<Lit> = enc.u.threads.iter().map(|t| t.done).collect();
+    parts.push(-enc.bar_stuck);
+    enc.sat.and(&parts)
+}
+
+fn witness_of(c: &Concrete<'_>, state: Vec<(String, i64)>) -> Witness {
+    let refs: Vec<&ThreadPath> = c.paths.iter().collect();
+    let cand = Candidate {
+        skeleton: &c.sk,
+        paths: &refs,
+        rf: &c.rf,
+        co: &c.co,
+        barrier_stuck: c.bar_stuck,
+    };
+    let _ = &c.map;
+    Witness::from_candidate(&cand, state)
+}
+
+/// Checks the model's `flag` axioms (same verdicts as
+/// [`crate::engine::races::check`]).
+pub fn check_races(p: &Program, model: &Model, opts: &Options) -> Result<RaceResult> {
+    check_races_stats(p, model, opts).map(|(r, _)| r)
+}
+
+/// [`check_races`] with size and effort figures.
+pub fn check_races_stats(
+    p: &Program,
+    model: &Model,
+    opts: &Options,
+) -> Result<(RaceResult, Stats)> {
+    let flags: Vec<usize> = model
+        .axioms()
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.flag && matches!(a.kind, AxiomKind::NotEmpty | AxiomKind::Empty))
+        .map(|(i, _)| i)
+        .collect();
+    if flags.is_empty() {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "model `{}` defines no `flag` axiom, so it has no notion of data race",
+                model.name()
+            ),
+        ));
+    }
+    let mut stats = Stats::default();
+    let mut needed = consistency_axioms(model);
+    needed.extend(&flags);
+    let mut enc = build(p, model, opts, &needed)?;
+    let complete = complete_lit(&mut enc);
+    let mut finals = HashMap::new();
+    let filter = match (&p.filter, opts.ignore_filter) {
+        (Some(f), false) => enc.cond(f, &mut finals, true),
+        _ => TRUE,
+    };
+    let mut fires = Vec::new();
+    for &i in &flags {
+        fires.push(enc.flag_fires(model, i)?);
+    }
+    let fire = enc.sat.or(&fires);
+    let mut races = Vec::new();
+    let mut witness = None;
+    let mut found = false;
+    // The re-check also requires a flag to fire on the rebuilt execution.
+    loop {
+        if !solve_checked(&mut enc, model, &[complete, filter, fire], &mut stats)? {
+            break;
+        }
+        let c = enc.concrete();
+        let mut ev = evaluator(model, &c, &enc.u.vocab);
+        let w = witness_of(&c, vec![]);
+        for &i in &flags {
+            let Some(v) = ev.flag(i) else { continue };
+            let ax = &model.axioms()[i];
+            let name = if ax.name.is_empty() {
+                format!("flag at {}", ax.pos)
+            } else {
+                ax.name.clone()
+            };
+            let pairs: Vec<(usize, usize)> = match v {
+                Value::Rel(r) => r
+                    .pairs()
+                    .filter(|(a, b)| a <= b || !r.contains(*b, *a))
+                    .collect(),
+                Value::Set(s) => s.iter().map(|e| (e, e)).collect(),
+            };
+            for (a, b) in pairs {
+                let (ea, eb) = (&w.events[a], &w.events[b]);
+                races.push(RacePair {
+                    flag: name.clone(),
+                    events: (a, b),
+                    threads: (ea.thread.clone(), eb.thread.clone()),
+                    lines: (ea.line, eb.line),
+                    instrs: (ea.instr.clone(), eb.instr.clone()),
+                    location: ea.location.clone().or_else(|| eb.location.clone()),
+                });
+            }
+        }
+        if races.is_empty() {
+            // No flag fires on the rebuilt execution: an encoding bug.
+            stats.mismatches += 1;
+            if stats.mismatches > MAX_MISMATCHES {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    "unsupported: the symbolic encoding disagrees with the model evaluator",
+                ));
+            }
+            let block = enc.blocking_clause();
+            enc.sat.clause(&block);
+            continue;
+        }
+        witness = Some(w);
+        found = true;
+        break;
+    }
+    let mut bound_hit = false;
+    if !found {
+        let cuts: Vec<Lit> = enc.u.threads.iter().map(|t| t.cut).collect();
+        let any_cut = enc.sat.or(&cuts);
+        bound_hit = solve_checked(&mut enc, model, &[any_cut], &mut stats)?;
+    }
+    let verdict = if found {
+        Verdict::Fail
+    } else if bound_hit {
+        Verdict::Unknown
+    } else {
+        Verdict::Pass
+    };
+    fill_stats(&enc, &mut stats);
+    let _ = Term::Const(0);
+    Ok((
+        RaceResult {
+            verdict,
+            executions: u64::from(found),
+            races,
+            witness,
+            bound_hit,
+        },
+        stats,
+    ))
+}
+
+/// The `--engine auto` rule: the symbolic engine for tests with many
+/// threads or many memory instructions, where the explicit enumeration
+/// (a product over threads of paths, rf and co choices) explodes.
+pub fn prefer_symbolic(p: &Program) -> bool {
+    let mem: usize = p
+        .threads
+        .iter()
+        .flat_map(|t| &t.instrs)
+        .filter(|i| {
+            matches!(
+                i.kind,
+                crate::ir::InstrKind::Load { .. }
+                    | crate::ir::InstrKind::Store { .. }
+                    | crate::ir::InstrKind::Rmw { .. }
+            )
+        })
+        .count();
+    p.threads.len() > 4 || mem > 12
+}

@@ -1,0 +1,591 @@
+//! Symbolic sets and relations: the value of a `.cat` expression over all
+//! potential events, as a *sure* part (a bitset) and a *symbolic* part
+//! (sorted pairs with a SAT literal).
+//!
+//! # Relative semantics
+//!
+//! A pair's literal says whether the pair is in the relation *provided both
+//! events are executed* (for a set: provided the event is executed). Pairs
+//! absent from both parts are never in it. Static relations (`po` on one
+//! path, `loc`, tags…) are therefore constant `true` — the sure part — no
+//! matter which events execute, which is what keeps the encoding small.
+//! Union, intersection, difference, complement (with the universe being
+//! the executed events), inverse, products and identities commute with
+//! this reading; composition, closures, `domain` and `range` must
+//! conjoin the execution literal of the *intermediate* event, which they
+//! do (an intermediate event equal to an end needs nothing).
+//!
+//! The sure part is the relation analysis' lower bound and sure ∪ symbolic
+//! its upper bound (Dartagnan's may/must sets), computed as a by-product.
+
+use super::sat::{Lit, Sat, FALSE, TRUE};
+use crate::rel::{EventSet, Relation};
+use std::collections::HashMap;
+
+/// What the relational operations need to know about events.
+pub struct Ctx {
+    /// Per event: "is executed".
+    pub exec: Vec<Lit>,
+    /// Events executed in every execution.
+    pub ae: EventSet,
+}
+
+impl Ctx {
+    pub fn new(exec: Vec<Lit>) -> Self {
+        let n = exec.len();
+        let ae = EventSet::from_iter(n, (0..n).filter(|&i| exec[i] == TRUE));
+        Ctx { exec, ae }
+    }
+
+    #[inline]
+    fn mid(&self, m: usize, x: usize, z: usize) -> Lit {
+        if m == x || m == z {
+            TRUE
+        } else {
+            self.exec[m]
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymSet {
+    pub sure: EventSet,
+    /// Sorted by event, disjoint from `sure`, literals never constant.
+    pub sym: Vec<(u32, Lit)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymRel {
+    pub sure: Relation,
+    /// Sorted by pair, disjoint from `sure`, literals never constant.
+    pub sym: Vec<(u32, u32, Lit)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SymVal {
+    Set(SymSet),
+    Rel(SymRel),
+}
+
+/// Collects disjuncts per pair; `finish` ORs them.
+pub struct RelAcc {
+    sure: Relation,
+    map: HashMap<(u32, u32), Vec<Lit>>,
+}
+
+impl RelAcc {
+    pub fn new(n: usize) -> Self {
+        RelAcc {
+            sure: Relation::empty(n),
+            map: HashMap::new(),
+        }
+    }
+
+    pub fn with_sure(sure: Relation) -> Self {
+        RelAcc {
+            sure,
+            map: HashMap::new(),
+        }
+    }
+
+    #[inline]
+    pub fn add(&mut self, a: usize, b: usize, l: Lit) {
+        if l == FALSE || self.sure.contains(a, b) {
+            return;
+        }
+        if l == TRUE {
+            self.sure.insert(a, b);
+            self.map.remove(&(a as u32, b as u32));
+            return;
+        }
+        self.map.entry((a as u32, b as u32)).or_default().push(l);
+    }
+
+    pub fn finish(self, sat: &mut Sat) -> SymRel {
+        let mut sure = self.sure;
+        let mut sym = Vec::with_capacity(self.map.len());
+        for ((a, b), lits) in self.map {
+            if sure.contains(a as usize, b as usize) {
+                continue;
+            }
+            let l = sat.or(&lits);
+            if l == TRUE {
+                sure.insert(a as usize, b as usize);
+            } else if l != FALSE {
+                sym.push((a, b, l));
+            }
+        }
+        sym.sort_unstable();
+        SymRel { sure, sym }
+    }
+}
+
+pub struct SetAcc {
+    sure: EventSet,
+    map: HashMap<u32, Vec<Lit>>,
+}
+
+impl SetAcc {
+    pub fn new(n: usize) -> Self {
+        SetAcc {
+            sure: EventSet::empty(n),
+            map: HashMap::new(),
+        }
+    }
+
+    pub fn add(&mut self, a: usize, l: Lit) {
+        if l == FALSE || self.sure.contains(a) {
+            return;
+        }
+        if l == TRUE {
+            self.sure.insert(a);
+            self.map.remove(&(a as u32));
+            return;
+        }
+        self.map.entry(a as u32).or_default().push(l);
+    }
+
+    pub fn finish(self, sat: &mut Sat) -> SymSet {
+        let mut sure = self.sure;
+        let mut sym = Vec::with_capacity(self.map.len());
+        for (a, lits) in self.map {
+            if sure.contains(a as usize) {
+                continue;
+            }
+            let l = sat.or(&lits);
+            if l == TRUE {
+                sure.insert(a as usize);
+            } else if l != FALSE {
+                sym.push((a, l));
+            }
+        }
+        sym.sort_unstable();
+        SymSet { sure, sym }
+    }
+}
+
+fn bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(wi, &w)| {
+        let mut w = w;
+        std::iter::from_fn(move || {
+            if w == 0 {
+                None
+            } else {
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(wi * 64 + b)
+            }
+        })
+    })
+}
+
+impl SymSet {
+    pub fn empty(n: usize) -> Self {
+        SymSet {
+            sure: EventSet::empty(n),
+            sym: vec![],
+        }
+    }
+
+    pub fn sure(s: EventSet) -> Self {
+        SymSet {
+            sure: s,
+            sym: vec![],
+        }
+    }
+
+    pub fn get(&self, a: usize) -> Lit {
+        if self.sure.contains(a) {
+            return TRUE;
+        }
+        match self.sym.binary_search_by_key(&(a as u32), |&(x, _)| x) {
+            Ok(i) => self.sym[i].1,
+            Err(_) => FALSE,
+        }
+    }
+
+    /// Every element that may be in the set, with its literal.
+    pub fn entries(&self) -> Vec<(usize, Lit)> {
+        let mut v: Vec<(usize, Lit)> = self.sure.iter().map(|a| (a, TRUE)).collect();
+        v.extend(self.sym.iter().map(|&(a, l)| (a as usize, l)));
+        v
+    }
+
+    pub fn union(&self, o: &SymSet, sat: &mut Sat) -> SymSet {
+        let mut acc = SetAcc {
+            sure: self.sure.union(&o.sure),
+            map: HashMap::new(),
+        };
+        for &(a, l) in self.sym.iter().chain(&o.sym) {
+            acc.add(a as usize, l);
+        }
+        acc.finish(sat)
+    }
+
+    pub fn inter(&self, o: &SymSet, sat: &mut Sat) -> SymSet {
+        let mut acc = SetAcc {
+            sure: self.sure.intersection(&o.sure),
+            map: HashMap::new(),
+        };
+        for &(a, l) in &self.sym {
+            let lo = o.get(a as usize);
+            acc.add(a as usize, sat.and2(l, lo));
+        }
+        for &(a, l) in &o.sym {
+            if self.sure.contains(a as usize) {
+                acc.add(a as usize, l);
+            }
+        }
+        acc.finish(sat)
+    }
+
+    pub fn diff(&self, o: &SymSet, sat: &mut Sat) -> SymSet {
+        let mut sure = self.sure.difference(&o.sure);
+        let mut acc_items = Vec::new();
+        for &(a, lo) in &o.sym {
+            if sure.contains(a as usize) {
+                sure.remove(a as usize);
+                acc_items.push((a as usize, -lo));
+            }
+        }
+        let mut acc = SetAcc {
+            sure,
+            map: HashMap::new(),
+        };
+        for (a, l) in acc_items {
+            acc.add(a, l);
+        }
+        for &(a, l) in &self.sym {
+            let lo = o.get(a as usize);
+            acc.add(a as usize, sat.and2(l, -lo));
+        }
+        acc.finish(sat)
+    }
+
+    pub fn compl(&self) -> SymSet {
+        let mut sure = self.sure.complement();
+        for &(a, _) in &self.sym {
+            sure.remove(a as usize);
+        }
+        SymSet {
+            sure,
+            sym: self.sym.iter().map(|&(a, l)| (a, -l)).collect(),
+        }
+    }
+}
+
+impl SymRel {
+    pub fn empty(n: usize) -> Self {
+        SymRel {
+            sure: Relation::empty(n),
+            sym: vec![],
+        }
+    }
+
+    pub fn sure(r: Relation) -> Self {
+        SymRel {
+            sure: r,
+            sym: vec![],
+        }
+    }
+
+    pub fn n(&self) -> usize {
+        self.sure.universe()
+    }
+
+    pub fn get(&self, a: usize, b: usize) -> Lit {
+        if self.sure.contains(a, b) {
+            return TRUE;
+        }
+        match self
+            .sym
+            .binary_search_by_key(&(a as u32, b as u32), |&(x, y, _)| (x, y))
+        {
+            Ok(i) => self.sym[i].2,
+            Err(_) => FALSE,
+        }
+    }
+
+    /// Every pair that may be in the relation, with its literal.
+    pub fn entries(&self) -> Vec<(usize, usize, Lit)> {
+        let mut v: Vec<(usize, usize, Lit)> =
+            self.sure.pairs().map(|(a, b)| (a, b, TRUE)).collect();
+        v.extend(
+            self.sym
+                .iter()
+                .map(|&(a, b, l)| (a as usize, b as usize, l)),
+        );
+        v
+    }
+
+    /// Number of pairs that may be in the relation.
+    pub fn may_len(&self) -> usize {
+        self.sure.len() + self.sym.len()
+    }
+
+    pub fn union(&self, o: &SymRel, sat: &mut Sat) -> SymRel {
+        let mut acc = RelAcc::with_sure(self.sure.union(&o.sure));
+        for &(a, b, l) in self.sym.iter().chain(&o.sym) {
+            acc.add(a as usize, b as usize, l);
+        }
+        acc.finish(sat)
+    }
+
+    pub fn inter(&self, o: &SymRel, sat: &mut Sat) -> SymRel {
+        let mut acc = RelAcc::with_sure(self.sure.intersection(&o.sure));
+        for &(a, b, l) in &self.sym {
+            let lo = o.get(a as usize, b as usize);
+            if lo != FALSE {
+                acc.add(a as usize, b as usize, sat.and2(l, lo));
+            }
+        }
+        for &(a, b, l) in &o.sym {
+            if self.sure.contains(a as usize, b as usize) {
+                acc.add(a as usize, b as usize, l);
+            }
+        }
+        acc.finish(sat)
+    }
+
+    pub fn diff(&self, o: &SymRel, sat: &mut Sat) -> SymRel {
+        let mut sure = self.sure.difference(&o.sure);
+        let mut items = Vec::new();
+        for &(a, b, lo) in &o.sym {
+            if sure.contains(a as usize, b as usize) {
+                sure.remove(a as usize, b as usize);
+                items.push((a as usize, b as usize, -lo));
+            }
+        }
+        let mut acc = RelAcc::with_sure(sure);
+        for (a, b, l) in items {
+            acc.add(a, b, l);
+        }
+        for &(a, b, l) in &self.sym {
+            let lo = o.get(a as usize, b as usize);
+            acc.add(a as usize, b as usize, sat.and2(l, -lo));
+        }
+        acc.finish(sat)
+    }
+
+    pub fn compl(&self) -> SymRel {
+        let mut sure = self.sure.complement();
+        for &(a, b, _) in &self.sym {
+            sure.remove(a as usize, b as usize);
+        }
+        SymRel {
+            sure,
+            sym: self.sym.iter().map(|&(a, b, l)| (a, b, -l)).collect(),
+        }
+    }
+
+    pub fn inv(&self) -> SymRel {
+        let mut sym: Vec<(u32, u32, Lit)> = self.sym.iter().map(|&(a, b, l)| (b, a, l)).collect();
+        sym.sort_unstable();
+        SymRel {
+            sure: self.sure.inverse(),
+            sym,
+        }
+    }
+
+    /// Per row, the symbolic successors.
+    fn sym_rows(&self) -> Vec<Vec<(u32, Lit)>> {
+        let mut rows = vec![Vec::new(); self.n()];
+        for &(a, b, l) in &self.sym {
+            rows[a as usize].push((b, l));
+        }
+        rows
+    }
+
+    /// `self ; o`, conjoining the execution of the intermediate event.
+    pub fn seq(&self, o: &SymRel, ctx: &Ctx, sat: &mut Sat) -> SymRel {
+        let n = self.n();
+        // Sure part: through always-executed events, or through an end.
+        let mut sure = self
+            .sure
+            .restrict(&EventSet::full(n), &ctx.ae)
+            .compose(&o.sure);
+        for m in 0..n {
+            if ctx.ae.contains(m) {
+                continue;
+            }
+            if self.sure.contains(m, m) {
+                for z in bits(o.sure.row(m)) {
+                    sure.insert(m, z);
+                }
+            }
+            if o.sure.contains(m, m) {
+                for x in 0..n {
+                    if self.sure.contains(x, m) {
+                        sure.insert(x, m);
+                    }
+                }
+            }
+        }
+        let mut acc = RelAcc::with_sure(sure);
+        let o_rows = o.sym_rows();
+        // (i) symbolic first step.
+        for &(x, m, la) in &self.sym {
+            let (x, m) = (x as usize, m as usize);
+            for z in bits(o.sure.row(m)) {
+                let em = ctx.mid(m, x, z);
+                acc.add(x, z, sat.and2(la, em));
+            }
+            for &(z, lb) in &o_rows[m] {
+                let z = z as usize;
+                let em = ctx.mid(m, x, z);
+                acc.add(x, z, sat.and(&[la, em, lb]));
+            }
+        }
+        // (ii) sure first step, symbolic second step.
+        if !o.sym.is_empty() {
+            let a_inv = self.sure.inverse();
+            for &(m, z, lb) in &o.sym {
+                let (m, z) = (m as usize, z as usize);
+                for x in bits(a_inv.row(m)) {
+                    let em = ctx.mid(m, x, z);
+                    acc.add(x, z, sat.and2(em, lb));
+                }
+            }
+        }
+        // (iii) both sure, conditionally executed intermediate event.
+        let cond: Vec<usize> = (0..n).filter(|&m| !ctx.ae.contains(m)).collect();
+        if !cond.is_empty() {
+            let a_inv = self.sure.inverse();
+            for m in cond {
+                let em = ctx.exec[m];
+                if em == FALSE {
+                    continue;
+                }
+                let succ: Vec<usize> = bits(o.sure.row(m)).filter(|&z| z != m).collect();
+                if succ.is_empty() {
+                    continue;
+                }
+                for x in bits(a_inv.row(m)) {
+                    if x == m {
+                        continue;
+                    }
+                    for &z in &succ {
+                        acc.add(x, z, em);
+                    }
+                }
+            }
+        }
+        acc.finish(sat)
+    }
+
+    /// `self+` (exact: Warshall's algorithm over literals).
+    pub fn plus(&self, ctx: &Ctx, sat: &mut Sat) -> SymRel {
+        let n = self.n();
+        let mut involved = EventSet::empty(n);
+        for (a, b) in self.sure.pairs() {
+            involved.insert(a);
+            involved.insert(b);
+        }
+        for &(a, b, _) in &self.sym {
+            involved.insert(a as usize);
+            involved.insert(b as usize);
+        }
+        if self.sym.is_empty() && involved.iter().all(|e| ctx.ae.contains(e)) {
+            return SymRel::sure(self.sure.transitive_closure());
+        }
+        let nodes: Vec<usize> = involved.iter().collect();
+        let m = nodes.len();
+        let mut idx = vec![usize::MAX; n];
+        for (i, &e) in nodes.iter().enumerate() {
+            idx[e] = i;
+        }
+        let mut mat = vec![FALSE; m * m];
+        for (a, b, l) in self.entries() {
+            mat[idx[a] * m + idx[b]] = l;
+        }
+        let mut preds = Vec::with_capacity(m);
+        let mut succs = Vec::with_capacity(m);
+        for k in 0..m {
+            let ek = ctx.exec[nodes[k]];
+            if ek == FALSE {
+                continue;
+            }
+            preds.clear();
+            succs.clear();
+            for i in 0..m {
+                if i != k && mat[i * m + k] != FALSE {
+                    preds.push(i);
+                }
+                if i != k && mat[k * m + i] != FALSE {
+                    succs.push(i);
+                }
+            }
+            for &i in &preds {
+                let lik = mat[i * m + k];
+                for &j in &succs {
+                    let cur = mat[i * m + j];
+                    if cur == TRUE {
+                        continue;
+                    }
+                    let t = sat.and(&[lik, ek, mat[k * m + j]]);
+                    if t == FALSE {
+                        continue;
+                    }
+                    mat[i * m + j] = sat.or2(cur, t);
+                }
+            }
+        }
+        let mut acc = RelAcc::new(n);
+        for i in 0..m {
+            for j in 0..m {
+                acc.add(nodes[i], nodes[j], mat[i * m + j]);
+            }
+        }
+        acc.finish(sat)
+    }
+
+    pub fn add_identity(&self, sat: &mut Sat) -> SymRel {
+        let n = self.n();
+        self.union(&SymRel::sure(Relation::identity(n)), sat)
+    }
+
+    pub fn id_on(s: &SymSet) -> SymRel {
+        SymRel {
+            sure: Relation::identity_on(&s.sure),
+            sym: s.sym.iter().map(|&(a, l)| (a, a, l)).collect(),
+        }
+    }
+
+    pub fn prod(s: &SymSet, t: &SymSet, sat: &mut Sat) -> SymRel {
+        let n = s.sure.universe();
+        let mut acc = RelAcc::with_sure(Relation::product(&s.sure, &t.sure));
+        let t_all = t.entries();
+        for &(x, lx) in &s.sym {
+            for &(y, ly) in &t_all {
+                acc.add(x as usize, y, sat.and2(lx, ly));
+            }
+        }
+        for x in s.sure.iter() {
+            for &(y, ly) in &t.sym {
+                acc.add(x, y as usize, ly);
+            }
+        }
+        let _ = n;
+        acc.finish(sat)
+    }
+
+    /// `domain(self)`: events with some executed successor.
+    pub fn domain(&self, ctx: &Ctx, sat: &mut Sat) -> SymSet {
+        let n = self.n();
+        let mut acc = SetAcc::new(n);
+        for x in 0..n {
+            for y in bits(self.sure.row(x)) {
+                acc.add(x, ctx.mid(y, x, x));
+            }
+        }
+        for &(x, y, l) in &self.sym {
+            let e = ctx.mid(y as usize, x as usize, x as usize);
+            acc.add(x as usize, sat.and2(l, e));
+        }
+        acc.finish(sat)
+    }
+
+    pub fn range(&self, ctx: &Ctx, sat: &mut Sat) -> SymSet {
+        self.inv().domain(ctx, sat)
+    }
+}

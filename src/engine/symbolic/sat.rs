@@ -1,0 +1,200 @@
+//! A thin layer over CaDiCaL: literals with constant folding, gates with
+//! structural hashing (Tseitin, both directions), cardinality helpers.
+//!
+//! Literals are DIMACS integers. Variable 1 is fixed to true, so [`TRUE`]
+//! is `1` and [`FALSE`] is `-1`; every gate folds constants, so a formula
+//! over constants never reaches the solver.
+
+use std::collections::HashMap;
+
+pub type Lit = i32;
+pub const TRUE: Lit = 1;
+pub const FALSE: Lit = -1;
+
+pub struct Sat {
+    solver: cadical::Solver,
+    next: i32,
+    and_cache: HashMap<Vec<Lit>, Lit>,
+    clauses: usize,
+    /// The formula is already known to be unsatisfiable.
+    trivially_unsat: bool,
+}
+
+impl Default for Sat {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Sat {
+    pub fn new() -> Self {
+        let mut solver: cadical::Solver = cadical::Solver::new();
+        solver.add_clause([TRUE]);
+        Sat {
+            solver,
+            next: 2,
+            and_cache: HashMap::new(),
+            clauses: 1,
+            trivially_unsat: false,
+        }
+    }
+
+    /// A fresh variable.
+    pub fn var(&mut self) -> Lit {
+        let v = self.next;
+        self.next += 1;
+        v
+    }
+
+    pub fn num_vars(&self) -> usize {
+        (self.next - 1) as usize
+    }
+
+    pub fn num_clauses(&self) -> usize {
+        self.clauses
+    }
+
+    /// Adds a clause (constants folded away).
+    pub fn clause(&mut self, lits: &[Lit]) {
+        if lits.contains(&TRUE) {
+            return;
+        }
+        let mut c: Vec<Lit> = lits.iter().copied().filter(|&l| l != FALSE).collect();
+        c.sort_unstable();
+        c.dedup();
+        if c.windows(2).any(|w| w[0] == -w[1]) {
+            return;
+        }
+        if c.is_empty() {
+            self.trivially_unsat = true;
+            c.push(FALSE);
+        }
+        self.clauses += 1;
+        self.solver.add_clause(c);
+    }
+
+    /// `a ⇒ b`.
+    pub fn implies(&mut self, a: Lit, b: Lit) {
+        self.clause(&[-a, b]);
+    }
+
+    /// Conjunction of `lits` (a gate: the result is equivalent to it).
+    pub fn and(&mut self, lits: &[Lit]) -> Lit {
+        let mut c: Vec<Lit> = Vec::with_capacity(lits.len());
+        for &l in lits {
+            if l == FALSE {
+                return FALSE;
+            }
+            if l != TRUE {
+                c.push(l);
+            }
+        }
+        c.sort_unstable();
+        c.dedup();
+        if c.windows(2).any(|w| w[0] == -w[1]) {
+            return FALSE;
+        }
+        match c.len() {
+            0 => return TRUE,
+            1 => return c[0],
+            _ => {}
+        }
+        if let Some(&g) = self.and_cache.get(&c) {
+            return g;
+        }
+        let g = self.var();
+        for &l in &c {
+            self.clause(&[-g, l]);
+        }
+        let mut big: Vec<Lit> = c.iter().map(|&l| -l).collect();
+        big.push(g);
+        self.clause(&big);
+        self.and_cache.insert(c, g);
+        g
+    }
+
+    pub fn and2(&mut self, a: Lit, b: Lit) -> Lit {
+        self.and(&[a, b])
+    }
+
+    pub fn or(&mut self, lits: &[Lit]) -> Lit {
+        let neg: Vec<Lit> = lits.iter().map(|&l| -l).collect();
+        -self.and(&neg)
+    }
+
+    pub fn or2(&mut self, a: Lit, b: Lit) -> Lit {
+        self.or(&[a, b])
+    }
+
+    /// At most one of `lits` (sequential counter for long lists).
+    pub fn at_most_one(&mut self, lits: &[Lit]) {
+        let l: Vec<Lit> = lits.iter().copied().filter(|&x| x != FALSE).collect();
+        if l.len() <= 1 {
+            return;
+        }
+        if l.len() <= 6 {
+            for i in 0..l.len() {
+                for j in i + 1..l.len() {
+                    self.clause(&[-l[i], -l[j]]);
+                }
+            }
+            return;
+        }
+        // s_i: some of l[0..=i] is true.
+        let mut prev = l[0];
+        for &x in &l[1..] {
+            self.clause(&[-prev, -x]);
+            let s = self.var();
+            self.clause(&[-prev, s]);
+            self.clause(&[-x, s]);
+            prev = s;
+        }
+    }
+
+    pub fn exactly_one(&mut self, lits: &[Lit]) {
+        self.clause(lits);
+        self.at_most_one(lits);
+    }
+
+    /// Unary counter: `out[k]` ⇔ at least `k + 1` of `lits` hold, for
+    /// `k < max` (a totalizer-style sequential counter, both directions).
+    pub fn at_least(&mut self, lits: &[Lit], max: usize) -> Vec<Lit> {
+        // row[k] = at least k+1 of the prefix.
+        let mut row: Vec<Lit> = vec![FALSE; max];
+        for &x in lits {
+            let mut next = vec![FALSE; max];
+            for k in 0..max {
+                let carry = if k == 0 { x } else { self.and2(row[k - 1], x) };
+                next[k] = self.or2(row[k], carry);
+            }
+            row = next;
+        }
+        row
+    }
+
+    /// Solves under assumptions. `None` if the solver gave up.
+    pub fn solve(&mut self, assumptions: &[Lit]) -> Option<bool> {
+        if self.trivially_unsat || assumptions.contains(&FALSE) {
+            return Some(false);
+        }
+        let a: Vec<Lit> = assumptions.iter().copied().filter(|&l| l != TRUE).collect();
+        self.solver.solve_with(a)
+    }
+
+    /// The value of a literal in the last model.
+    pub fn value(&self, l: Lit) -> bool {
+        if l == TRUE {
+            return true;
+        }
+        if l == FALSE {
+            return false;
+        }
+        // Ask for the variable (its sign convention is unambiguous).
+        let t = self.solver.value(l.abs()).unwrap_or(false);
+        if l > 0 {
+            t
+        } else {
+            !t
+        }
+    }
+}

@@ -1,0 +1,382 @@
+//! Explicit vs symbolic engine on randomly generated litmus tests (PTX and
+//! Vulkan): loads, stores, RMWs, fences, barriers, forward branches,
+//! bounded loops and spinloops, filters, every quantifier; safety and races.
+//!
+//! `GPUMC_GEN_TESTS=N` sets the number of tests per (arch, property)
+//! (default: 300, a few seconds in a debug build); `GPUMC_GEN_SEED` the
+//! seed. `GPUMC_TEST_VULKAN_CAT` overrides the Vulkan model with a file.
+
+use gpumc::engine::{races, safety, symbolic, Options};
+use gpumc::ir::Arch;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[self.below(v.len())]
+    }
+    fn chance(&mut self, pct: usize) -> bool {
+        self.below(100) < pct
+    }
+}
+
+struct Gen {
+    arch: Arch,
+    threads: usize,
+    locs: Vec<&'static str>,
+}
+
+impl Gen {
+    fn scope(&self, r: &mut Rng) -> &'static str {
+        match self.arch {
+            Arch::Ptx => r.pick(&["cta", "gpu", "sys"]),
+            Arch::Vulkan => r.pick(&["wg", "dv", "qf"]),
+        }
+    }
+
+    /// One memory or fence instruction; `reg` is the register a read uses.
+    fn instr(&self, r: &mut Rng, reg: &str, loc: &str, allow_barrier: bool) -> String {
+        let v = 1 + r.below(2);
+        let s = self.scope(r);
+        let k = r.below(if allow_barrier { 11 } else { 10 });
+        match self.arch {
+            Arch::Ptx => match k {
+                0..=2 => match r.below(3) {
+                    0 => format!("st.weak {loc}, {v}"),
+                    1 => format!("st.relaxed.{s} {loc}, {v}"),
+                    _ => format!("st.release.{s} {loc}, {v}"),
+                },
+                3..=5 => match r.below(3) {
+                    0 => format!("ld.weak {reg}, {loc}"),
+                    1 => format!("ld.relaxed.{s} {reg}, {loc}"),
+                    _ => format!("ld.acquire.{s} {reg}, {loc}"),
+                },
+                6 | 7 => {
+                    let o = r.pick(&["relaxed", "acquire", "release", "acq_rel"]);
+                    match r.below(3) {
+                        0 => format!("atom.{o}.{s}.add {reg}, {loc}, {v}"),
+                        1 => format!("atom.{o}.{s}.exch {reg}, {loc}, {v}"),
+                        _ => format!("atom.{o}.{s}.cas {reg}, {loc}, {}, {v}", r.below(2)),
+                    }
+                }
+                8 | 9 => format!("fence.{}.{s}", r.pick(&["sc", "acq_rel"])),
+                _ => "bar.cta.sync 0".to_string(),
+            },
+            Arch::Vulkan => {
+                let sem = if r.chance(50) { ".semsc0" } else { "" };
+                match k {
+                    0..=2 => match r.below(4) {
+                        0 => format!("st.sc0 {loc}, {v}"),
+                        1 => format!("st.av.{s}.sc0 {loc}, {v}"),
+                        2 => format!("st.atom.{s}.sc0 {loc}, {v}"),
+                        _ => format!("st.atom.rel.{s}.sc0{sem} {loc}, {v}"),
+                    },
+                    3..=5 => match r.below(4) {
+                        0 => format!("ld.sc0 {reg}, {loc}"),
+                        1 => format!("ld.vis.{s}.sc0 {reg}, {loc}"),
+                        2 => format!("ld.atom.{s}.sc0 {reg}, {loc}"),
+                        _ => format!("ld.atom.acq.{s}.sc0{sem} {reg}, {loc}"),
+                    },
+                    6 | 7 => {
+                        let o = r.pick(&["", ".acq", ".rel", ".acq_rel"]);
+                        let sem = if o.is_empty() { "" } else { sem };
+                        if r.chance(50) {
+                            format!("rmw.atom{o}.{s}.sc0{sem}.add {reg}, {loc}, {v}")
+                        } else {
+                            format!("rmw.atom{o}.{s}.sc0{sem} {reg}, {loc}, {v}")
+                        }
+                    }
+                    8 | 9 => format!(
+                        "membar.{}.{s}.semsc0{}",
+                        r.pick(&["rel", "acq", "acq_rel"]),
+                        r.pick(&["", ".semav", ".semvis"])
+                    ),
+                    _ => "cbar.acq_rel.wg.semsc0 0".to_string(),
+                }
+            }
+        }
+    }
+
+    fn thread(&self, r: &mut Rng, t: usize, barrier: bool) -> Vec<String> {
+        let mut out = Vec::new();
+        let len = 1 + r.below(3);
+        let mut regs = 0;
+        let mut label = 0;
+        let mut i = 0;
+        while i < len {
+            let reg = format!("r{regs}");
+            let loc = r.pick(&self.locs);
+            let shape = r.below(10);
+            if shape == 0 && regs > 0 {
+                // Forward branch over the next instruction.
+                let l = format!("LC{t}{label}");
+                label += 1;
+                let rr = format!("r{}", r.below(regs));
+                out.push(format!("bne {rr}, {}, {l}", r.below(2)));
+                let reg2 = format!("r{regs}");
+                regs += 1;
+                out.push(self.instr(r, &reg2, loc, false));
+                out.push(format!("{l}:"));
+            } else if shape == 1 {
+                // A loop: spinloop (a load) or a bounded loop with a store.
+                let l = format!("LC{t}{label}");
+                label += 1;
+                out.push(format!("{l}:"));
+                let v = r.below(2);
+                match self.arch {
+                    Arch::Ptx => out.push(format!("ld.relaxed.gpu {reg}, {loc}")),
+                    Arch::Vulkan => out.push(format!("ld.atom.dv.sc0 {reg}, {loc}")),
+                }
+                if r.chance(40) {
+                    let loc2 = r.pick(&self.locs);
+                    match self.arch {
+                        Arch::Ptx => out.push(format!("st.relaxed.gpu {loc2}, 2")),
+                        Arch::Vulkan => out.push(format!("st.atom.dv.sc0 {loc2}, 2")),
+                    }
+                }
+                out.push(format!("bne {reg}, {v}, {l}"));
+                regs += 1;
+            } else {
+                let allow = barrier && r.chance(30);
+                out.push(self.instr(r, &reg, loc, allow));
+                regs += 1;
+            }
+            i += 1;
+        }
+        out
+    }
+
+    fn program(&self, r: &mut Rng) -> (String, Vec<(usize, usize)>) {
+        let barrier = r.chance(15);
+        let cols: Vec<Vec<String>> = (0..self.threads)
+            .map(|t| self.thread(r, t, barrier))
+            .collect();
+        let mut regs = Vec::new();
+        for (t, c) in cols.iter().enumerate() {
+            let n = c.iter().filter(|s| s.contains(" r")).count();
+            for k in 0..n.min(3) {
+                regs.push((t, k));
+            }
+        }
+        let head = match self.arch {
+            Arch::Ptx => "PTX",
+            Arch::Vulkan => "Vulkan",
+        };
+        let mut s = format!("{head} gen\n{{\n");
+        for l in &self.locs {
+            s.push_str(&format!("{l}={}; ", if r.chance(15) { 1 } else { 0 }));
+        }
+        s.push_str("\n}\n");
+        let place: Vec<String> = (0..self.threads)
+            .map(|t| match self.arch {
+                Arch::Ptx => format!("P{t}@cta {},gpu 0", r.below(2)),
+                Arch::Vulkan => format!("P{t}@sg {},wg {},qf 0", r.below(2), r.below(2)),
+            })
+            .collect();
+        s.push_str(&place.join(" | "));
+        s.push_str(" ;\n");
+        let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
+        for i in 0..rows {
+            let cells: Vec<&str> = cols
+                .iter()
+                .map(|c| c.get(i).map_or("", |x| x.as_str()))
+                .collect();
+            s.push_str(&cells.join(" | "));
+            s.push_str(" ;\n");
+        }
+        (s, regs)
+    }
+
+    fn atom(&self, r: &mut Rng, regs: &[(usize, usize)]) -> String {
+        let v = r.below(3);
+        let op = r.pick(&["==", "!="]);
+        if !regs.is_empty() && r.chance(60) {
+            let (t, k) = r.pick(regs);
+            format!("P{t}:r{k} {op} {v}")
+        } else {
+            format!("{} {op} {v}", r.pick(&self.locs))
+        }
+    }
+
+    fn cond(&self, r: &mut Rng, regs: &[(usize, usize)]) -> String {
+        let n = 1 + r.below(3);
+        let parts: Vec<String> = (0..n).map(|_| self.atom(r, regs)).collect();
+        parts.join(if r.chance(70) { " /\\ " } else { " \\/ " })
+    }
+
+    fn test(&self, r: &mut Rng) -> String {
+        let (mut s, regs) = self.program(r);
+        if r.chance(20) {
+            s.push_str(&format!("filter ({})\n", self.atom(r, &regs)));
+        }
+        let q = r.pick(&["exists", "~exists", "forall"]);
+        s.push_str(&format!("{q} ({})\n", self.cond(r, &regs)));
+        s
+    }
+}
+
+fn model(arch: Arch) -> Option<gpumc::cat::Model> {
+    let name = match arch {
+        Arch::Ptx => "ptx-v7.5".to_string(),
+        Arch::Vulkan => std::env::var("GPUMC_TEST_VULKAN_CAT").unwrap_or_else(|_| "vulkan".into()),
+    };
+    match gpumc::models::load(&name) {
+        Ok(m) => Some(m),
+        Err(e) => {
+            eprintln!("skipped: model {name} does not load: {e}");
+            None
+        }
+    }
+}
+
+/// Keeps the explicit engine's enumeration small: few path combinations
+/// and few writes per location.
+fn small_enough(p: &gpumc::ir::Program, bound: u32) -> bool {
+    use gpumc::engine::paths::{thread_paths, value_domains, PathEventKind, PathMode};
+    let Ok(dom) = value_domains(p, bound) else {
+        return false;
+    };
+    let mut combos = 1usize;
+    let mut writes = vec![0usize; p.locations.len()];
+    for t in &p.threads {
+        let Ok(ps) = thread_paths(p, t, bound, &dom, PathMode::Safety) else {
+            return false;
+        };
+        combos = combos.saturating_mul(ps.len().max(1));
+        for (l, w) in writes.iter_mut().enumerate() {
+            *w += ps
+                .iter()
+                .map(|x| {
+                    x.events
+                        .iter()
+                        .filter(|e| e.kind == PathEventKind::Write && e.loc == Some(l))
+                        .count()
+                })
+                .max()
+                .unwrap_or(0);
+        }
+    }
+    // Partial orders per number of writes (the explicit engine's co).
+    const POSETS: [usize; 6] = [1, 1, 3, 19, 219, 4231];
+    let co: usize = writes
+        .iter()
+        .map(|&w| POSETS.get(w).copied().unwrap_or(usize::MAX))
+        .fold(1usize, |a, b| a.saturating_mul(b));
+    combos.saturating_mul(co) <= 20_000
+}
+
+fn run(arch: Arch, property_races: bool, seed_salt: u64) {
+    let Some(model) = model(arch) else { return };
+    let n: usize = std::env::var("GPUMC_GEN_TESTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
+    let seed: u64 = std::env::var("GPUMC_GEN_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5eed);
+    let mut r = Rng((seed ^ seed_salt).max(1));
+    let (mut checked, mut skipped, mut mismatches) = (0, 0, 0);
+    let mut disagree = Vec::new();
+    for i in 0..n {
+        let threads = 2 + r.below(2);
+        let locs = if r.chance(50) {
+            vec!["x", "y"]
+        } else {
+            vec!["x"]
+        };
+        let g = Gen {
+            arch,
+            threads,
+            locs,
+        };
+        let src = g.test(&mut r);
+        let path = std::path::Path::new("gen.litmus");
+        let Ok(p) = gpumc::frontend::litmus::parse(&src, path) else {
+            skipped += 1;
+            continue;
+        };
+        let opts = Options {
+            bound: 1 + r.below(2) as u32,
+            ..Options::default()
+        };
+        if !small_enough(&p, opts.bound) {
+            skipped += 1;
+            continue;
+        }
+        let t0 = std::time::Instant::now();
+        let (e, s) = if property_races {
+            (
+                races::check(&p, &model, &opts).map(|x| x.verdict),
+                symbolic::check_races_stats(&p, &model, &opts).map(|(x, st)| {
+                    mismatches += st.mismatches;
+                    x.verdict
+                }),
+            )
+        } else {
+            (
+                safety::check(&p, &model, &opts).map(|x| x.verdict),
+                symbolic::check_safety_stats(&p, &model, &opts).map(|(x, st)| {
+                    mismatches += st.mismatches;
+                    x.verdict
+                }),
+            )
+        };
+        if std::env::var_os("GPUMC_GEN_VERBOSE").is_some() && t0.elapsed().as_secs_f64() > 1.0 {
+            eprintln!("#{i} took {:?} (bound {})\n{src}", t0.elapsed(), opts.bound);
+        }
+        match (e, s) {
+            (Ok(a), Ok(b)) => {
+                checked += 1;
+                if a != b {
+                    disagree.push(format!(
+                        "#{i} (bound {}): explicit {a}, symbolic {b}\n{src}",
+                        opts.bound
+                    ));
+                }
+            }
+            (Err(_), Err(_)) => skipped += 1,
+            (a, b) => disagree.push(format!("#{i}: explicit {a:?}, symbolic {b:?}\n{src}")),
+        }
+    }
+    eprintln!(
+        "{arch:?} {}: {checked} agree-checked, {skipped} skipped, {} disagree",
+        if property_races { "races" } else { "safety" },
+        disagree.len()
+    );
+    assert!(disagree.is_empty(), "{}", disagree.join("\n"));
+    assert_eq!(mismatches, 0, "solver models rejected by the evaluator");
+    assert!(checked > n / 2, "too many generated tests skipped");
+}
+
+#[test]
+fn generated_ptx_safety() {
+    run(Arch::Ptx, false, 1);
+}
+
+#[test]
+fn generated_ptx_races() {
+    run(Arch::Ptx, true, 2);
+}
+
+#[test]
+fn generated_vulkan_safety() {
+    run(Arch::Vulkan, false, 3);
+}
+
+#[test]
+fn generated_vulkan_races() {
+    run(Arch::Vulkan, true, 4);
+}

@@ -1,0 +1,252 @@
+//! MP / SB / LB / IRIW with N = 2 … 64 threads under PTX v7.5 and Vulkan:
+//! the symbolic engine's verdicts (checked against the explicit engine
+//! where it is feasible) and running times.
+//!
+//! The tests are generated here (string building):
+//! * MP-N: P0 stores x then releases y; P1..: acquire y, read x;
+//!   `~exists` some reader sees y = 1 and x = 0.
+//! * SB-N: a ring; Pi stores x_i, reads x_{i+1}; `exists` all read 0.
+//! * LB-N: a ring; Pi reads x_i, stores x_{i+1}; `exists` all read 1.
+//! * IRIW-N: N/2 writers of x_j, N/2 readers of two locations each.
+//!
+//! Timing is asserted (< 2 s at N = 64) only with `GPUMC_TIMING=1` in a
+//! release build; otherwise it is printed.
+
+use gpumc::engine::{safety, symbolic, Options};
+use gpumc::ir::Arch;
+use std::time::Instant;
+
+pub fn generate(kind: &str, n: usize, arch: Arch) -> String {
+    let place = |i: usize| match arch {
+        Arch::Ptx => format!("P{i}@cta {},gpu 0", i % 4),
+        Arch::Vulkan => format!("P{i}@sg {i},wg {},qf 0", i % 4),
+    };
+    let st = |l: &str, v: i64, rel: bool| match arch {
+        Arch::Ptx => format!(
+            "st.{}.gpu {l}, {v}",
+            if rel { "release" } else { "relaxed" }
+        ),
+        Arch::Vulkan => {
+            if rel {
+                format!("st.atom.rel.dv.sc0.semsc0 {l}, {v}")
+            } else {
+                format!("st.atom.dv.sc0 {l}, {v}")
+            }
+        }
+    };
+    let ld = |r: &str, l: &str, acq: bool| match arch {
+        Arch::Ptx => format!(
+            "ld.{}.gpu {r}, {l}",
+            if acq { "acquire" } else { "relaxed" }
+        ),
+        Arch::Vulkan => {
+            if acq {
+                format!("ld.atom.acq.dv.sc0.semsc0 {r}, {l}")
+            } else {
+                format!("ld.atom.dv.sc0 {r}, {l}")
+            }
+        }
+    };
+    let mut cols: Vec<Vec<String>> = Vec::new();
+    let locs: Vec<String>;
+    let (quant, cond);
+    match kind {
+        "mp" => {
+            locs = vec!["x".into(), "y".into()];
+            cols.push(vec![st("x", 1, false), st("y", 1, true)]);
+            for _ in 1..n {
+                cols.push(vec![ld("r0", "y", true), ld("r1", "x", false)]);
+            }
+            quant = "~exists";
+            cond = (1..n)
+                .map(|i| format!("(P{i}:r0 == 1 /\\ P{i}:r1 == 0)"))
+                .collect::<Vec<_>>()
+                .join(" \\/ ");
+        }
+        "sb" | "lb" => {
+            locs = (0..n).map(|i| format!("x{i}")).collect();
+            for i in 0..n {
+                let (a, b) = (format!("x{i}"), format!("x{}", (i + 1) % n));
+                cols.push(if kind == "sb" {
+                    vec![st(&a, 1, false), ld("r0", &b, false)]
+                } else {
+                    vec![ld("r0", &a, false), st(&b, 1, false)]
+                });
+            }
+            quant = "exists";
+            let v = if kind == "sb" { 0 } else { 1 };
+            cond = (0..n)
+                .map(|i| format!("P{i}:r0 == {v}"))
+                .collect::<Vec<_>>()
+                .join(" /\\ ");
+        }
+        _ => {
+            let k = (n / 2).max(1);
+            locs = (0..k).map(|j| format!("x{j}")).collect();
+            for j in 0..k {
+                cols.push(vec![st(&format!("x{j}"), 1, false)]);
+            }
+            for i in 0..n - k {
+                let (a, b) = (format!("x{}", i % k), format!("x{}", (i + 1) % k));
+                cols.push(vec![ld("r0", &a, true), ld("r1", &b, true)]);
+            }
+            quant = "exists";
+            let mut c = vec![format!("P{k}:r0 == 1"), format!("P{k}:r1 == 0")];
+            if n - k > 1 {
+                c.push(format!("P{}:r0 == 1", k + 1));
+                c.push(format!("P{}:r1 == 0", k + 1));
+            }
+            cond = c.join(" /\\ ");
+        }
+    }
+    let head = match arch {
+        Arch::Ptx => "PTX",
+        Arch::Vulkan => "Vulkan",
+    };
+    let mut s = format!("{head} {}-{n}\n{{\n", kind.to_uppercase());
+    for l in &locs {
+        s.push_str(&format!("{l}=0; "));
+    }
+    s.push_str("\n}\n");
+    let p: Vec<String> = (0..cols.len()).map(place).collect();
+    s.push_str(&p.join(" | "));
+    s.push_str(" ;\n");
+    let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
+    for r in 0..rows {
+        let cells: Vec<&str> = cols
+            .iter()
+            .map(|c| c.get(r).map_or("", |x| x.as_str()))
+            .collect();
+        s.push_str(&cells.join(" | "));
+        s.push_str(" ;\n");
+    }
+    s.push_str(&format!("{quant} ({cond})\n"));
+    s
+}
+
+fn model(arch: Arch) -> Option<gpumc::cat::Model> {
+    let name = match arch {
+        Arch::Ptx => "ptx-v7.5".to_string(),
+        Arch::Vulkan => std::env::var("GPUMC_TEST_VULKAN_CAT").unwrap_or_else(|_| "vulkan".into()),
+    };
+    match gpumc::models::load(&name) {
+        Ok(m) => Some(m),
+        Err(e) => {
+            eprintln!("skipped: model {name} does not load: {e}");
+            None
+        }
+    }
+}
+
+fn scale(kind: &str, arch: Arch) {
+    let Some(m) = model(arch) else { return };
+    let strict = std::env::var_os("GPUMC_TIMING").is_some() && !cfg!(debug_assertions);
+    let max_n = if cfg!(debug_assertions) { 16 } else { 64 };
+    for n in [2usize, 4, 8, 16, 32, 64] {
+        if n > max_n {
+            break;
+        }
+        let src = generate(kind, n, arch);
+        let p = gpumc::frontend::litmus::parse(&src, std::path::Path::new("gen.litmus"))
+            .unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let opts = Options::default();
+        let t = Instant::now();
+        let (r, stats) = symbolic::check_safety_stats(&p, &m, &opts).expect("symbolic");
+        let dt = t.elapsed();
+        eprintln!(
+            "{kind}-{n} {arch:?}: {} in {dt:?} ({} events, {} vars, {} clauses)",
+            r.verdict, stats.events, stats.vars, stats.clauses
+        );
+        assert_eq!(stats.mismatches, 0);
+        if n <= 4 {
+            let e = safety::check(&p, &m, &opts).expect("explicit");
+            assert_eq!(e.verdict, r.verdict, "{kind}-{n} {arch:?}");
+        }
+        if strict && n == 64 {
+            assert!(dt.as_secs_f64() < 2.0, "{kind}-64 {arch:?} took {dt:?}");
+        }
+    }
+}
+
+#[test]
+fn mp_ptx() {
+    scale("mp", Arch::Ptx);
+}
+
+#[test]
+fn sb_ptx() {
+    scale("sb", Arch::Ptx);
+}
+
+#[test]
+fn lb_ptx() {
+    scale("lb", Arch::Ptx);
+}
+
+#[test]
+fn iriw_ptx() {
+    scale("iriw", Arch::Ptx);
+}
+
+#[test]
+fn mp_vulkan() {
+    scale("mp", Arch::Vulkan);
+}
+
+#[test]
+fn sb_vulkan() {
+    scale("sb", Arch::Vulkan);
+}
+
+#[test]
+fn lb_vulkan() {
+    scale("lb", Arch::Vulkan);
+}
+
+#[test]
+fn iriw_vulkan() {
+    scale("iriw", Arch::Vulkan);
+}
+
+/// The `gpumc gen` families (seed 000 Fig. 15; IRIW readers read every
+/// location, so a reader has 2^(N/2) read-value combinations).
+fn gen_family(f: gpumc::gen::Family, arch: gpumc::gen::GenArch, march: Arch) {
+    let Some(m) = model(march) else { return };
+    let strict = std::env::var_os("GPUMC_TIMING").is_some() && !cfg!(debug_assertions);
+    let max_n = if cfg!(debug_assertions) { 16 } else { 64 };
+    for n in [2usize, 4, 8, 16, 32, 64] {
+        if n > max_n {
+            break;
+        }
+        let Ok(src) = gpumc::gen::family(f, n, arch) else {
+            continue;
+        };
+        let p = gpumc::frontend::litmus::parse(&src, std::path::Path::new("gen.litmus"))
+            .unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let opts = Options::default();
+        let t = Instant::now();
+        let (r, stats) = symbolic::check_safety_stats(&p, &m, &opts).expect("symbolic");
+        let dt = t.elapsed();
+        eprintln!(
+            "gen {f:?}-{n} {march:?}: {} in {dt:?} ({} events, {} vars, {} clauses)",
+            r.verdict, stats.events, stats.vars, stats.clauses
+        );
+        assert_eq!(stats.mismatches, 0);
+        if n <= 8 {
+            let e = safety::check(&p, &m, &opts).expect("explicit");
+            assert_eq!(e.verdict, r.verdict, "{f:?}-{n} {march:?}");
+        }
+        if strict && n == 64 {
+            assert!(dt.as_secs_f64() < 2.0, "{f:?}-64 {march:?} took {dt:?}");
+        }
+    }
+}
+
+#[test]
+fn gen_families() {
+    use gpumc::gen::{Family, GenArch};
+    for f in [Family::Mp, Family::Sb, Family::Lb, Family::Iriw] {
+        gen_family(f, GenArch::Ptx, Arch::Ptx);
+        gen_family(f, GenArch::Vulkan, Arch::Vulkan);
+    }
+}
