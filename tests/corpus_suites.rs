@@ -75,7 +75,7 @@ fn run_suite(csv_name: &str, model: &str, property: Property, bound: u32) {
         property,
         ignore_filter: false,
         progress: Default::default(),
-        engine: gpumc::driver::Engine::Explicit,
+        engine: gpumc::driver::Engine::Auto,
     };
     let cache = ModelCache::default();
     let known = known_differences();

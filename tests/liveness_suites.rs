@@ -82,6 +82,7 @@ fn run_suite(csv_name: &str, model: &str, progress: &str, bound: u32, disabled: 
         property: Property::Liveness,
         ignore_filter: false,
         progress: ProgressSpec::parse(progress).expect("progress"),
+        engine: Default::default(),
     };
     let cache = ModelCache::default();
     let known = known_differences();
@@ -220,6 +221,7 @@ fn vulkan_cadp_all_fail_when_unfair() {
         property: Property::Liveness,
         ignore_filter: false,
         progress: ProgressSpec::parse("unfair").unwrap(),
+        engine: Default::default(),
     };
     let cache = ModelCache::default();
     let bad: Vec<String> = files
