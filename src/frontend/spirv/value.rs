@@ -77,33 +77,9 @@ pub(super) fn canon_lit(v: i128, w: u32) -> i64 {
 }
 
 /// Folds one IR operation exactly as the engine evaluates it
-/// (`engine::paths::eval_binop`); `None` for division by zero.
+/// ([`BinOp::eval`]); `None` for division by zero.
 pub(super) fn fold(op: BinOp, a: i64, b: i64) -> Option<i64> {
-    Some(match op {
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Div => a.checked_div(b)?,
-        BinOp::Rem => a.checked_rem(b)?,
-        BinOp::And => a & b,
-        BinOp::Or => a | b,
-        BinOp::Xor => a ^ b,
-        BinOp::Shl => a.wrapping_shl(b as u32),
-        BinOp::Shr => a.wrapping_shr(b as u32),
-        BinOp::Lshr => (a as u64).wrapping_shr(b as u32) as i64,
-        BinOp::Udiv => (a as u64).checked_div(b as u64)? as i64,
-        BinOp::Urem => (a as u64).checked_rem(b as u64)? as i64,
-        BinOp::Eq => i64::from(a == b),
-        BinOp::Ne => i64::from(a != b),
-        BinOp::Lt => i64::from(a < b),
-        BinOp::Le => i64::from(a <= b),
-        BinOp::Gt => i64::from(a > b),
-        BinOp::Ge => i64::from(a >= b),
-        BinOp::Ult => i64::from((a as u64) < (b as u64)),
-        BinOp::Ule => i64::from((a as u64) <= (b as u64)),
-        BinOp::Ugt => i64::from((a as u64) > (b as u64)),
-        BinOp::Uge => i64::from((a as u64) >= (b as u64)),
-    })
+    op.eval(a, b)
 }
 
 #[cfg(test)]
