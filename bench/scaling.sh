@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Times the seed 000 Fig. 15 scaling families with the symbolic engine:
+# MP/SB/LB/IRIW at N = 2, 4, 8, 16, 32, 64 under ptx-v7.5 and vulkan.
+# Writes bench/scaling.csv and draws docs/scaling.svg.
+# Usage: bash bench/scaling.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+BIN=target/release/gpumc
+OUT=bench/scaling.csv
+TMP=$(mktemp -d)
+echo "family,arch,threads,seconds,verdict" > "$OUT"
+for arch in ptx vulkan; do
+    for fam in mp sb lb iriw; do
+        for n in 2 4 8 16 32 64; do
+            [ "$fam" = iriw ] && [ "$n" -lt 4 ] && continue
+            f="$TMP/$fam-$n-$arch.litmus"
+            "$BIN" gen "$fam" --threads "$n" --arch "$arch" --out "$f"
+            t0=$(date +%s.%N)
+            v=$("$BIN" check --engine symbolic --json "$f" | sed 's/.*"verdict":"\([A-Z]*\)".*/\1/')
+            t1=$(date +%s.%N)
+            printf '%s,%s,%s,%.3f,%s\n' "$fam" "$arch" "$n" "$(echo "$t1 - $t0" | bc)" "$v" >> "$OUT"
+        done
+    done
+done
+rm -rf "$TMP"
+python3 bench/plot_scaling.py "$OUT" docs/scaling.svg
+cat "$OUT"
