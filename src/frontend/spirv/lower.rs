@@ -1395,11 +1395,18 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     fn index(&self, st: &State, li: usize, k: usize) -> R<i64> {
         match self.arg(st, li, k)? {
             Val::Int(v) => Ok(v),
-            Val::Reg(_) => Err(Error::unsupported(
-                self.m.arg_pos(li, k),
-                "address depends on a loaded value",
-            )
-            .into()),
+            Val::Reg(r) => {
+                let why = if self.reserved.contains(&r) {
+                    " (a loop counter of a loop that a loaded value may leave)"
+                } else {
+                    ""
+                };
+                Err(Error::unsupported(
+                    self.m.arg_pos(li, k),
+                    format!("address depends on a loaded value{why}"),
+                )
+                .into())
+            }
             _ => Err(Error::semantic(self.m.arg_pos(li, k), "index must be an integer").into()),
         }
     }

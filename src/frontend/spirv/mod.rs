@@ -43,7 +43,7 @@ mod tags;
 mod tests;
 mod value;
 
-use crate::diag::{Error, ErrorKind, Result};
+use crate::diag::{Error, Result};
 use crate::ir::{
     Arch, Assertion, Cond, InstrKind, Location, Operand, Placement, Pos, Program, Quantifier,
     RmwOp, Term, Thread,
@@ -722,9 +722,4 @@ fn render_cond(c: &Cond, p: &Program) -> String {
         Cond::And(a, b) => format!("({} /\\ {})", render_cond(a, p), render_cond(b, p)),
         Cond::Or(a, b) => format!("({} \\/ {})", render_cond(a, p), render_cond(b, p)),
     }
-}
-
-/// Whether an error is an `unsupported:` one.
-pub fn is_unsupported(e: &Error) -> bool {
-    e.kind == ErrorKind::Unsupported
 }
