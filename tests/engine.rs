@@ -154,3 +154,15 @@ fn races_flag_reports_pairs() {
     let noflag = model("n\nacyclic po\n");
     assert!(races::check(&p, &noflag, &Options::default()).is_err());
 }
+
+#[test]
+fn vulkan_final_value_follows_location_order() {
+    // Two po-ordered non-atomic writes: the later one is final (the
+    // `final_value` axiom of vulkan-common.cat).
+    let t = "VULKAN ww\n{ x=0; }\n P0@sg 0,wg 0, qf 0 ;\n st.sc0 x, 1 ;\n st.sc0 x, 2 ;\nforall (x == 2)\n";
+    let p = gpumc::frontend::litmus::parse(t, Path::new("ww.litmus")).unwrap();
+    let m = gpumc::models::load("vulkan").unwrap();
+    let r = safety::check(&p, &m, &Options::default()).unwrap();
+    assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.states);
+    assert_eq!(r.states, vec![vec![2]]);
+}
