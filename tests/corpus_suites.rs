@@ -5,17 +5,12 @@
 //! docs/KNOWN-DIFFERENCES.md is reported but does not fail the test; a
 //! listed row that now agrees fails it, so the list stays true.
 
-use gpumc::driver::{self, Config, ModelCache, Property};
-use rayon::prelude::*;
+use gpumc::driver::{Config, Property};
 
 mod common;
-use common::{corpus, known_differences, Listed};
+use common::run_csv;
 
 fn run_suite(csv_name: &str, model: &str, property: Property, bound: u32) {
-    let Some(root) = corpus() else { return };
-    let csv = root.join("expected").join(csv_name);
-    let src = std::fs::read_to_string(&csv).expect("csv");
-    let rows = driver::parse_expected_csv(&src, &csv).expect("csv parses");
     let cfg = Config {
         model: Some(model.to_string()),
         bound,
@@ -24,66 +19,7 @@ fn run_suite(csv_name: &str, model: &str, property: Property, bound: u32) {
         progress: Default::default(),
         engine: gpumc::driver::Engine::Auto,
     };
-    let cache = ModelCache::default();
-    let known = known_differences();
-    let results: Vec<_> = rows
-        .par_iter()
-        .filter(|r| !r.disabled)
-        .filter_map(|row| {
-            let path = root.join(&row.path);
-            path.exists()
-                .then(|| (row, driver::check_file(&path, &cfg, &cache)))
-        })
-        .collect();
-    let mut unexpected = Vec::new();
-    let mut stale = Vec::new();
-    let mut agreed = 0;
-    for (row, r) in &results {
-        let listed = known
-            .iter()
-            .find(|(c, p, _)| c == csv_name && *p == row.path)
-            .map(|(_, _, k)| *k);
-        let ok = r.verdict() == Some(row.expected);
-        let tolerated = match listed {
-            Some(Listed::WrongExpectation) => true,
-            Some(Listed::NotCheckable) => r.verdict == "ERROR",
-            None => false,
-        };
-        if ok {
-            agreed += 1;
-            if listed.is_some() {
-                stale.push(row.path.clone());
-            }
-        } else if tolerated {
-            eprintln!(
-                "listed in docs/KNOWN-DIFFERENCES.md ({:?}): {} expected {} got {} {}",
-                listed.unwrap(),
-                row.path,
-                row.expected,
-                r.verdict,
-                r.message.clone().unwrap_or_default()
-            );
-        } else {
-            unexpected.push(format!(
-                "{} expected {} got {} {}",
-                row.path,
-                row.expected,
-                r.verdict,
-                r.message.clone().unwrap_or_default()
-            ));
-        }
-    }
-    eprintln!("{csv_name}: {agreed}/{} agree", results.len());
-    assert!(
-        unexpected.is_empty(),
-        "{} mismatches in {csv_name}:\n{}",
-        unexpected.len(),
-        unexpected.join("\n")
-    );
-    assert!(
-        stale.is_empty(),
-        "listed as known differences but now agree: {stale:?}"
-    );
+    run_csv(csv_name, &cfg, false);
 }
 
 #[test]

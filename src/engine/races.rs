@@ -3,7 +3,7 @@
 //! `flag ~empty` relations non-empty (seed 000 §4.2: Vulkan's `dr`).
 
 use super::paths::PathEnd;
-use super::safety::Verdict;
+use super::safety::{final_memories, final_value, Verdict};
 use super::witness::Witness;
 use super::{explicit, Candidate, Observer, Options};
 use crate::cat::{AxiomKind, Evaluator, Model, Value};
@@ -58,22 +58,10 @@ impl Observer for RaceObserver<'_> {
         let p = self.program;
         if !self.ignore_filter {
             if let Some(f) = &p.filter {
-                // Final memory: value of the co-maximal write per location.
-                let sk = c.skeleton;
-                let mem = |l: usize| -> i64 {
-                    let ph = p.locations[l].phys;
-                    let init = sk.init_of[ph];
-                    init.into_iter()
-                        .chain(sk.writes[ph].iter().copied())
-                        .find(|&w| !sk.writes[ph].iter().any(|&x| c.co.contains(w, x)))
-                        .map_or(p.locations[l].init, |w| sk.events[w].value)
-                };
-                let val = |t: &Term| match t {
-                    Term::Reg(th, r) => c.paths.get(*th).map_or(0, |path| path.reg(r)),
-                    Term::Loc(l) => mem(*l),
-                    Term::Const(k) => *k,
-                };
-                if !f.eval(&val) {
+                let passes = final_memories(p, c)
+                    .iter()
+                    .any(|mem| f.eval(&|t: &Term| final_value(p, c, mem, t)));
+                if !passes {
                     return;
                 }
             }
@@ -82,42 +70,19 @@ impl Observer for RaceObserver<'_> {
         if !self.races.is_empty() {
             return;
         }
-        for &i in &self.flags {
-            let Some(v) = ev.flag(i) else { continue };
-            let ax = &self.model.axioms()[i];
-            let name = if ax.name.is_empty() {
-                format!("flag at {}", ax.pos)
-            } else {
-                ax.name.clone()
-            };
-            let pairs: Vec<(usize, usize)> = match v {
-                Value::Rel(r) => r
-                    .pairs()
-                    .filter(|(a, b)| a <= b || !r.contains(*b, *a))
-                    .collect(),
-                Value::Set(s) => s.iter().map(|e| (e, e)).collect(),
-            };
+        // Flags are cached by the evaluator: asking twice costs nothing,
+        // and the witness is only built for a racy execution.
+        if self.flags.iter().any(|&i| ev.flag(i).is_some()) {
             let w = Witness::from_candidate(c, vec![]);
-            for (a, b) in pairs {
-                let (ea, eb) = (&w.events[a], &w.events[b]);
-                self.races.push(RacePair {
-                    flag: name.clone(),
-                    events: (a, b),
-                    threads: (ea.thread.clone(), eb.thread.clone()),
-                    lines: (ea.line, eb.line),
-                    instrs: (ea.instr.clone(), eb.instr.clone()),
-                    location: ea.location.clone().or_else(|| eb.location.clone()),
-                });
-            }
-            if self.witness.is_none() {
-                self.witness = Some(w);
-            }
+            self.races = racing_pairs(ev, self.model, &self.flags, &w);
+            self.witness = Some(w);
         }
     }
 }
 
-/// Checks the model's `flag` axioms over every execution.
-pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<RaceResult> {
+/// The model's `flag` axioms (indices into `Model::axioms`); an error if
+/// it has none, since then it has no notion of data race.
+pub fn flag_axioms(model: &Model) -> Result<Vec<usize>> {
     let flags: Vec<usize> = model
         .axioms()
         .iter()
@@ -134,6 +99,51 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<RaceResult> {
             ),
         ));
     }
+    Ok(flags)
+}
+
+/// The pairs the fired flags relate in the execution `ev` holds, described
+/// with the events of its witness `w` (a symmetric pair is listed once).
+pub fn racing_pairs(
+    ev: &mut Evaluator<'_>,
+    model: &Model,
+    flags: &[usize],
+    w: &Witness,
+) -> Vec<RacePair> {
+    let mut out = Vec::new();
+    for &i in flags {
+        let Some(v) = ev.flag(i) else { continue };
+        let ax = &model.axioms()[i];
+        let name = if ax.name.is_empty() {
+            format!("flag at {}", ax.pos)
+        } else {
+            ax.name.clone()
+        };
+        let pairs: Vec<(usize, usize)> = match v {
+            Value::Rel(r) => r
+                .pairs()
+                .filter(|(a, b)| a <= b || !r.contains(*b, *a))
+                .collect(),
+            Value::Set(s) => s.iter().map(|e| (e, e)).collect(),
+        };
+        for (a, b) in pairs {
+            let (ea, eb) = (&w.events[a], &w.events[b]);
+            out.push(RacePair {
+                flag: name.clone(),
+                events: (a, b),
+                threads: (ea.thread.clone(), eb.thread.clone()),
+                lines: (ea.line, eb.line),
+                instrs: (ea.instr.clone(), eb.instr.clone()),
+                location: ea.location.clone().or_else(|| eb.location.clone()),
+            });
+        }
+    }
+    out
+}
+
+/// Checks the model's `flag` axioms over every execution.
+pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<RaceResult> {
+    let flags = flag_axioms(model)?;
     let mut obs = RaceObserver {
         program: p,
         model,

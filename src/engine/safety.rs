@@ -90,44 +90,6 @@ struct SafetyObserver<'p> {
     bound_hit: bool,
 }
 
-impl SafetyObserver<'_> {
-    /// Final values: every combination of co-maximal writes (one per
-    /// location; several only under partial coherence).
-    fn final_memories(&self, c: &Candidate<'_, '_>) -> Vec<Vec<i64>> {
-        let sk = c.skeleton;
-        let nloc = self.program.locations.len();
-        let mut choices: Vec<Vec<i64>> = vec![vec![0]; nloc];
-        for (l, choice) in choices.iter_mut().enumerate() {
-            let Some(init) = sk.init_of[l] else { continue };
-            let ws: Vec<usize> = std::iter::once(init)
-                .chain(sk.writes[l].iter().copied())
-                .collect();
-            let mut vals: Vec<i64> = ws
-                .iter()
-                .copied()
-                .filter(|&w| !ws.iter().any(|&x| c.co.contains(w, x)))
-                .map(|w| sk.events[w].value)
-                .collect();
-            vals.sort_unstable();
-            vals.dedup();
-            *choice = vals;
-        }
-        let mut out = vec![vec![0i64; nloc]];
-        for (l, vals) in choices.iter().enumerate() {
-            let mut next = Vec::new();
-            for m in &out {
-                for &v in vals {
-                    let mut m2 = m.clone();
-                    m2[l] = v;
-                    next.push(m2);
-                }
-            }
-            out = next;
-        }
-        out
-    }
-}
-
 impl Observer for SafetyObserver<'_> {
     fn consistent(&mut self, c: &Candidate<'_, '_>, _ev: &mut Evaluator<'_>) {
         if c.paths.iter().any(|p| p.end == PathEnd::Cut) {
@@ -139,20 +101,8 @@ impl Observer for SafetyObserver<'_> {
             return;
         }
         let p = self.program;
-        for mem in self.final_memories(c) {
-            let val = |t: &Term| -> i64 {
-                match t {
-                    Term::Reg(th, r) => c.paths.get(*th).map_or(0, |path| {
-                        path.regs
-                            .iter()
-                            .find(|(n, _)| n == r)
-                            .map(|(_, v)| *v)
-                            .unwrap_or_else(|| init_reg(p, *th, r))
-                    }),
-                    Term::Loc(l) => mem[p.locations[*l].phys],
-                    Term::Const(k) => *k,
-                }
-            };
+        for mem in final_memories(p, c) {
+            let val = |t: &Term| final_value(p, c, &mem, t);
             if let Some(f) = self.filter {
                 if !f.eval(&val) {
                     continue;
@@ -184,6 +134,56 @@ impl Observer for SafetyObserver<'_> {
                 }
             }
         }
+    }
+}
+
+/// Final memories of a complete candidate: one value per physical
+/// location, from its co-maximal write; every combination of co-maximal
+/// writes when coherence is partial (several maximal writes).
+pub fn final_memories(p: &Program, c: &Candidate<'_, '_>) -> Vec<Vec<i64>> {
+    let sk = c.skeleton;
+    let nloc = p.locations.len();
+    let mut out = vec![vec![0i64; nloc]];
+    for l in 0..nloc {
+        let Some(init) = sk.init_of[l] else { continue };
+        let ws: Vec<usize> = std::iter::once(init)
+            .chain(sk.writes[l].iter().copied())
+            .collect();
+        let mut vals: Vec<i64> = ws
+            .iter()
+            .copied()
+            .filter(|&w| !ws.iter().any(|&x| c.co.contains(w, x)))
+            .map(|w| sk.events[w].value)
+            .collect();
+        vals.sort_unstable();
+        vals.dedup();
+        out = out
+            .into_iter()
+            .flat_map(|m| {
+                vals.iter().map(move |&v| {
+                    let mut m = m.clone();
+                    m[l] = v;
+                    m
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// The final value of `t` in a complete candidate with final memory `mem`
+/// (registers never written keep their initial value).
+pub fn final_value(p: &Program, c: &Candidate<'_, '_>, mem: &[i64], t: &Term) -> i64 {
+    match t {
+        Term::Reg(th, r) => c.paths.get(*th).map_or(0, |path| {
+            path.regs
+                .iter()
+                .find(|(n, _)| n == r)
+                .map(|(_, v)| *v)
+                .unwrap_or_else(|| init_reg(p, *th, r))
+        }),
+        Term::Loc(l) => mem[p.locations[*l].phys],
+        Term::Const(k) => *k,
     }
 }
 

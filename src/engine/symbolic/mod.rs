@@ -36,11 +36,11 @@ mod tests;
 
 use super::exec::{Skeleton, Vocabulary};
 use super::paths::ThreadPath;
-use super::races::{RacePair, RaceResult};
+use super::races::RaceResult;
 use super::safety::{observables, term_name, SafetyResult, Verdict};
 use super::witness::Witness;
 use super::{Candidate, Options};
-use crate::cat::{AxiomKind, BaseKind, Model, Value};
+use crate::cat::{BaseKind, Model, Value};
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{Program, Quantifier, Term};
 use crate::rel::{EventSet, Relation};
@@ -428,22 +428,7 @@ pub fn check_races_stats(
     model: &Model,
     opts: &Options,
 ) -> Result<(RaceResult, Stats)> {
-    let flags: Vec<usize> = model
-        .axioms()
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| a.flag && matches!(a.kind, AxiomKind::NotEmpty | AxiomKind::Empty))
-        .map(|(i, _)| i)
-        .collect();
-    if flags.is_empty() {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            format!(
-                "model `{}` defines no `flag` axiom, so it has no notion of data race",
-                model.name()
-            ),
-        ));
-    }
+    let flags = super::races::flag_axioms(model)?;
     let mut stats = Stats::default();
     let mut needed = consistency_axioms(model);
     needed.extend(&flags);
@@ -470,33 +455,7 @@ pub fn check_races_stats(
         let c = enc.concrete();
         let mut ev = evaluator(model, &c, &enc.u.vocab);
         let w = witness_of(&c, vec![]);
-        for &i in &flags {
-            let Some(v) = ev.flag(i) else { continue };
-            let ax = &model.axioms()[i];
-            let name = if ax.name.is_empty() {
-                format!("flag at {}", ax.pos)
-            } else {
-                ax.name.clone()
-            };
-            let pairs: Vec<(usize, usize)> = match v {
-                Value::Rel(r) => r
-                    .pairs()
-                    .filter(|(a, b)| a <= b || !r.contains(*b, *a))
-                    .collect(),
-                Value::Set(s) => s.iter().map(|e| (e, e)).collect(),
-            };
-            for (a, b) in pairs {
-                let (ea, eb) = (&w.events[a], &w.events[b]);
-                races.push(RacePair {
-                    flag: name.clone(),
-                    events: (a, b),
-                    threads: (ea.thread.clone(), eb.thread.clone()),
-                    lines: (ea.line, eb.line),
-                    instrs: (ea.instr.clone(), eb.instr.clone()),
-                    location: ea.location.clone().or_else(|| eb.location.clone()),
-                });
-            }
-        }
+        races = super::races::racing_pairs(&mut ev, model, &flags, &w);
         if races.is_empty() {
             // No flag fires on the rebuilt execution: an encoding bug.
             stats.mismatches += 1;
