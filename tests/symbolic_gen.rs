@@ -250,7 +250,7 @@ fn small_enough(p: &gpumc::ir::Program, bound: u32) -> bool {
     };
     let mut combos = 1usize;
     let mut writes = vec![0usize; p.locations.len()];
-    for t in &p.threads {
+    for t in 0..p.threads.len() {
         let Ok(ps) = thread_paths(p, t, bound, &dom, PathMode::Safety) else {
             return false;
         };

@@ -97,8 +97,8 @@ pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Obser
     };
     let dom = value_domains(p, opts.bound)?;
     let mut per_thread: Vec<Vec<ThreadPath>> = Vec::new();
-    for t in &p.threads {
-        per_thread.push(thread_paths(p, t, opts.bound, &dom, mode)?);
+    for th in 0..p.threads.len() {
+        per_thread.push(thread_paths(p, th, opts.bound, &dom, mode)?);
     }
     if per_thread.iter().any(|v| v.is_empty()) {
         return Ok(());

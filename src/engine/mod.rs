@@ -8,6 +8,7 @@
 pub mod exec;
 pub mod explicit;
 pub mod liveness;
+pub mod loops;
 pub mod orders;
 pub mod paths;
 pub mod races;

@@ -19,6 +19,7 @@
 //! iteration is also kept, ending [`PathEnd::Spinning`], with that
 //! iteration's events marked.
 
+use super::loops::Cfg;
 use crate::diag::{Error, Result};
 use crate::ir::{BinOp, CmpOp, InstrKind, LocId, Operand, Program, RmwOp, Thread};
 use std::collections::{BTreeSet, HashMap};
@@ -141,8 +142,8 @@ pub fn value_domains(p: &Program, bound: u32) -> Result<Domains> {
     let rounds = writers * bound.max(1) as usize;
     for _ in 0..rounds {
         let mut next = dom.clone();
-        for t in &p.threads {
-            for path in explore(p, t, bound, &dom, PathMode::Liveness, true)? {
+        for th in 0..p.threads.len() {
+            for path in explore(p, th, bound, Reads::Domains(&dom), PathMode::Liveness, true)? {
                 for e in &path.events {
                     if e.kind == PathEventKind::Write {
                         let phys = p.locations[e.loc.unwrap()].phys;
@@ -165,54 +166,46 @@ pub fn value_domains(p: &Program, bound: u32) -> Result<Domains> {
     Ok(dom)
 }
 
-/// All paths of thread `t` under `bound`, reads drawing from `dom`.
+/// All paths of thread `th` under `bound`, reads drawing from `dom`.
 pub fn thread_paths(
     p: &Program,
-    t: &Thread,
+    th: usize,
     bound: u32,
     dom: &Domains,
     mode: PathMode,
 ) -> Result<Vec<ThreadPath>> {
-    explore(p, t, bound, dom, mode, false)
+    explore(p, th, bound, Reads::Domains(dom), mode, false)
 }
 
-/// Static facts about a thread's control flow.
-struct Cfg {
-    labels: HashMap<String, usize>,
-    /// For each back-edge instruction: whether its loop is side-effect free.
-    spin: HashMap<usize, bool>,
+/// The paths of thread `th` whose reads return `reads` and whose undefined
+/// values are `havocs`, in order (one path, plus the prefixes that wait
+/// forever at a barrier). Reaching `Unreachable` ends a path as `Done`.
+/// Used to rebuild the exact path (events, dependencies, registers) behind
+/// a symbolic model.
+pub fn replay_paths(
+    p: &Program,
+    th: usize,
+    bound: u32,
+    reads: &[i64],
+    havocs: &[i64],
+) -> Result<Vec<ThreadPath>> {
+    explore(
+        p,
+        th,
+        bound,
+        Reads::Forced(reads, havocs),
+        PathMode::Safety,
+        false,
+    )
 }
 
-fn cfg(t: &Thread) -> Result<Cfg> {
-    let mut labels = HashMap::new();
-    for (i, ins) in t.instrs.iter().enumerate() {
-        if let InstrKind::Label(l) = &ins.kind {
-            labels.insert(l.clone(), i);
-        }
-    }
-    let mut spin = HashMap::new();
-    for (i, ins) in t.instrs.iter().enumerate() {
-        let target = match &ins.kind {
-            InstrKind::Branch { target, .. } | InstrKind::Goto(target) => target,
-            _ => continue,
-        };
-        let Some(&ti) = labels.get(target) else {
-            return Err(Error::semantic(
-                ins.pos,
-                format!("unknown label `{target}`"),
-            ));
-        };
-        if ti <= i {
-            let side_effects = t.instrs[ti..=i].iter().any(|x| {
-                matches!(
-                    x.kind,
-                    InstrKind::Store { .. } | InstrKind::Rmw { .. } | InstrKind::Barrier { .. }
-                )
-            });
-            spin.insert(i, !side_effects);
-        }
-    }
-    Ok(Cfg { labels, spin })
+/// Where read values come from.
+#[derive(Clone, Copy)]
+enum Reads<'a> {
+    /// Every value of the location's domain (one path each).
+    Domains(&'a Domains),
+    /// Given values, in order: (reads, undefined values).
+    Forced(&'a [i64], &'a [i64]),
 }
 
 #[derive(Clone)]
@@ -223,15 +216,43 @@ struct State {
     taint: HashMap<String, Vec<usize>>,
     ctrl: Vec<usize>,
     events: Vec<PathEvent>,
+    /// Back-edge → times taken since its loop was entered.
     back_edges: HashMap<usize, u32>,
+    /// The last step was a back-edge.
+    via_back: bool,
+    /// Header → (events so far, live registers' values) at the start of
+    /// the current iteration.
+    iter_start: HashMap<usize, (usize, Vec<i64>)>,
+    /// Forced mode: reads and undefined values consumed.
+    forced: (usize, usize),
 }
 
 impl State {
+    fn new(t: &Thread) -> State {
+        let mut s = State {
+            pc: 0,
+            regs: HashMap::new(),
+            taint: HashMap::new(),
+            ctrl: vec![],
+            events: vec![],
+            back_edges: HashMap::new(),
+            via_back: false,
+            iter_start: HashMap::new(),
+            forced: (0, 0),
+        };
+        for (r, v) in &t.init_regs {
+            s.regs.insert(r.clone(), *v);
+        }
+        s
+    }
     fn val(&self, o: &Operand) -> i64 {
         match o {
             Operand::Const(c) => *c,
-            Operand::Reg(r) => self.regs.get(r).copied().unwrap_or(0),
+            Operand::Reg(r) => self.reg(r),
         }
+    }
+    fn reg(&self, r: &str) -> i64 {
+        self.regs.get(r).copied().unwrap_or(0)
     }
     fn deps(&self, o: &Operand) -> Vec<usize> {
         match o {
@@ -271,32 +292,36 @@ fn union(a: &[usize], b: &[usize]) -> Vec<usize> {
     v
 }
 
+/// The values a read of `phys` may return in this state: the domain, or
+/// the next forced value (none when the forced values ran out).
+fn read_values(reads: Reads<'_>, s: &mut State, phys: LocId) -> Vec<i64> {
+    match reads {
+        Reads::Domains(dom) => dom[&phys].iter().copied().collect(),
+        Reads::Forced(vals, _) => {
+            let v = vals.get(s.forced.0).copied();
+            s.forced.0 += 1;
+            v.into_iter().collect()
+        }
+    }
+}
+
 /// Depth-first exploration. `domain_pass` is the cheap mode used by
 /// [`value_domains`]: it never discards paths for reasons other than the
 /// bound.
 fn explore(
     p: &Program,
-    t: &Thread,
+    th: usize,
     bound: u32,
-    dom: &Domains,
+    reads: Reads<'_>,
     mode: PathMode,
     domain_pass: bool,
 ) -> Result<Vec<ThreadPath>> {
-    let cfg = cfg(t)?;
-    let mut init = State {
-        pc: 0,
-        regs: HashMap::new(),
-        taint: HashMap::new(),
-        ctrl: vec![],
-        events: vec![],
-        back_edges: HashMap::new(),
-    };
-    for (r, v) in &t.init_regs {
-        init.regs.insert(r.clone(), *v);
-    }
+    let t = &p.threads[th];
+    let cfg = Cfg::new(p, th)?;
+    let forced = matches!(reads, Reads::Forced(..));
     let mut out = Vec::new();
-    let mut stack = vec![init];
-    while let Some(mut s) = stack.pop() {
+    let mut stack = vec![State::new(t)];
+    'paths: while let Some(mut s) = stack.pop() {
         if out.len() + stack.len() > MAX_PATHS {
             return Err(Error::new(
                 crate::diag::ErrorKind::Unsupported,
@@ -313,8 +338,42 @@ fn explore(
             };
             let i = s.pc;
             s.pc += 1;
+            if let Some(bes) = cfg.headers.get(&i) {
+                if !s.via_back {
+                    for be in bes {
+                        s.back_edges.remove(be);
+                    }
+                }
+                let live: Vec<i64> = cfg.live[&i].iter().map(|r| s.reg(r)).collect();
+                s.iter_start.insert(i, (s.events.len(), live));
+            }
+            s.via_back = false;
             match &ins.kind {
                 InstrKind::Label(_) => {}
+                InstrKind::Havoc { dst } => {
+                    let Reads::Forced(_, hv) = reads else {
+                        return Err(Error::unsupported(
+                            ins.pos,
+                            "undefined values need the symbolic engine (--engine symbolic)",
+                        ));
+                    };
+                    let Some(&v) = hv.get(s.forced.1) else {
+                        continue 'paths;
+                    };
+                    s.forced.1 += 1;
+                    s.regs.insert(dst.clone(), v);
+                    s.taint.insert(dst.clone(), vec![]);
+                }
+                InstrKind::Unreachable => {
+                    if !forced {
+                        return Err(Error::unsupported(
+                            ins.pos,
+                            "unreachable code needs the symbolic engine (--engine symbolic)",
+                        ));
+                    }
+                    out.push(s.finish(PathEnd::Done));
+                    break;
+                }
                 InstrKind::Local { dst, op, a, b } => {
                     let v = eval_binop(*op, s.val(a), s.val(b))
                         .ok_or_else(|| Error::semantic(ins.pos, "division by zero"))?;
@@ -342,8 +401,10 @@ fn explore(
                 }
                 InstrKind::Load { dst, addr } => {
                     let phys = p.locations[*addr].phys;
-                    let values: Vec<i64> = dom[&phys].iter().copied().collect();
-                    let (&last, rest) = values.split_last().expect("domain has the init value");
+                    let values = read_values(reads, &mut s, phys);
+                    let Some((&last, rest)) = values.split_last() else {
+                        continue 'paths;
+                    };
                     for &v in rest {
                         let mut s2 = s.clone();
                         let e = s2.push(PathEventKind::Read, i, Some(*addr), v);
@@ -368,7 +429,7 @@ fn explore(
                     operand,
                 } => {
                     let phys = p.locations[*addr].phys;
-                    let values: Vec<i64> = dom[&phys].iter().copied().collect();
+                    let values = read_values(reads, &mut s, phys);
                     let opv = s.val(operand);
                     let opd = s.deps(operand);
                     let mut branches = Vec::new();
@@ -397,7 +458,10 @@ fn explore(
                         }
                         branches.push(s2);
                     }
-                    s = branches.pop().expect("non-empty domain");
+                    let Some(last) = branches.pop() else {
+                        continue 'paths;
+                    };
+                    s = last;
                     stack.extend(branches);
                 }
                 InstrKind::Branch { op, a, b, target } => {
@@ -419,6 +483,21 @@ fn explore(
     Ok(out)
 }
 
+/// Whether the iteration of the loop with header `ti` that ends now is a
+/// spinning one: no write or barrier since it started, and every register
+/// live at the header has the value it had then.
+fn spinning_iteration(s: &State, cfg: &Cfg, ti: usize) -> Option<usize> {
+    let (start, live_vals) = s.iter_start.get(&ti)?;
+    let quiet = s.events[*start..]
+        .iter()
+        .all(|e| matches!(e.kind, PathEventKind::Read | PathEventKind::Fence));
+    let same = cfg.live[&ti]
+        .iter()
+        .zip(live_vals)
+        .all(|(r, v)| s.reg(r) == *v);
+    (quiet && same).then_some(*start)
+}
+
 /// Performs a jump; returns false when the path ended (pushed or dropped).
 #[allow(clippy::too_many_arguments)]
 fn jump(
@@ -436,42 +515,46 @@ fn jump(
         s.pc = ti;
         return true;
     }
-    let spin = cfg.spin[&at];
-    if spin && !domain_pass {
-        if mode == PathMode::Liveness {
-            // The iteration just completed did not exit: record the path as
-            // spinning; the liveness check decides whether it can stay so.
-            // Later iterations would repeat it, so the path stops here.
-            let mut done = s.clone();
-            for e in done.events.iter_mut() {
-                e.spinning = (ti..=at).contains(&e.instr);
+    if !domain_pass {
+        if let Some(start) = spinning_iteration(s, cfg, ti) {
+            if mode == PathMode::Liveness {
+                // The iteration just completed did not exit and changed
+                // nothing: record the path as spinning; the liveness check
+                // decides whether it can stay so. Later iterations would
+                // repeat it, so the path stops here.
+                let mut done = s.clone();
+                for e in done.events[start..].iter_mut() {
+                    e.spinning = true;
+                }
+                done.pc = usize::MAX;
+                out.push(done.finish(PathEnd::Spinning));
             }
-            done.pc = usize::MAX;
-            out.push(done.finish(PathEnd::Spinning));
+            // For final states only the exiting iteration matters.
+            return false;
         }
-        // For final states only the exiting iteration matters.
-        return false;
     }
     let n = s.back_edges.entry(at).or_insert(0);
     *n += 1;
     if *n >= bound.max(1) {
-        {
-            let cut = std::mem::replace(
-                s,
-                State {
-                    pc: 0,
-                    regs: HashMap::new(),
-                    taint: HashMap::new(),
-                    ctrl: vec![],
-                    events: vec![],
-                    back_edges: HashMap::new(),
-                },
-            );
-            out.push(cut.finish(PathEnd::Cut));
-        }
+        let cut = std::mem::replace(
+            s,
+            State {
+                pc: 0,
+                regs: HashMap::new(),
+                taint: HashMap::new(),
+                ctrl: vec![],
+                events: vec![],
+                back_edges: HashMap::new(),
+                via_back: false,
+                iter_start: HashMap::new(),
+                forced: (0, 0),
+            },
+        );
+        out.push(cut.finish(PathEnd::Cut));
         return false;
     }
     s.pc = ti;
+    s.via_back = true;
     true
 }
 

@@ -212,6 +212,12 @@ pub enum InstrKind {
     },
     /// `goto target`.
     Goto(String),
+    /// `dst := ` an arbitrary value, a fresh one each time it runs
+    /// (SPIR-V `OpUndef`, reads of uninitialised variables).
+    Havoc { dst: String },
+    /// Reaching this instruction is undefined behaviour (SPIR-V
+    /// `OpUnreachable`): every property fails on an execution that does.
+    Unreachable,
 }
 
 /// One instruction with its source position and model tags.

@@ -398,7 +398,7 @@ pub fn check(
     let mut incomplete = None;
     let mut options: Vec<Vec<Choice>> = Vec::new();
     for (ti, t) in p.threads.iter().enumerate() {
-        let paths = thread_paths(p, t, bound, &dom, PathMode::Liveness)?;
+        let paths = thread_paths(p, ti, bound, &dom, PathMode::Liveness)?;
         let mut opts = Vec::new();
         let mut seen = HashSet::new();
         let mut paused = Vec::new();

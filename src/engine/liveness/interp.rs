@@ -147,6 +147,12 @@ impl Code {
             };
             let phys = |l: usize| p.locations[l].phys;
             let op = match &ins.kind {
+                InstrKind::Havoc { .. } | InstrKind::Unreachable => {
+                    return Err(Error::unsupported(
+                        ins.pos,
+                        "undefined values and unreachable code in liveness checks",
+                    ))
+                }
                 InstrKind::Label(_) => Op::Nop,
                 InstrKind::Local { dst, op, a, b } => {
                     let (a, b) = (opnd(a), opnd(b));

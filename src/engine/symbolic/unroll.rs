@@ -101,7 +101,11 @@ fn read_combinations(
 fn straight_line(t: &crate::ir::Thread) -> bool {
     use crate::ir::{BinOp, RmwOp};
     t.instrs.iter().all(|i| match &i.kind {
-        InstrKind::Branch { .. } | InstrKind::Goto(_) | InstrKind::Barrier { .. } => false,
+        InstrKind::Branch { .. }
+        | InstrKind::Goto(_)
+        | InstrKind::Barrier { .. }
+        | InstrKind::Havoc { .. }
+        | InstrKind::Unreachable => false,
         InstrKind::Rmw { op, .. } => !matches!(op, RmwOp::Cas { .. }),
         InstrKind::Local { op, .. } => !matches!(op, BinOp::Div | BinOp::Rem),
         _ => true,
@@ -403,14 +407,14 @@ impl<'p> Unrolled<'p> {
         };
         let mut per_thread = Vec::new();
         let mut symbolic_threads = Vec::new();
-        for t in &p.threads {
+        for (th, t) in p.threads.iter().enumerate() {
             // Paths of a straight-line thread: the product of its reads'
             // domain sizes.
             if straight_line(t) && read_combinations(p, t, &dom) > SYMBOLIC_THREAD_PATHS {
                 per_thread.push(vec![]);
                 symbolic_threads.push(true);
             } else {
-                per_thread.push(thread_paths(p, t, bound, &dom, PathMode::Safety)?);
+                per_thread.push(thread_paths(p, th, bound, &dom, PathMode::Safety)?);
                 symbolic_threads.push(false);
             }
         }

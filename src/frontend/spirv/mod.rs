@@ -685,6 +685,8 @@ pub fn render(p: &Program) -> String {
                     target,
                 } => format!("if {} {} {} goto {target}", op(a), c, op(b)),
                 InstrKind::Goto(t) => format!("goto {t}"),
+                InstrKind::Havoc { dst } => format!("{dst} := undef"),
+                InstrKind::Unreachable => "unreachable".to_string(),
             };
             let _ = write!(s, "    {body}");
             if !i.tags.is_empty() {
