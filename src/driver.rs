@@ -223,6 +223,7 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
                 report.observables = r.observables;
                 report.states = r.states;
                 report.witness = r.witness;
+                report.message = r.note;
             }
             Property::Races => {
                 let r = if symbolic {
@@ -235,6 +236,7 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
                 report.executions = r.executions;
                 report.races = r.races;
                 report.witness = r.witness;
+                report.message = r.note;
             }
             Property::Liveness => {
                 let r = crate::engine::liveness::check(&program, &model, &opts, &cfg.progress)

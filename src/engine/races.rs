@@ -33,6 +33,9 @@ pub struct RaceResult {
     pub races: Vec<RacePair>,
     pub witness: Option<Witness>,
     pub bound_hit: bool,
+    /// Why the verdict is what it is, when no race is the reason
+    /// (undefined behaviour).
+    pub note: Option<String>,
 }
 
 struct RaceObserver<'p> {
@@ -168,5 +171,6 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<RaceResult> {
         races: obs.races,
         witness: obs.witness,
         bound_hit: obs.bound_hit,
+        note: None,
     })
 }

@@ -41,6 +41,9 @@ pub struct SafetyResult {
     pub witness: Option<Witness>,
     /// Some consistent execution prefix was cut by the loop bound.
     pub bound_hit: bool,
+    /// Why the verdict is what it is, when the assertion is not the reason
+    /// (undefined behaviour).
+    pub note: Option<String>,
 }
 
 /// The observables of a program: the assertion's and filter's terms, then
@@ -255,5 +258,6 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
         states: obs.states.into_iter().collect(),
         witness: obs.witness,
         bound_hit: obs.bound_hit,
+        note: None,
     })
 }

@@ -2,6 +2,7 @@
 //! the model (every unit of the compiled `.cat` program, eagerly, over
 //! symbolic sets and relations), axioms, final states and conditions.
 
+use super::bv::{self, Bv};
 use super::rel::{Ctx, RelAcc, SymRel, SymSet, SymVal};
 use super::sat::{Lit, Sat, FALSE, TRUE};
 use super::unroll::{group, init_reg, Unrolled};
@@ -81,6 +82,42 @@ impl<'p> Enc<'p> {
                 .collect();
             let er = self.exec(r);
             let mut lits = Vec::new();
+            if !self.u.events[r].bits.is_empty() {
+                for w in cands {
+                    if self.exec(w) == FALSE {
+                        continue;
+                    }
+                    let (rb, wb) = (&self.u.events[r].bits, &self.u.events[w].bits);
+                    // Bits known on both sides that differ: never.
+                    if rb
+                        .iter()
+                        .zip(wb)
+                        .any(|(&a, &b)| a == -b && (a == TRUE || a == FALSE))
+                    {
+                        continue;
+                    }
+                    let pairs: Vec<(Lit, Lit)> =
+                        rb.iter().copied().zip(wb.iter().copied()).collect();
+                    let x = self.sat.var();
+                    let ew = self.exec(w);
+                    self.sat.implies(x, ew);
+                    self.sat.implies(x, er);
+                    for (a, b) in pairs {
+                        if a != b {
+                            self.sat.clause(&[-x, -a, b]);
+                            self.sat.clause(&[-x, a, -b]);
+                        }
+                    }
+                    lits.push(x);
+                    self.rf.push((w, r, x));
+                    acc.add(w, r, x);
+                }
+                let mut c = lits.clone();
+                c.push(-er);
+                self.sat.clause(&c);
+                self.sat.at_most_one(&lits);
+                continue;
+            }
             for w in cands {
                 let wv = self.u.events[w].values.clone();
                 let compatible = wv
@@ -750,32 +787,36 @@ impl<'p> Enc<'p> {
         }
     }
 
+    /// Whether values are bit-vectors (a guarded unrolling).
+    pub fn bits_mode(&self) -> bool {
+        self.u.threads.iter().any(|t| t.guarded.is_some())
+    }
+
     /// The value of a term in the final state.
     pub fn term(
         &mut self,
         t: &Term,
         finals: &mut HashMap<usize, Vec<(usize, Lit)>>,
         first: bool,
-    ) -> Vec<(i64, Lit)> {
+    ) -> TermVal {
+        if self.bits_mode() {
+            return TermVal::Bits(self.term_bits(t, finals, first));
+        }
         match t {
-            Term::Const(c) => vec![(*c, TRUE)],
+            Term::Const(c) => TermVal::Cases(vec![(*c, TRUE)]),
             Term::Reg(th, r) => {
                 let fb = if first {
                     0
                 } else {
                     init_reg(self.u.program, *th, r)
                 };
-                self.u.final_reg(*th, r, fb, &mut self.sat)
+                TermVal::Cases(self.u.final_reg(*th, r, fb, &mut self.sat))
             }
             Term::Loc(l) => {
                 let Some(loc) = self.u.program.locations.get(*l) else {
-                    return vec![(0, TRUE)];
+                    return TermVal::Cases(vec![(0, TRUE)]);
                 };
-                let ph = loc.phys;
-                if let std::collections::hash_map::Entry::Vacant(slot) = finals.entry(ph) {
-                    slot.insert(self.final_writes(ph, first));
-                }
-                let fw = finals[&ph].clone();
+                let fw = self.finals_of(loc.phys, finals, first);
                 let mut items = Vec::new();
                 for (w, s) in fw {
                     for &(v, lv) in &self.u.events[w].values.clone() {
@@ -791,13 +832,71 @@ impl<'p> Enc<'p> {
                     }
                 }
                 let _ = group::<i64>;
-                groups
-                    .into_iter()
-                    .map(|(v, ls)| {
-                        let l = self.sat.or(&ls);
-                        (v, l)
-                    })
-                    .collect()
+                TermVal::Cases(
+                    groups
+                        .into_iter()
+                        .map(|(v, ls)| {
+                            let l = self.sat.or(&ls);
+                            (v, l)
+                        })
+                        .collect(),
+                )
+            }
+        }
+    }
+
+    fn finals_of(
+        &mut self,
+        ph: usize,
+        finals: &mut HashMap<usize, Vec<(usize, Lit)>>,
+        first: bool,
+    ) -> Vec<(usize, Lit)> {
+        if let std::collections::hash_map::Entry::Vacant(slot) = finals.entry(ph) {
+            slot.insert(self.final_writes(ph, first));
+        }
+        finals[&ph].clone()
+    }
+
+    /// A term's final value as a bit-vector (guarded unrolling).
+    fn term_bits(
+        &mut self,
+        t: &Term,
+        finals: &mut HashMap<usize, Vec<(usize, Lit)>>,
+        first: bool,
+    ) -> Bv {
+        match t {
+            Term::Const(c) => bv::constant(*c),
+            Term::Reg(th, r) => {
+                let fb = if first {
+                    0
+                } else {
+                    init_reg(self.u.program, *th, r)
+                };
+                self.u
+                    .threads
+                    .get(*th)
+                    .and_then(|t| t.guarded.as_ref())
+                    .and_then(|g| g.regs.iter().find(|(n, _)| n == r))
+                    .map_or_else(|| bv::constant(fb), |(_, v)| v.clone())
+            }
+            Term::Loc(l) => {
+                let Some(loc) = self.u.program.locations.get(*l) else {
+                    return bv::constant(0);
+                };
+                let fw = self.finals_of(loc.phys, finals, first);
+                // Exactly one final write is selected: OR of (selected ∧ bit).
+                let mut out = Vec::with_capacity(bv::WIDTH);
+                for k in 0..bv::WIDTH {
+                    let parts: Vec<Lit> = fw
+                        .iter()
+                        .map(|&(w, s)| {
+                            let b = self.u.events[w].bits[k];
+                            self.sat.and2(s, b)
+                        })
+                        .collect();
+                    out.push(self.sat.or(&parts));
+                }
+                out
             }
         }
     }
@@ -824,8 +923,14 @@ impl<'p> Enc<'p> {
                 self.sat.or2(a, b)
             }
             Cond::Cmp(op, x, y) => {
-                let a = self.term(x, finals, first);
-                let b = self.term(y, finals, first);
+                let (a, b) = match (self.term(x, finals, first), self.term(y, finals, first)) {
+                    (TermVal::Cases(a), TermVal::Cases(b)) => (a, b),
+                    (a, b) => {
+                        let a = a.bits(&mut self.sat);
+                        let b = b.bits(&mut self.sat);
+                        return bv::cmp(&mut self.sat, *op, &a, &b);
+                    }
+                };
                 let mut ls = Vec::new();
                 for &(va, la) in &a {
                     for &(vb, lb) in &b {
@@ -836,6 +941,38 @@ impl<'p> Enc<'p> {
                 }
                 self.sat.or(&ls)
             }
+        }
+    }
+}
+
+/// A final value: one literal per possible value, or a bit-vector.
+pub enum TermVal {
+    Cases(Vec<(i64, Lit)>),
+    Bits(Bv),
+}
+
+impl TermVal {
+    pub fn bits(self, sat: &mut Sat) -> Bv {
+        match self {
+            TermVal::Bits(b) => b,
+            TermVal::Cases(cases) => (0..bv::WIDTH)
+                .map(|k| {
+                    let on: Vec<Lit> = cases
+                        .iter()
+                        .filter(|(v, _)| (v >> k) & 1 == 1)
+                        .map(|(_, l)| *l)
+                        .collect();
+                    sat.or(&on)
+                })
+                .collect(),
+        }
+    }
+
+    /// The value under the solver's model.
+    pub fn value(&self, sat: &Sat) -> i64 {
+        match self {
+            TermVal::Bits(b) => bv::value(sat, b),
+            TermVal::Cases(c) => c.iter().find(|(_, l)| sat.value(*l)).map_or(0, |(v, _)| *v),
         }
     }
 }

@@ -26,7 +26,9 @@
 //! `executions` counts the executions the engine actually produced (0 or
 //! 1), not all of them.
 
+mod bv;
 mod encode;
+mod guarded;
 mod rel;
 mod sat;
 mod unroll;
@@ -90,7 +92,25 @@ fn build<'p>(p: &'p Program, model: &Model, opts: &Options, needed: &[usize]) ->
     let debug = std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some();
     let t0 = std::time::Instant::now();
     let mut sat = Sat::new();
-    let u = Unrolled::new(p, opts.bound, &mut sat)?;
+    // The guarded unrolling, unless asked otherwise or it cannot express
+    // the program (barrier ids computed at run time): then the paths.
+    let paths_only = std::env::var("GPUMC_UNROLL").is_ok_and(|v| v == "paths");
+    let u = match paths_only {
+        true => Unrolled::new(p, opts.bound, &mut sat)?,
+        false => match guarded::unroll(p, opts.bound, &mut sat) {
+            Ok(u) => u,
+            Err(e)
+                if e.kind == ErrorKind::Unsupported && !p.threads.iter().any(has_ub_or_havoc) =>
+            {
+                if debug {
+                    eprintln!("symbolic: guarded unrolling refused ({e}); enumerating paths");
+                }
+                sat = Sat::new();
+                Unrolled::new(p, opts.bound, &mut sat)?
+            }
+            Err(e) => return Err(e),
+        },
+    };
     let t1 = t0.elapsed();
     let mut enc = Enc::new(sat, u, model.partial_co());
     let t2 = t0.elapsed();
@@ -116,6 +136,15 @@ fn build<'p>(p: &'p Program, model: &Model, opts: &Options, needed: &[usize]) ->
     Ok(enc)
 }
 
+fn has_ub_or_havoc(t: &crate::ir::Thread) -> bool {
+    t.instrs.iter().any(|i| {
+        matches!(
+            i.kind,
+            crate::ir::InstrKind::Havoc { .. } | crate::ir::InstrKind::Unreachable
+        )
+    })
+}
+
 fn consistency_axioms(model: &Model) -> Vec<usize> {
     model
         .axioms()
@@ -127,19 +156,26 @@ fn consistency_axioms(model: &Model) -> Vec<usize> {
 }
 
 impl<'p> Enc<'p> {
-    fn concrete(&self) -> Concrete<'p> {
+    fn concrete(&self) -> Result<Concrete<'p>> {
         let u = &self.u;
         let p = u.program;
         let mut paths: Vec<ThreadPath> = Vec::new();
-        let mut chosen = Vec::new();
+        // Per thread: the potential events of its path, in order.
+        let mut chosen_events: Vec<Vec<usize>> = Vec::new();
         let pick = |vals: &[(i64, Lit)]| -> i64 {
             vals.iter()
                 .find(|(_, l)| self.sat.value(*l))
                 .map_or(0, |(v, _)| *v)
         };
-        for t in &u.threads {
+        for (ti, t) in u.threads.iter().enumerate() {
+            if let Some(g) = &t.guarded {
+                let (path, evs) = self.replay(ti, t, g)?;
+                paths.push(path);
+                chosen_events.push(evs);
+                continue;
+            }
             let k = t.sel.iter().position(|&s| self.sat.value(s)).unwrap_or(0);
-            chosen.push(k);
+            chosen_events.push(t.path_events.get(k).cloned().unwrap_or_default());
             let mut path = t.paths[k].clone();
             if let Some(st) = &t.sym {
                 for (e, vals) in path.events.iter_mut().zip(&st.values) {
@@ -159,11 +195,9 @@ impl<'p> Enc<'p> {
                 map[*i] = Some(s);
             }
         }
-        for (ti, t) in u.threads.iter().enumerate() {
-            if let Some(evs) = t.path_events.get(chosen[ti]) {
-                for (k, &g) in evs.iter().enumerate() {
-                    map[g] = sk.thread_events[ti].get(k).copied();
-                }
+        for (ti, evs) in chosen_events.iter().enumerate() {
+            for (k, &g) in evs.iter().enumerate() {
+                map[g] = sk.thread_events[ti].get(k).copied();
             }
         }
         let n = sk.n();
@@ -206,7 +240,7 @@ impl<'p> Enc<'p> {
         };
         let sf = lift(&self.sf_rel);
         let bar = lift(&self.bar_rel);
-        Concrete {
+        Ok(Concrete {
             sk,
             paths,
             rf,
@@ -215,6 +249,72 @@ impl<'p> Enc<'p> {
             bar,
             bar_stuck: self.sat.value(self.bar_stuck),
             map,
+        })
+    }
+
+    /// The explicit path of a guarded thread under the current model: the
+    /// thread replayed with the model's read and undefined values, checked
+    /// event by event against the model's executed events.
+    fn replay(
+        &self,
+        ti: usize,
+        t: &unroll::ThreadUnroll,
+        g: &guarded::GuardedThread,
+    ) -> Result<(ThreadPath, Vec<usize>)> {
+        use super::exec::EventKind;
+        use super::paths::{replay_paths, PathEnd, PathEventKind};
+        let u = &self.u;
+        let executed: Vec<usize> = t
+            .events
+            .iter()
+            .copied()
+            .filter(|&e| self.sat.value(u.events[e].exec))
+            .collect();
+        let reads: Vec<i64> = executed
+            .iter()
+            .filter(|&&e| u.events[e].ev.kind == EventKind::Read)
+            .map(|&e| bv::value(&self.sat, &u.events[e].bits))
+            .collect();
+        let havocs: Vec<i64> = g
+            .havocs
+            .iter()
+            .filter(|(l, _)| self.sat.value(*l))
+            .map(|(_, b)| bv::value(&self.sat, b))
+            .collect();
+        let stuck = executed
+            .last()
+            .is_some_and(|&e| self.sat.value(u.events[e].stuck));
+        let end = if stuck {
+            PathEnd::Stuck
+        } else if self.sat.value(t.cut) {
+            PathEnd::Cut
+        } else {
+            PathEnd::Done
+        };
+        let same = |path: &ThreadPath| -> bool {
+            path.end == end
+                && path.events.len() == executed.len()
+                && path.events.iter().zip(&executed).all(|(pe, &e)| {
+                    let ev = &u.events[e].ev;
+                    let kind = match pe.kind {
+                        PathEventKind::Read => EventKind::Read,
+                        PathEventKind::Write => EventKind::Write,
+                        PathEventKind::Fence => EventKind::Fence,
+                        PathEventKind::Barrier { .. } => EventKind::Barrier,
+                    };
+                    ev.instr == Some(pe.instr) && ev.kind == kind
+                })
+        };
+        let candidates = replay_paths(u.program, ti, u.bound, &reads, &havocs)?;
+        match candidates.into_iter().find(|c| same(c)) {
+            Some(path) => Ok((path, executed)),
+            None => Err(Error::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "unsupported: internal error: the symbolic unrolling of thread {} disagrees with its replay",
+                    u.program.threads[ti].name
+                ),
+            )),
         }
     }
 
@@ -223,6 +323,9 @@ impl<'p> Enc<'p> {
         let mut lits: Vec<Lit> = Vec::new();
         for t in &self.u.threads {
             lits.extend(&t.sel);
+            if let Some(g) = &t.guarded {
+                lits.extend(&g.ident);
+            }
         }
         lits.extend(self.rf.iter().map(|x| x.2));
         lits.extend(self.co_pairs.iter().map(|x| x.2));
@@ -292,7 +395,7 @@ fn solve_checked(
             }
         }
         let ok = {
-            let c = enc.concrete();
+            let c = enc.concrete()?;
             let mut ev = evaluator(model, &c, &enc.u.vocab);
             ev.first_violation().is_none()
         };
@@ -334,6 +437,21 @@ pub fn check_safety_stats(
     let mut enc = build(p, model, opts, &needed)?;
     let obs = observables(p);
     let complete = complete_lit(&mut enc);
+    if let Some((note, w)) = undefined_behaviour(&mut enc, model, complete, &mut stats)? {
+        fill_stats(&enc, &mut stats);
+        return Ok((
+            SafetyResult {
+                verdict: Verdict::Fail,
+                executions: 1,
+                observables: obs.iter().map(|t| term_name(p, t)).collect(),
+                states: vec![],
+                witness: Some(w),
+                bound_hit: false,
+                note: Some(note),
+            },
+            stats,
+        ));
+    }
     let mut finals = HashMap::new();
     let filter = match (&p.filter, opts.ignore_filter) {
         (Some(f), false) => enc.cond(f, &mut finals, false),
@@ -349,7 +467,7 @@ pub fn check_safety_stats(
             Quantifier::Forall => -c,
         };
         // Values of every observable, for the witness.
-        let obs_vals: Vec<Vec<(i64, Lit)>> = obs
+        let obs_vals: Vec<encode::TermVal> = obs
             .iter()
             .map(|t| enc.term(t, &mut finals, false))
             .collect();
@@ -358,15 +476,9 @@ pub fn check_safety_stats(
             let state: Vec<(String, i64)> = obs
                 .iter()
                 .zip(&obs_vals)
-                .map(|(t, vals)| {
-                    let v = vals
-                        .iter()
-                        .find(|(_, l)| enc.sat.value(*l))
-                        .map_or(0, |(v, _)| *v);
-                    (term_name(p, t), v)
-                })
+                .map(|(t, vals)| (term_name(p, t), vals.value(&enc.sat)))
                 .collect();
-            let c = enc.concrete();
+            let c = enc.concrete()?;
             witness = Some(witness_of(&c, state));
         }
     }
@@ -392,9 +504,53 @@ pub fn check_safety_stats(
             states: vec![],
             witness,
             bound_hit,
+            note: None,
         },
         stats,
     ))
+}
+
+/// A consistent execution in which some thread reaches `Unreachable`:
+/// the note naming it, and the witness.
+fn undefined_behaviour(
+    enc: &mut Enc<'_>,
+    model: &Model,
+    complete: Lit,
+    stats: &mut Stats,
+) -> Result<Option<(String, Witness)>> {
+    let ubs: Vec<(usize, Lit)> = enc
+        .u
+        .threads
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| t.guarded.as_ref().map(|g| (i, g.ub)))
+        .filter(|&(_, l)| l != sat::FALSE)
+        .collect();
+    if ubs.is_empty() {
+        return Ok(None);
+    }
+    let lits: Vec<Lit> = ubs.iter().map(|x| x.1).collect();
+    let any = enc.sat.or(&lits);
+    if !solve_checked(enc, model, &[complete, any], stats)? {
+        return Ok(None);
+    }
+    let p = enc.u.program;
+    let th = ubs
+        .iter()
+        .find(|(_, l)| enc.sat.value(*l))
+        .map_or(0, |x| x.0);
+    let t = &p.threads[th];
+    let line = t
+        .instrs
+        .iter()
+        .find(|i| matches!(i.kind, crate::ir::InstrKind::Unreachable))
+        .map_or(0, |i| i.pos.line);
+    let note = format!(
+        "undefined behaviour: thread {} reaches unreachable code (line {line})",
+        t.name
+    );
+    let c = enc.concrete()?;
+    Ok(Some((note, witness_of(&c, vec![]))))
 }
 
 fn complete_lit(enc: &mut Enc<'_>) -> Lit {
@@ -434,6 +590,20 @@ pub fn check_races_stats(
     needed.extend(&flags);
     let mut enc = build(p, model, opts, &needed)?;
     let complete = complete_lit(&mut enc);
+    if let Some((note, w)) = undefined_behaviour(&mut enc, model, complete, &mut stats)? {
+        fill_stats(&enc, &mut stats);
+        return Ok((
+            RaceResult {
+                verdict: Verdict::Fail,
+                executions: 1,
+                races: vec![],
+                witness: Some(w),
+                bound_hit: false,
+                note: Some(note),
+            },
+            stats,
+        ));
+    }
     let mut finals = HashMap::new();
     let filter = match (&p.filter, opts.ignore_filter) {
         (Some(f), false) => enc.cond(f, &mut finals, true),
@@ -452,7 +622,7 @@ pub fn check_races_stats(
         if !solve_checked(&mut enc, model, &[complete, filter, fire], &mut stats)? {
             break;
         }
-        let c = enc.concrete();
+        let c = enc.concrete()?;
         let mut ev = evaluator(model, &c, &enc.u.vocab);
         let w = witness_of(&c, vec![]);
         races = super::races::racing_pairs(&mut ev, model, &flags, &w);
@@ -495,6 +665,7 @@ pub fn check_races_stats(
             races,
             witness,
             bound_hit,
+            note: None,
         },
         stats,
     ))

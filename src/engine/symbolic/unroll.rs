@@ -31,6 +31,9 @@ pub struct SymEvent {
     /// Memory events: the possible values, each with its literal (relative
     /// to `exec`: exactly one holds when the event is executed).
     pub values: Vec<(i64, Lit)>,
+    /// Memory events of a guarded unrolling: the value as a bit-vector
+    /// (then `values` is empty).
+    pub bits: Vec<Lit>,
     /// Barriers: runtime ids and quorums, relative to `exec`.
     pub barrier_ids: Vec<(i64, Lit)>,
     pub barrier_counts: Vec<(Option<i64>, Lit)>,
@@ -61,6 +64,8 @@ pub struct ThreadUnroll {
     /// A straight-line thread encoded with read-value variables instead
     /// of one path per combination of read values (see [`straight_line`]).
     pub sym: Option<SymThread>,
+    /// A thread of a guarded unrolling (then `paths` is empty).
+    pub guarded: Option<super::guarded::GuardedThread>,
 }
 
 /// A straight-line thread: one path whose values are literals.
@@ -251,6 +256,7 @@ fn abstract_domains(p: &Program) -> Result<crate::engine::paths::Domains> {
 
 pub struct Unrolled<'p> {
     pub program: &'p Program,
+    pub bound: u32,
     pub vocab: Vocabulary,
     pub events: Vec<SymEvent>,
     pub threads: Vec<ThreadUnroll>,
@@ -448,6 +454,7 @@ impl<'p> Unrolled<'p> {
                     },
                     exec: TRUE,
                     values: vec![(l.init, TRUE)],
+                    bits: vec![],
                     barrier_ids: vec![],
                     barrier_counts: vec![],
                     arrive: false,
@@ -531,6 +538,7 @@ impl<'p> Unrolled<'p> {
                     },
                     exec: FALSE,
                     values: vec![],
+                    bits: vec![],
                     barrier_ids: vec![],
                     barrier_counts: vec![],
                     arrive,
@@ -630,6 +638,7 @@ impl<'p> Unrolled<'p> {
                 done,
                 cut,
                 sym: sym_thread,
+                guarded: None,
             });
         }
         let n = events.len();
@@ -674,6 +683,7 @@ impl<'p> Unrolled<'p> {
         }
         Ok(Unrolled {
             program: p,
+            bound,
             vocab,
             events,
             threads,

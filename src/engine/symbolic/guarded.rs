@@ -1,0 +1,778 @@
+//! Guarded unrolling: each thread's control flow unrolled once into a DAG,
+//! with values as bit-vectors.
+//!
+//! Where [`super::unroll`] enumerates a thread's paths (one per combination
+//! of read values, which explodes on real kernels), this unroller executes
+//! the thread *symbolically*: a read returns fresh value bits, registers
+//! are bit-vectors, and the thread's paths differ only at branches, whose
+//! conditions are literals. The unrolled control flow is a DAG of nodes
+//! `(instruction, loop counters)`; a node executes iff the literal *guard*
+//! holds, and its registers are the merge (multiplexers over the incoming
+//! guards) of its predecessors'. The loop semantics are those of
+//! [`crate::engine::loops`], exactly as the explicit engine applies them:
+//! per-entry back-edge counts (a back-edge taken `bound` times cuts the
+//! path) and spinning iterations (no write or barrier, live registers
+//! unchanged), which the executions of interest never take.
+//!
+//! Every potential event gets its value bits, execution literal,
+//! dependencies and barrier data, so the shared encoder ([`super::encode`])
+//! treats the result like any other unrolling. A solver model is turned
+//! back into an explicit thread path by replaying the thread with the read
+//! values the model chose ([`crate::engine::paths::replay_paths`]), so the
+//! `.cat` re-check sees exactly what the explicit engine would.
+
+use super::bv::{self, Bv};
+use super::rel::RelAcc;
+use super::sat::{Lit, Sat, FALSE, TRUE};
+use super::unroll::{SymEvent, ThreadUnroll, Unrolled};
+use crate::diag::{Error, ErrorKind, Result};
+use crate::engine::exec::{Event, EventKind, Vocabulary};
+use crate::engine::loops::Cfg;
+use crate::ir::{InstrKind, Operand, Program, RmwOp};
+use std::collections::{BTreeMap, HashMap};
+
+/// Nodes above which a thread's unrolling is refused.
+const MAX_NODES: usize = 200_000;
+
+/// What a guarded thread needs beyond [`ThreadUnroll`]'s common fields.
+pub struct GuardedThread {
+    /// Undefined values, in program order: (guard, bits).
+    pub havocs: Vec<(Lit, Bv)>,
+    /// Final registers (at the thread's end or its undefined behaviour).
+    pub regs: Vec<(String, Bv)>,
+    /// The thread reaches `Unreachable`.
+    pub ub: Lit,
+    /// Literals that identify the thread's behaviour in a model.
+    pub ident: Vec<Lit>,
+}
+
+type Counters = Vec<(usize, u32)>;
+type Key = (usize, Counters);
+
+/// The symbolic state flowing along an edge.
+#[derive(Clone, Default)]
+struct St {
+    regs: BTreeMap<String, Bv>,
+    /// Register → reads its value depends on (literal: on this path).
+    taint: BTreeMap<String, Vec<(usize, Lit)>>,
+    /// Reads that decided a branch so far.
+    ctrl: Vec<(usize, Lit)>,
+    /// Loop header → live registers' values at the start of the current
+    /// iteration, and the execution literals of its writes and barriers.
+    iter: BTreeMap<usize, (Vec<Bv>, Vec<Lit>)>,
+}
+
+fn unsupported(msg: impl Into<String>) -> Error {
+    Error::new(
+        ErrorKind::Unsupported,
+        format!("unsupported: {}", msg.into()),
+    )
+}
+
+/// Counters of the loops whose body contains `pc` (others are reset).
+fn canon(cfg: &Cfg, pc: usize, counters: &Counters) -> Counters {
+    counters
+        .iter()
+        .filter(|(be, _)| cfg.back_edges[be] <= pc && pc <= *be)
+        .copied()
+        .collect()
+}
+
+/// A control-flow successor.
+#[derive(Clone, Debug)]
+enum Succ {
+    /// Fall through or jump forward, or a back-edge within the bound.
+    To(usize),
+    /// A back-edge taken once too often: the path is cut.
+    Cut,
+}
+
+struct Dag {
+    keys: Vec<Key>,
+    /// Per node: (successor of the fall-through/unconditional kind, of the
+    /// taken branch). Branches have both; `Goto` only `taken`.
+    next: Vec<Option<Succ>>,
+    taken: Vec<Option<Succ>>,
+    order: Vec<usize>,
+}
+
+/// Interns DAG nodes and queues the new ones.
+struct Builder<'a> {
+    ids: HashMap<Key, usize>,
+    keys: Vec<Key>,
+    work: Vec<usize>,
+    cfg: &'a Cfg,
+    bound: u32,
+    thread: &'a str,
+}
+
+impl Builder<'_> {
+    fn intern(&mut self, k: Key) -> Result<usize> {
+        if let Some(&i) = self.ids.get(&k) {
+            return Ok(i);
+        }
+        if self.keys.len() >= MAX_NODES {
+            return Err(unsupported(format!(
+                "thread {} unrolls to more than {MAX_NODES} instructions under this bound",
+                self.thread
+            )));
+        }
+        let i = self.keys.len();
+        self.ids.insert(k.clone(), i);
+        self.keys.push(k);
+        self.work.push(i);
+        Ok(i)
+    }
+
+    /// The successor reached by jumping from `pc` to `target`.
+    fn jump(&mut self, pc: usize, counters: &Counters, target: usize) -> Result<Succ> {
+        if target > pc {
+            let k = (target, canon(self.cfg, target, counters));
+            return Ok(Succ::To(self.intern(k)?));
+        }
+        let mut c = counters.clone();
+        let count = match c.iter_mut().find(|(be, _)| *be == pc) {
+            Some(x) => {
+                x.1 += 1;
+                x.1
+            }
+            None => {
+                c.push((pc, 1));
+                c.sort_unstable();
+                1
+            }
+        };
+        if count >= self.bound.max(1) {
+            return Ok(Succ::Cut);
+        }
+        let k = (target, canon(self.cfg, target, &c));
+        Ok(Succ::To(self.intern(k)?))
+    }
+
+    fn fall(&mut self, pc: usize, counters: &Counters) -> Result<Succ> {
+        let k = (pc + 1, canon(self.cfg, pc + 1, counters));
+        Ok(Succ::To(self.intern(k)?))
+    }
+}
+
+/// The unrolled control flow of thread `th`.
+fn dag(p: &Program, th: usize, cfg: &Cfg, bound: u32) -> Result<Dag> {
+    let t = &p.threads[th];
+    let n = t.instrs.len();
+    let mut b = Builder {
+        ids: HashMap::new(),
+        keys: Vec::new(),
+        work: Vec::new(),
+        cfg,
+        bound,
+        thread: &t.name,
+    };
+    b.intern((0, vec![]))?;
+    let mut next: Vec<Option<Succ>> = Vec::new();
+    let mut taken: Vec<Option<Succ>> = Vec::new();
+    while let Some(node) = b.work.pop() {
+        let (pc, counters) = b.keys[node].clone();
+        if pc >= n {
+            continue;
+        }
+        let (nx, tk) = match &t.instrs[pc].kind {
+            InstrKind::Unreachable => (None, None),
+            InstrKind::Goto(l) => (None, Some(b.jump(pc, &counters, cfg.labels[l])?)),
+            InstrKind::Branch { target, .. } => {
+                let tk = b.jump(pc, &counters, cfg.labels[target])?;
+                (Some(b.fall(pc, &counters)?), Some(tk))
+            }
+            _ => (Some(b.fall(pc, &counters)?), None),
+        };
+        next.resize(b.keys.len(), None);
+        taken.resize(b.keys.len(), None);
+        next[node] = nx;
+        taken[node] = tk;
+    }
+    let keys = b.keys;
+    next.resize(keys.len(), None);
+    taken.resize(keys.len(), None);
+    // Topological order (Kahn; ties by instruction, then counters, so
+    // events come out in program order as far as possible).
+    let m = keys.len();
+    let mut indeg = vec![0usize; m];
+    for i in 0..m {
+        for s in [&next[i], &taken[i]].into_iter().flatten() {
+            if let Succ::To(j) = s {
+                indeg[*j] += 1;
+            }
+        }
+    }
+    let mut ready: std::collections::BTreeSet<(usize, Counters, usize)> = (0..m)
+        .filter(|&i| indeg[i] == 0)
+        .map(|i| (keys[i].0, keys[i].1.clone(), i))
+        .collect();
+    let mut order = Vec::with_capacity(m);
+    while let Some((_, _, i)) = ready.pop_first() {
+        order.push(i);
+        for s in [&next[i], &taken[i]].into_iter().flatten() {
+            if let Succ::To(j) = s {
+                indeg[*j] -= 1;
+                if indeg[*j] == 0 {
+                    ready.insert((keys[*j].0, keys[*j].1.clone(), *j));
+                }
+            }
+        }
+    }
+    if order.len() != m {
+        return Err(unsupported(format!(
+            "thread {}: irreducible control flow (a loop entered other than at its header)",
+            t.name
+        )));
+    }
+    Ok(Dag {
+        keys,
+        next,
+        taken,
+        order,
+    })
+}
+
+/// Merges the states of a node's incoming edges.
+fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
+    let guards: Vec<Lit> = incoming.iter().map(|(g, _)| *g).collect();
+    let guard = sat.or(&guards);
+    if incoming.len() == 1 {
+        let (_, st) = incoming.into_iter().next().expect("one edge");
+        return (guard, st);
+    }
+    let mut out = St::default();
+    // Registers: a multiplexer chain over the guards (exclusive).
+    let mut names: Vec<&String> = incoming.iter().flat_map(|(_, s)| s.regs.keys()).collect();
+    names.sort();
+    names.dedup();
+    let zero = bv::constant(0);
+    for r in names {
+        let vals: Vec<&Bv> = incoming
+            .iter()
+            .map(|(_, s)| s.regs.get(r).unwrap_or(&zero))
+            .collect();
+        let v = if vals.iter().all(|v| *v == vals[0]) {
+            vals[0].clone()
+        } else {
+            let mut acc = vals[vals.len() - 1].clone();
+            for k in (0..vals.len() - 1).rev() {
+                acc = bv::ite(sat, guards[k], vals[k], &acc);
+            }
+            acc
+        };
+        out.regs.insert(r.clone(), v);
+    }
+    let merge_lists = |sat: &mut Sat, lists: Vec<&Vec<(usize, Lit)>>| -> Vec<(usize, Lit)> {
+        if lists.iter().all(|l| *l == lists[0]) {
+            return lists[0].clone();
+        }
+        let mut per: BTreeMap<usize, Vec<Lit>> = BTreeMap::new();
+        for (k, list) in lists.iter().enumerate() {
+            for &(e, l) in list.iter() {
+                let x = sat.and2(guards[k], l);
+                per.entry(e).or_default().push(x);
+            }
+        }
+        per.into_iter().map(|(e, ls)| (e, sat.or(&ls))).collect()
+    };
+    let empty = Vec::new();
+    let mut tnames: Vec<&String> = incoming.iter().flat_map(|(_, s)| s.taint.keys()).collect();
+    tnames.sort();
+    tnames.dedup();
+    for r in tnames {
+        let lists: Vec<&Vec<(usize, Lit)>> = incoming
+            .iter()
+            .map(|(_, s)| s.taint.get(r).unwrap_or(&empty))
+            .collect();
+        let l = merge_lists(sat, lists);
+        out.taint.insert(r.clone(), l);
+    }
+    out.ctrl = merge_lists(sat, incoming.iter().map(|(_, s)| &s.ctrl).collect());
+    // Iterations: headers every incoming state is inside.
+    let heads: Vec<usize> = incoming[0]
+        .1
+        .iter
+        .keys()
+        .copied()
+        .filter(|h| incoming.iter().all(|(_, s)| s.iter.contains_key(h)))
+        .collect();
+    for h in heads {
+        let k = incoming[0].1.iter[&h].0.len();
+        let mut live = Vec::with_capacity(k);
+        for j in 0..k {
+            let vals: Vec<&Bv> = incoming.iter().map(|(_, s)| &s.iter[&h].0[j]).collect();
+            let v = if vals.iter().all(|v| *v == vals[0]) {
+                vals[0].clone()
+            } else {
+                let mut acc = vals[vals.len() - 1].clone();
+                for x in (0..vals.len() - 1).rev() {
+                    acc = bv::ite(sat, guards[x], vals[x], &acc);
+                }
+                acc
+            };
+            live.push(v);
+        }
+        let mut effects: Vec<Lit> = incoming
+            .iter()
+            .flat_map(|(_, s)| s.iter[&h].1.iter().copied())
+            .collect();
+        effects.sort_unstable();
+        effects.dedup();
+        out.iter.insert(h, (live, effects));
+    }
+    (guard, out)
+}
+
+fn operand(st: &St, o: &Operand) -> Bv {
+    match o {
+        Operand::Const(c) => bv::constant(*c),
+        Operand::Reg(r) => st.regs.get(r).cloned().unwrap_or_else(|| bv::constant(0)),
+    }
+}
+
+fn taint(st: &St, o: &Operand) -> Vec<(usize, Lit)> {
+    match o {
+        Operand::Const(_) => vec![],
+        Operand::Reg(r) => st.taint.get(r).cloned().unwrap_or_default(),
+    }
+}
+
+fn union_lists(a: &[(usize, Lit)], b: &[(usize, Lit)], sat: &mut Sat) -> Vec<(usize, Lit)> {
+    let mut per: BTreeMap<usize, Vec<Lit>> = BTreeMap::new();
+    for &(e, l) in a.iter().chain(b) {
+        per.entry(e).or_default().push(l);
+    }
+    per.into_iter().map(|(e, ls)| (e, sat.or(&ls))).collect()
+}
+
+/// What one thread contributes.
+struct ThreadOut {
+    events: Vec<SymEvent>,
+    /// Per relation (data, ctrl, rmw): (from, to, literal), thread-local
+    /// event indices.
+    deps: [Vec<(usize, usize, Lit)>; 3],
+    done: Lit,
+    cut: Lit,
+    guarded: GuardedThread,
+}
+
+/// Event tags, as the path unroller computes them.
+fn tags_of(vocab: &Vocabulary, ins: &crate::ir::Instr, kind: EventKind) -> Vec<usize> {
+    let tag = |t: &str| vocab.index(t).unwrap_or(0);
+    let mut tags: Vec<usize> = ins.tags.iter().map(|t| tag(t)).collect();
+    match kind {
+        EventKind::Read => tags.extend([tag("R"), tag("M")]),
+        EventKind::Write => tags.extend([tag("W"), tag("M")]),
+        _ => {}
+    }
+    if matches!(ins.kind, InstrKind::Rmw { .. }) {
+        tags.push(tag("RMW"));
+    }
+    tags.sort_unstable();
+    tags.dedup();
+    tags
+}
+
+fn unroll_thread(
+    p: &Program,
+    th: usize,
+    bound: u32,
+    vocab: &Vocabulary,
+    sat: &mut Sat,
+) -> Result<ThreadOut> {
+    let t = &p.threads[th];
+    let cfg = Cfg::new(p, th)?;
+    let dag = dag(p, th, &cfg, bound)?;
+    let mut pending: Vec<Vec<(Lit, St)>> = vec![Vec::new(); dag.keys.len()];
+    let mut init = St::default();
+    for (r, v) in &t.init_regs {
+        init.regs.insert(r.clone(), bv::constant(*v));
+    }
+    pending[0].push((TRUE, init));
+    let mut events: Vec<SymEvent> = Vec::new();
+    let mut deps: [Vec<(usize, usize, Lit)>; 3] = Default::default();
+    let (mut done, mut cut, mut ub) = (Vec::new(), Vec::new(), Vec::new());
+    let mut finals: Vec<(Lit, St)> = Vec::new();
+    let mut havocs = Vec::new();
+    let mut ident = Vec::new();
+    let n = t.instrs.len();
+    for &node in &dag.order {
+        let incoming = std::mem::take(&mut pending[node]);
+        if incoming.is_empty() {
+            continue;
+        }
+        let (g, mut st) = merge(sat, incoming);
+        if g == FALSE {
+            continue;
+        }
+        let pc = dag.keys[node].0;
+        if pc >= n {
+            done.push(g);
+            finals.push((g, st));
+            continue;
+        }
+        // A new iteration of the loops with this header starts here.
+        if let Some(live) = cfg.live.get(&pc) {
+            let vals: Vec<Bv> = live
+                .iter()
+                .map(|r| st.regs.get(r).cloned().unwrap_or_else(|| bv::constant(0)))
+                .collect();
+            st.iter.insert(pc, (vals, vec![]));
+        }
+        let ins = &t.instrs[pc];
+        let new_event = |events: &mut Vec<SymEvent>, kind: EventKind, exec: Lit| -> usize {
+            let loc = match &ins.kind {
+                InstrKind::Load { addr, .. }
+                | InstrKind::Store { addr, .. }
+                | InstrKind::Rmw { addr, .. } => Some(*addr),
+                _ => None,
+            };
+            let index = events.len();
+            events.push(SymEvent {
+                ev: Event {
+                    thread: Some(th),
+                    index,
+                    instr: Some(pc),
+                    kind,
+                    loc,
+                    phys: loc.map(|l| p.locations[l].phys),
+                    value: 0,
+                    tags: tags_of(vocab, ins, kind),
+                    barrier: None,
+                    stuck: false,
+                },
+                exec,
+                values: vec![],
+                bits: vec![],
+                barrier_ids: vec![],
+                barrier_counts: vec![],
+                arrive: false,
+                stuck: FALSE,
+            });
+            index
+        };
+        let effect = |st: &mut St, l: Lit| {
+            for (_, (_, eff)) in st.iter.iter_mut() {
+                eff.push(l);
+            }
+        };
+        let mut out_guard = g;
+        let mut taken_guard = FALSE;
+        match &ins.kind {
+            InstrKind::Label(_) | InstrKind::Goto(_) => taken_guard = g,
+            InstrKind::Unreachable => {
+                ub.push(g);
+                finals.push((g, st.clone()));
+                out_guard = FALSE;
+            }
+            InstrKind::Havoc { dst } => {
+                let v = bv::fresh(sat);
+                ident.extend(v.iter().copied());
+                havocs.push((g, v.clone()));
+                st.regs.insert(dst.clone(), v);
+                st.taint.remove(dst);
+            }
+            InstrKind::Local { dst, op, a, b } => {
+                let (x, y) = (operand(&st, a), operand(&st, b));
+                let (v, ok) = bv::binop(sat, *op, &x, &y);
+                if ok != TRUE {
+                    // Division by zero: no execution continues.
+                    sat.clause(&[-g, ok]);
+                }
+                let d = union_lists(&taint(&st, a), &taint(&st, b), sat);
+                st.regs.insert(dst.clone(), v);
+                st.taint.insert(dst.clone(), d);
+            }
+            InstrKind::Fence => {
+                let e = new_event(&mut events, EventKind::Fence, g);
+                for &(r, l) in &st.ctrl {
+                    deps[1].push((r, e, l));
+                }
+            }
+            InstrKind::Barrier { id, count, arrive } => {
+                let idv = bv::as_const(&operand(&st, id)).ok_or_else(|| {
+                    unsupported("barrier ids computed at run time (symbolic unrolling)")
+                })?;
+                let cv = match count {
+                    Some(c) => Some(bv::as_const(&operand(&st, c)).ok_or_else(|| {
+                        unsupported("barrier counts computed at run time (symbolic unrolling)")
+                    })?),
+                    None => None,
+                };
+                let e = new_event(&mut events, EventKind::Barrier, g);
+                events[e].barrier_ids = vec![(idv, TRUE)];
+                events[e].barrier_counts = vec![(cv, TRUE)];
+                events[e].arrive = *arrive;
+                for &(r, l) in &st.ctrl {
+                    deps[1].push((r, e, l));
+                }
+                effect(&mut st, g);
+                ident.push(g);
+                if !*arrive {
+                    let s = sat.var();
+                    sat.implies(s, g);
+                    events[e].stuck = s;
+                    ident.push(s);
+                    out_guard = sat.and2(g, -s);
+                }
+            }
+            InstrKind::Load { dst, .. } => {
+                let e = new_event(&mut events, EventKind::Read, g);
+                let v = bv::fresh(sat);
+                events[e].bits = v.clone();
+                ident.push(g);
+                ident.extend(v.iter().copied());
+                for &(r, l) in &st.ctrl {
+                    deps[1].push((r, e, l));
+                }
+                st.regs.insert(dst.clone(), v);
+                st.taint.insert(dst.clone(), vec![(e, TRUE)]);
+            }
+            InstrKind::Store { value, .. } => {
+                let e = new_event(&mut events, EventKind::Write, g);
+                events[e].bits = operand(&st, value);
+                ident.push(g);
+                for (r, l) in taint(&st, value) {
+                    deps[0].push((r, e, l));
+                }
+                for &(r, l) in &st.ctrl {
+                    deps[1].push((r, e, l));
+                }
+                effect(&mut st, g);
+            }
+            InstrKind::Rmw {
+                dst,
+                op,
+                operand: o,
+                ..
+            } => {
+                let r = new_event(&mut events, EventKind::Read, g);
+                let old = bv::fresh(sat);
+                events[r].bits = old.clone();
+                ident.push(g);
+                ident.extend(old.iter().copied());
+                let v = operand(&st, o);
+                let wexec = match op {
+                    RmwOp::Cas { expected } => {
+                        let ex = operand(&st, expected);
+                        let ok = bv::eq(sat, &old, &ex);
+                        sat.and2(g, ok)
+                    }
+                    _ => g,
+                };
+                let new = bv::rmw(sat, op, &old, &v);
+                let w = new_event(&mut events, EventKind::Write, wexec);
+                events[w].bits = new;
+                ident.push(wexec);
+                for &(c, l) in &st.ctrl {
+                    deps[1].push((c, r, l));
+                    deps[1].push((c, w, l));
+                }
+                for (d, l) in taint(&st, o) {
+                    deps[0].push((d, w, l));
+                }
+                deps[2].push((r, w, TRUE));
+                effect(&mut st, wexec);
+                if let Some(d) = dst {
+                    st.regs.insert(d.clone(), old);
+                    st.taint.insert(d.clone(), vec![(r, TRUE)]);
+                }
+            }
+            InstrKind::Branch { op, a, b, .. } => {
+                let (x, y) = (operand(&st, a), operand(&st, b));
+                let c = bv::cmp(sat, *op, &x, &y);
+                let d = union_lists(&taint(&st, a), &taint(&st, b), sat);
+                st.ctrl = union_lists(&st.ctrl, &d, sat);
+                taken_guard = sat.and2(g, c);
+                out_guard = sat.and2(g, -c);
+            }
+        }
+        let is_goto = matches!(ins.kind, InstrKind::Goto(_));
+        if is_goto {
+            out_guard = FALSE;
+        }
+        // The fall-through (or the only) successor.
+        if let Some(s) = &dag.next[node] {
+            if out_guard != FALSE {
+                if let Succ::To(j) = s {
+                    pending[*j].push((out_guard, st.clone()));
+                }
+            }
+        }
+        if let Some(s) = &dag.taken[node] {
+            let tg = if matches!(ins.kind, InstrKind::Goto(_)) {
+                g
+            } else {
+                taken_guard
+            };
+            if tg != FALSE {
+                let target = match &ins.kind {
+                    InstrKind::Goto(l) | InstrKind::Branch { target: l, .. } => cfg.labels[l],
+                    _ => unreachable!("only jumps have a taken successor"),
+                };
+                if target <= pc {
+                    // A back-edge: a spinning iteration is never taken.
+                    let spin = spin_lit(sat, &cfg, target, &st);
+                    sat.clause(&[-tg, -spin]);
+                }
+                match s {
+                    Succ::To(j) => pending[*j].push((tg, st.clone())),
+                    Succ::Cut => cut.push(tg),
+                }
+            }
+        }
+    }
+    // Final registers: a multiplexer over the ends (exclusive guards).
+    let mut regs: BTreeMap<String, Bv> = BTreeMap::new();
+    let mut names: Vec<String> = finals
+        .iter()
+        .flat_map(|(_, s)| s.regs.keys().cloned())
+        .collect();
+    names.sort();
+    names.dedup();
+    for r in names {
+        let init = t
+            .init_regs
+            .iter()
+            .find(|(x, _)| *x == r)
+            .map_or(0, |(_, v)| *v);
+        let mut acc = bv::constant(init);
+        for (g, s) in finals.iter().rev() {
+            let v = s.regs.get(&r).cloned().unwrap_or_else(|| bv::constant(0));
+            acc = bv::ite(sat, *g, &v, &acc);
+        }
+        regs.insert(r, acc);
+    }
+    let ub = sat.or(&ub);
+    let mut done_all = done;
+    done_all.push(ub);
+    Ok(ThreadOut {
+        events,
+        deps,
+        done: sat.or(&done_all),
+        cut: sat.or(&cut),
+        guarded: GuardedThread {
+            havocs,
+            regs: regs.into_iter().collect(),
+            ub,
+            ident,
+        },
+    })
+}
+
+/// "The iteration of the loop with header `h` ending in state `st` is a
+/// spinning one."
+fn spin_lit(sat: &mut Sat, cfg: &Cfg, h: usize, st: &St) -> Lit {
+    let Some((start, effects)) = st.iter.get(&h) else {
+        return FALSE;
+    };
+    let mut parts: Vec<Lit> = effects.iter().map(|&l| -l).collect();
+    for (r, v0) in cfg.live[&h].iter().zip(start) {
+        let v = st.regs.get(r).cloned().unwrap_or_else(|| bv::constant(0));
+        parts.push(bv::eq(sat, &v, v0));
+    }
+    sat.and(&parts)
+}
+
+/// Guarded unrolling of every thread.
+pub fn unroll<'p>(p: &'p Program, bound: u32, sat: &mut Sat) -> Result<Unrolled<'p>> {
+    let vocab = Vocabulary::for_program(p);
+    let tag = |t: &str| vocab.index(t).unwrap_or(0);
+    let nloc = p.locations.len();
+    let mut events: Vec<SymEvent> = Vec::new();
+    let mut init_of = vec![None; nloc];
+    for (li, l) in p.locations.iter().enumerate() {
+        if l.phys == li {
+            init_of[li] = Some(events.len());
+            events.push(SymEvent {
+                ev: Event {
+                    thread: None,
+                    index: li,
+                    instr: None,
+                    kind: EventKind::Init,
+                    loc: Some(li),
+                    phys: Some(li),
+                    value: l.init,
+                    tags: vec![tag("IW"), tag("I"), tag("W"), tag("M")],
+                    barrier: None,
+                    stuck: false,
+                },
+                exec: TRUE,
+                values: vec![],
+                bits: bv::constant(l.init),
+                barrier_ids: vec![],
+                barrier_counts: vec![],
+                arrive: false,
+                stuck: FALSE,
+            });
+        }
+    }
+    let mut threads = Vec::new();
+    let mut po = Vec::new();
+    let mut dep_lists: [Vec<(usize, usize, Lit)>; 3] = Default::default();
+    for th in 0..p.threads.len() {
+        let out = unroll_thread(p, th, bound, &vocab, sat)?;
+        let base = events.len();
+        let m = out.events.len();
+        for a in 0..m {
+            for b in a + 1..m {
+                po.push((base + a, base + b));
+            }
+        }
+        for (k, list) in out.deps.iter().enumerate() {
+            for &(a, b, l) in list {
+                dep_lists[k].push((base + a, base + b, l));
+            }
+        }
+        events.extend(out.events);
+        threads.push(ThreadUnroll {
+            paths: vec![],
+            sel: vec![],
+            path_events: vec![],
+            events: (base..base + m).collect(),
+            done: out.done,
+            cut: out.cut,
+            sym: None,
+            guarded: Some(out.guarded),
+        });
+    }
+    let n = events.len();
+    let rel = |pairs: &[(usize, usize, Lit)], sat: &mut Sat| {
+        let mut acc = RelAcc::new(n);
+        for &(a, b, l) in pairs {
+            acc.add(a, b, l);
+        }
+        acc.finish(sat)
+    };
+    let po_pairs: Vec<(usize, usize, Lit)> = po.into_iter().map(|(a, b)| (a, b, TRUE)).collect();
+    let po = rel(&po_pairs, sat);
+    let data = rel(&dep_lists[0], sat);
+    let ctrl = rel(&dep_lists[1], sat);
+    let rmw = rel(&dep_lists[2], sat);
+    let addr = rel(&[], sat);
+    let mut writes = vec![Vec::new(); nloc];
+    let mut reads = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        match (e.ev.kind, e.ev.phys) {
+            (EventKind::Write, Some(ph)) => writes[ph].push(i),
+            (EventKind::Read, Some(_)) => reads.push(i),
+            _ => {}
+        }
+    }
+    Ok(Unrolled {
+        program: p,
+        bound,
+        vocab,
+        events,
+        threads,
+        init_of,
+        writes,
+        reads,
+        po,
+        addr,
+        data,
+        ctrl,
+        rmw,
+    })
+}
