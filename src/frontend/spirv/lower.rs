@@ -28,6 +28,11 @@
 //! barriers: `2^40 + sg·2^20 + k`), quorum = the workgroup (subgroup)
 //! size, so a barrier not reached by every invocation deadlocks.
 //!
+//! Undefined values: an `OpUndef` scalar is a register (see
+//! `Module::undef`) assigned by a `Havoc` at the start of the invocation
+//! (`Lowerer::undef_havocs`); a read of a never-written Private/Function
+//! cell is a `Havoc` at the read. `OpUnreachable` is `Unreachable`.
+//!
 //! Layout: specs are laid out in reverse post-order of the spec graph, so
 //! every jump to an earlier label is a loop back-edge (the engine's
 //! definition of a loop) and every other jump goes forward.
@@ -446,6 +451,18 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         )
     }
 
+    /// `dst := ` an arbitrary value.
+    fn havoc(&mut self, out: &mut Vec<Instr>, dst: &Rc<str>) -> R<()> {
+        self.cmp_origin.remove(dst);
+        self.push(
+            out,
+            InstrKind::Havoc {
+                dst: dst.to_string(),
+            },
+            vec![],
+        )
+    }
+
     fn sext_v(&mut self, out: &mut Vec<Instr>, dst: &Rc<str>, v: Val, w: u32) -> R<Val> {
         if w >= 64 || w <= 1 {
             return Ok(v);
@@ -539,12 +556,21 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         self.get(st, id, self.m.arg_pos(li, k))
     }
 
+    /// What a register operand that must be known depends on.
+    fn origin(&self, r: &str) -> &'static str {
+        if self.m.undef_line(r).is_some() {
+            "an undefined value (`OpUndef`)"
+        } else {
+            "a loaded value"
+        }
+    }
+
     fn known(&self, st: &State, li: usize, k: usize, what: &str) -> R<i64> {
         match self.arg(st, li, k)? {
             Val::Int(v) => Ok(v),
-            Val::Reg(_) => Err(Error::unsupported(
+            Val::Reg(r) => Err(Error::unsupported(
                 self.m.arg_pos(li, k),
-                format!("{what} that depends on a loaded value"),
+                format!("{what} that depends on {}", self.origin(&r)),
             )
             .into()),
             _ => Err(
@@ -635,8 +661,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             .filter(|v| self.vars.get(v).is_some_and(|c| c.0 == Class::Private))
             .collect();
         for var in private {
+            if let Some(li) = m.def.get(var as usize).copied().flatten() {
+                self.cur = li;
+            }
             self.materialize_cells(&mut st, var, &mut pro)?;
         }
+        self.cur = m.entry.1;
         for i in 0..2 {
             if self.slots.contains(&Slot::Bar(i)) {
                 let r: Rc<str> = Rc::from(bar_name(i));
@@ -660,12 +690,15 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             .collect();
         gen.sort_unstable();
         for (off, w) in gen {
-            let cur = st
-                .cells
-                .get(&(var, off))
-                .map_or(Val::Int(0), |c| c.1.clone());
             let r: Rc<str> = Rc::from(format!("%{}+{off}", self.m.name(var)));
-            self.mov(out, &r, &cur)?;
+            match st.cells.get(&(var, off)) {
+                Some(c) => {
+                    let cur = c.1.clone();
+                    self.mov(out, &r, &cur)?;
+                }
+                // Never written: an arbitrary value.
+                None => self.havoc(out, &r)?,
+            }
             st.cells.insert((var, off), (w, Val::Reg(r)));
         }
         Ok(())
@@ -897,7 +930,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 self.ret(st, v, out)
             }
             "OpUnreachable" => {
-                self.push(out, InstrKind::Goto(END.into()), vec![])?;
+                self.push(out, InstrKind::Unreachable, vec![])?;
                 Ok(Cont::Done)
             }
             _ => Err(Error::unsupported(self.pos(), format!("opcode `{op}`")).into()),
@@ -1343,10 +1376,22 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     }
                 }
                 let mut xs = Vec::new();
+                let mut base: Option<Rc<str>> = None;
                 for k in 3..m.nargs(li) {
                     let i = m.arg_lit(li, k)?;
                     if i == 0xFFFF_FFFF {
-                        xs.push(Val::Int(0));
+                        // An undefined component: an arbitrary value.
+                        let b = match &base {
+                            Some(b) => b.clone(),
+                            None => {
+                                let b = self.fresh(m.result(li)?);
+                                base = Some(b.clone());
+                                b
+                            }
+                        };
+                        let r: Rc<str> = Rc::from(format!("{b}.{}", k - 3));
+                        self.havoc(out, &r)?;
+                        xs.push(Val::Reg(r));
                     } else {
                         let v = usize::try_from(i)
                             .ok()
@@ -1403,7 +1448,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 };
                 Err(Error::unsupported(
                     self.m.arg_pos(li, k),
-                    format!("address depends on a loaded value{why}"),
+                    format!("address depends on {}{why}", self.origin(&r)),
                 )
                 .into())
             }
@@ -1590,12 +1635,17 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         }
     }
 
+    /// Reads a Private/Function cell. A cell never written (no
+    /// initialiser, no store yet in this invocation) holds an arbitrary
+    /// value: it is assigned to `dst` (or a temporary) by a `Havoc`, and
+    /// the cell keeps it, so later reads agree.
     fn local_read(
         &mut self,
-        st: &State,
+        st: &mut State,
         var: Id,
         off: u64,
         w: u32,
+        dst: Option<Rc<str>>,
         out: &mut Vec<Instr>,
     ) -> R<Val> {
         match st.cells.get(&(var, off)) {
@@ -1612,7 +1662,14 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
             None => {
                 self.check_local_overlap(st, var, off, w)?;
-                Ok(Val::Int(0))
+                let r = match dst {
+                    Some(r) => r,
+                    None => self.fresh_tmp(),
+                };
+                self.havoc(out, &r)?;
+                let v = Val::Reg(r);
+                st.cells.insert((var, off), (w, v.clone()));
+                Ok(v)
             }
         }
     }
@@ -1665,7 +1722,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     fn load(
         &mut self,
-        st: &State,
+        st: &mut State,
         p: Ptr,
         ty: Id,
         tags: Vec<String>,
@@ -1690,16 +1747,16 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         )?;
         let mut vals = Vec::new();
         for (i, (off, w)) in scalars.into_iter().enumerate() {
+            let dst: Rc<str> = if scalar {
+                base.clone()
+            } else {
+                Rc::from(format!("{base}.{i}"))
+            };
             let v = match p.region {
                 Region::ReadOnly { var } => self.ro_read(var, off, w)?,
-                Region::Local { var } => self.local_read(st, var, off, w, out)?,
+                Region::Local { var } => self.local_read(st, var, off, w, Some(dst), out)?,
                 Region::Shared { .. } => {
                     let cell = self.mem.cell(p.region, off, w);
-                    let dst: Rc<str> = if scalar {
-                        base.clone()
-                    } else {
-                        Rc::from(format!("{base}.{i}"))
-                    };
                     self.cmp_origin.remove(&dst);
                     self.push(
                         out,
@@ -1864,7 +1921,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
             Region::Local { var } => {
                 // Invocation-private memory: computed in registers.
-                let old = self.local_read(st, var, p.offset, w, out)?;
+                let old = self.local_read(st, var, p.offset, w, None, out)?;
                 if op == "OpAtomicLoad" {
                     return self.bind(st, li, old);
                 }
@@ -2357,7 +2414,61 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let end_line = self.m.functions[self.m.entry.0].end_line;
         self.cur = end_line;
         out.push(self.instr(InstrKind::Label(END.into()), vec![]));
-        tidy(out)
+        let out = tidy(out);
+        let mut havocs = self.undef_havocs(&out);
+        havocs.extend(out);
+        havocs
+    }
+
+    /// `Havoc`s, at the start of the invocation, of the `OpUndef`
+    /// registers that `code` reads: each undefined scalar is one arbitrary
+    /// value per invocation.
+    fn undef_havocs(&self, code: &[Instr]) -> Vec<Instr> {
+        let mut regs: Vec<(usize, String)> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut note = |o: &Operand| {
+            if let Operand::Reg(r) = o {
+                if let Some(li) = self.m.undef_line(r) {
+                    if seen.insert(r.clone()) {
+                        regs.push((li, r.clone()));
+                    }
+                }
+            }
+        };
+        for x in code {
+            match &x.kind {
+                InstrKind::Store { value, .. } => note(value),
+                InstrKind::Rmw { op, operand, .. } => {
+                    note(operand);
+                    if let RmwOp::Cas { expected } = op {
+                        note(expected);
+                    }
+                }
+                InstrKind::Branch { a, b, .. } | InstrKind::Local { a, b, .. } => {
+                    note(a);
+                    note(b);
+                }
+                InstrKind::Barrier { id, count, .. } => {
+                    note(id);
+                    if let Some(c) = count {
+                        note(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        regs.sort();
+        regs.into_iter()
+            .map(|(li, r)| {
+                let l = self.m.line(li);
+                Instr {
+                    kind: InstrKind::Havoc { dst: r },
+                    tags: vec![],
+                    pos: l.pos(),
+                    text: l.text.clone(),
+                }
+            })
+            .collect()
     }
 
     /// Successors of spec `k`, sorted so that popping yields the one
@@ -2545,7 +2656,10 @@ fn tidy(mut v: Vec<Instr>) -> Vec<Instr> {
                 break;
             }
         }
-        v.retain(|x| !matches!(&x.kind, InstrKind::Local { dst, .. } if !live.contains(dst)));
+        v.retain(|x| {
+            !matches!(&x.kind, InstrKind::Local { dst, .. } | InstrKind::Havoc { dst }
+                if !live.contains(dst))
+        });
         if v.len() == before {
             return v;
         }

@@ -325,8 +325,12 @@ impl<'m> Builder<'m> {
         if class.is_shared() {
             for copy in 0..self.copies(class) {
                 for (off, w, v) in &vals {
-                    let Val::Int(x) = v else {
-                        return Err(Error::semantic(pos, "initial value must be a constant"));
+                    let x = match v {
+                        Val::Int(x) => x,
+                        // An `OpUndef` initialiser: as uninitialised shared
+                        // memory (initial value 0).
+                        Val::Reg(r) if self.m.undef_line(r).is_some() => continue,
+                        _ => return Err(Error::semantic(pos, "initial value must be a constant")),
                     };
                     let key = (Region::Shared { var, copy }, *off);
                     if self.init.insert(key, (*w, *x)).is_none() {
@@ -352,8 +356,18 @@ impl<'m> Builder<'m> {
                 ));
             }
             for (off, w, v) in vals {
-                let Val::Int(x) = v else {
-                    return Err(Error::semantic(pos, "initial value must be a constant"));
+                let x = match v {
+                    Val::Int(x) => x,
+                    Val::Reg(r) if self.m.undef_line(&r).is_some() => {
+                        return Err(Error::unsupported(
+                            pos,
+                            format!(
+                                "undefined (`OpUndef`) initial value of {} memory",
+                                class.name()
+                            ),
+                        ))
+                    }
+                    _ => return Err(Error::semantic(pos, "initial value must be a constant")),
                 };
                 self.ro.insert((var, off), (w, x));
             }

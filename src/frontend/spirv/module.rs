@@ -372,6 +372,9 @@ pub(super) struct Module {
     pub settings: Settings,
     types: RefCell<HashMap<Id, Rc<Type>>>,
     consts: RefCell<HashMap<Id, Val>>,
+    /// The registers standing for the scalars of `OpUndef` values (see
+    /// [`Module::undef`]), with the line of their `OpUndef`.
+    undef_regs: RefCell<HashMap<Rc<str>, usize>>,
     /// SpecId → workgroup-size dimension (clspv `SpecConstantWorkgroupSize`).
     wg_spec_ids: RefCell<Option<HashMap<i64, usize>>>,
 }
@@ -410,6 +413,7 @@ impl Module {
             },
             types: RefCell::new(HashMap::new()),
             consts: RefCell::new(HashMap::new()),
+            undef_regs: RefCell::new(HashMap::new()),
             wg_spec_ids: RefCell::new(None),
         };
         m.scan()?;
@@ -1171,7 +1175,8 @@ impl Module {
                 }
                 Val::Comp(items.into())
             }
-            "OpConstantNull" | "OpUndef" => self.zero(ty, lpos, 0)?,
+            "OpConstantNull" => self.zero(ty, lpos, 0)?,
+            "OpUndef" => self.undef(ty, format!("%{}", self.name(id)), li, 0)?,
             _ => {
                 return Err(Error::unsupported(lpos, format!("opcode `{op}`")));
             }
@@ -1231,6 +1236,60 @@ impl Module {
         Ok(dims)
     }
 
+    /// The value of an `OpUndef` of type `ty` defined on line `li`: every
+    /// scalar is a register (`%u`, components `%u[0]`, `%u[1][2]`, … — `[`
+    /// never occurs in an id) that the lowering assigns with
+    /// [`InstrKind::Havoc`](crate::ir::InstrKind::Havoc) at the start of
+    /// each invocation that uses it (so a value is arbitrary, fixed per
+    /// invocation).
+    fn undef(&self, ty: Id, name: String, li: usize, depth: u32) -> Result<Val> {
+        let pos = self.lines[li].pos();
+        if depth > 64 {
+            return Err(Error::semantic(pos, "type nested too deeply (cyclic?)"));
+        }
+        let t = self.ty(ty, pos)?;
+        let items = |elem: Id, n: u64| -> Result<Val> {
+            if n > 1 << 16 {
+                return Err(Error::unsupported(
+                    pos,
+                    "undefined composites with more than 65536 elements",
+                ));
+            }
+            let mut xs = Vec::new();
+            for i in 0..n {
+                xs.push(self.undef(elem, format!("{name}[{i}]"), li, depth + 1)?);
+            }
+            Ok(Val::Comp(xs.into()))
+        };
+        Ok(match &*t {
+            Type::Bool | Type::Int { .. } => {
+                let r: Rc<str> = Rc::from(name);
+                self.undef_regs.borrow_mut().insert(r.clone(), li);
+                Val::Reg(r)
+            }
+            Type::Vector { elem, n } => items(*elem, u64::from(*n))?,
+            Type::Array { elem, len } => items(*elem, *len)?,
+            Type::Struct { members } => {
+                let mut xs = Vec::new();
+                for (i, &m) in members.iter().enumerate() {
+                    xs.push(self.undef(m, format!("{name}[{i}]"), li, depth + 1)?);
+                }
+                Val::Comp(xs.into())
+            }
+            other => {
+                return Err(Error::unsupported(
+                    pos,
+                    format!("undefined value (`OpUndef`) of {}", self.describe(other)),
+                ))
+            }
+        })
+    }
+
+    /// The `OpUndef` line whose value register `r` is (see [`Module::undef`]).
+    pub fn undef_line(&self, r: &str) -> Option<usize> {
+        self.undef_regs.borrow().get(r).copied()
+    }
+
     /// The all-zero value of `ty`.
     pub fn zero(&self, ty: Id, pos: Pos, depth: u32) -> Result<Val> {
         if depth > 64 {
@@ -1262,7 +1321,7 @@ impl Module {
             other => {
                 return Err(Error::unsupported(
                     pos,
-                    format!("null or undefined value of {}", self.describe(other)),
+                    format!("null value (`OpConstantNull`) of {}", self.describe(other)),
                 ))
             }
         })

@@ -12,6 +12,12 @@ use std::path::Path;
 /// uints; `%wgv`: Workgroup uint; `%priv`: Private uint; `%ids`:
 /// GlobalInvocationId.
 fn kernel(headers: &str, body: &str) -> String {
+    kernel_with(headers, "", body)
+}
+
+/// [`kernel`] with extra module-level declarations `globals` (after the
+/// variables).
+fn kernel_with(headers: &str, globals: &str, body: &str) -> String {
     format!(
         "{headers}
                OpCapability Shader
@@ -50,6 +56,7 @@ fn kernel(headers: &str, body: &str) -> String {
           %y = OpVariable %p_sb StorageBuffer
         %wgv = OpVariable %p_wg Workgroup
        %priv = OpVariable %p_pr Private
+{globals}
        %main = OpFunction %void None %fn
       %entry = OpLabel
 {body}
@@ -764,4 +771,422 @@ fn pointer_casts_are_unsupported() {
     let e = err(&src);
     assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
     assert_eq!(e.pos, Some(at(&src, "OpBitcast")));
+}
+
+// ----- undefined values and unreachable code -----------------------------
+
+/// The instruction kinds of thread `t`, labels left out.
+fn kinds(p: &Program, t: usize) -> Vec<InstrKind> {
+    p.threads[t]
+        .instrs
+        .iter()
+        .filter(|i| !matches!(i.kind, InstrKind::Label(_)))
+        .map(|i| i.kind.clone())
+        .collect()
+}
+
+fn havoc(r: &str) -> InstrKind {
+    InstrKind::Havoc { dst: r.to_string() }
+}
+
+fn store_to(p: &Program, loc: &str, value: Operand) -> InstrKind {
+    InstrKind::Store {
+        addr: p.location_id(loc).unwrap_or_else(|| panic!("no `{loc}`")),
+        value,
+    }
+}
+
+fn reg(r: &str) -> Operand {
+    Operand::Reg(r.to_string())
+}
+
+/// Each `OpUndef` scalar a thread reads is one register assigned by a
+/// `Havoc` at the start of the invocation (in every invocation); an undef
+/// composite has one register per component; `OpConstantNull` stays 0.
+#[test]
+fn undef_values_are_havocked_per_invocation() {
+    let src = kernel_with(
+        "; @Config: 2, 1, 1",
+        "         %ug = OpUndef %uint
+         %uv = OpUndef %v3uint
+         %cc = OpConstantComposite %v3uint %c1 %ug %c2
+       %null = OpConstantNull %uint",
+        "        %u = OpUndef %uint
+             OpStore %x %u
+        %s = OpIAdd %uint %u %c1
+       %a0 = OpAccessChain %p_sb %buf %c0 %c0
+             OpStore %a0 %s
+        %e = OpCompositeExtract %uint %uv 1
+       %a1 = OpAccessChain %p_sb %buf %c0 %c1
+             OpStore %a1 %e
+        %f = OpCompositeExtract %uint %cc 1
+       %a2 = OpAccessChain %p_sb %buf %c0 %c2
+             OpStore %a2 %f
+        %g = OpCompositeExtract %uint %cc 0
+       %a3 = OpAccessChain %p_sb %buf %c0 %c3
+             OpStore %a3 %g
+             OpStore %y %null
+             OpReturn",
+    );
+    let p = ok(&src);
+    let text = render(&p);
+    for t in 0..2 {
+        let k = kinds(&p, t);
+        // Havocs first, ordered by the line of their `OpUndef`.
+        assert_eq!(
+            k[..3],
+            [havoc("%ug"), havoc("%uv[1]"), havoc("%u")],
+            "{text}"
+        );
+        assert_eq!(
+            k.iter()
+                .filter(|i| matches!(i, InstrKind::Havoc { .. }))
+                .count(),
+            3,
+            "{text}"
+        );
+        assert!(k.contains(&store_to(&p, "%x", reg("%u"))), "{text}");
+        assert!(
+            k.contains(&store_to(&p, "%buf[0][1]", reg("%uv[1]"))),
+            "{text}"
+        );
+        assert!(
+            k.contains(&store_to(&p, "%buf[0][2]", reg("%ug"))),
+            "{text}"
+        );
+        assert!(
+            k.contains(&store_to(&p, "%buf[0][3]", Operand::Const(1))),
+            "{text}"
+        );
+        assert!(k.contains(&store_to(&p, "%y", Operand::Const(0))), "{text}");
+    }
+    assert!(text.contains("%u := undef"), "{text}");
+}
+
+/// A load of a Private or Function cell never written in this invocation
+/// (no initialiser, no store yet) is a `Havoc` of its result; the cell
+/// keeps that value, and a store replaces it.
+#[test]
+fn uninitialised_local_reads_are_havocked() {
+    let src = kernel(
+        "",
+        "     %p_fn = OpTypePointer Function %uint
+       %fv = OpVariable %p_fn Function
+        %w = OpLoad %uint %priv
+             OpStore %x %w
+       %w2 = OpLoad %uint %priv
+             OpStore %y %w2
+       %f1 = OpLoad %uint %fv
+       %a0 = OpAccessChain %p_sb %buf %c0 %c0
+             OpStore %a0 %f1
+             OpStore %fv %c5
+       %f2 = OpLoad %uint %fv
+       %a1 = OpAccessChain %p_sb %buf %c0 %c1
+             OpStore %a1 %f2
+             OpReturn",
+    );
+    let p = ok(&src);
+    let text = render(&p);
+    assert_eq!(
+        kinds(&p, 0),
+        vec![
+            havoc("%w"),
+            store_to(&p, "%x", reg("%w")),
+            store_to(&p, "%y", reg("%w")),
+            havoc("%f1"),
+            store_to(&p, "%buf[0][0]", reg("%f1")),
+            store_to(&p, "%buf[0][1]", Operand::Const(5)),
+        ],
+        "{text}"
+    );
+}
+
+/// Initialised Private variables (also when the initialiser is `OpUndef`)
+/// and cells stored before they are read are not havocked at the read.
+#[test]
+fn initialised_private_reads_stay_known() {
+    let src = kernel_with(
+        "",
+        "         %ug = OpUndef %uint
+      %privi = OpVariable %p_pr Private %c5
+      %privu = OpVariable %p_pr Private %ug",
+        "        %a = OpLoad %uint %privi
+             OpStore %x %a
+             OpStore %priv %c3
+        %b = OpLoad %uint %priv
+             OpStore %y %b
+        %c = OpLoad %uint %privu
+       %a0 = OpAccessChain %p_sb %buf %c0 %c0
+             OpStore %a0 %c
+             OpReturn",
+    );
+    let p = ok(&src);
+    let text = render(&p);
+    assert_eq!(
+        kinds(&p, 0),
+        vec![
+            havoc("%ug"),
+            store_to(&p, "%x", Operand::Const(5)),
+            store_to(&p, "%y", Operand::Const(3)),
+            store_to(&p, "%buf[0][0]", reg("%ug")),
+        ],
+        "{text}"
+    );
+}
+
+/// A never-written Private cell carried around a loop that a loaded value
+/// may leave: its loop register starts arbitrary (not 0).
+#[test]
+fn uninitialised_cell_in_a_loop_starts_arbitrary() {
+    let src = kernel(
+        "",
+        "             OpBranch %head
+     %head = OpLabel
+        %p = OpLoad %uint %priv
+        %n = OpIAdd %uint %p %c1
+             OpStore %priv %n
+        %v = OpLoad %uint %x
+     %done = OpINotEqual %bool %v %c0
+             OpLoopMerge %exit %head None
+             OpBranchConditional %done %exit %head
+     %exit = OpLabel
+        %q = OpLoad %uint %priv
+             OpStore %y %q
+             OpReturn",
+    );
+    let p = ok(&src);
+    let text = render(&p);
+    let k = kinds(&p, 0);
+    assert!(!text.contains("%priv+0 := 0"), "{text}");
+    assert_eq!(
+        k.iter()
+            .filter(|i| matches!(i, InstrKind::Havoc { .. }))
+            .count(),
+        1,
+        "{text}"
+    );
+    assert!(text.contains("%priv+0 := %n"), "{text}");
+    assert_eq!(k[0], havoc("%priv+0"), "{text}");
+    assert_eq!(
+        p.threads[0].instrs[0].pos.line,
+        at(&src, "%priv = OpVariable").line
+    );
+}
+
+/// `OpVectorShuffle` component 0xFFFFFFFF is undefined: a `Havoc`.
+#[test]
+fn undefined_shuffle_component_is_havocked() {
+    let src = kernel(
+        "",
+        "      %idv = OpLoad %v3uint %ids
+        %s = OpVectorShuffle %v3uint %idv %idv 0 4294967295 5
+        %e = OpCompositeExtract %uint %s 1
+             OpStore %x %e
+             OpReturn",
+    );
+    let p = ok(&src);
+    let text = render(&p);
+    assert_eq!(
+        kinds(&p, 0),
+        vec![havoc("%s.1"), store_to(&p, "%x", reg("%s.1"))],
+        "{text}"
+    );
+}
+
+/// `OpUnreachable` is the `Unreachable` terminator: nothing follows it in
+/// its block, and the invocation does not jump to its end.
+#[test]
+fn op_unreachable_is_lowered_to_unreachable() {
+    let src = kernel(
+        "",
+        "        %v = OpLoad %uint %x
+        %c = OpINotEqual %bool %v %c0
+             OpSelectionMerge %m None
+             OpBranchConditional %c %t %m
+        %t = OpLabel
+             OpStore %y %c1
+             OpUnreachable
+        %m = OpLabel
+             OpStore %y %c2
+             OpReturn",
+    );
+    let p = ok(&src);
+    let text = render(&p);
+    let instrs = &p.threads[0].instrs;
+    let k = instrs
+        .iter()
+        .position(|i| i.kind == InstrKind::Unreachable)
+        .unwrap_or_else(|| panic!("no unreachable:\n{text}"));
+    assert_eq!(instrs[k].pos, at(&src, "OpUnreachable"));
+    assert_eq!(
+        instrs[k - 1].kind,
+        store_to(&p, "%y", Operand::Const(1)),
+        "{text}"
+    );
+    assert!(
+        matches!(
+            instrs.get(k + 1).map(|i| &i.kind),
+            None | Some(InstrKind::Label(_))
+        ),
+        "{text}"
+    );
+    assert!(
+        instrs
+            .iter()
+            .all(|i| !matches!(&i.kind, InstrKind::Goto(l) if l == "END")),
+        "{text}"
+    );
+    assert!(text.contains("    unreachable  ; line"), "{text}");
+    // Reached on a known path: the whole invocation is store; unreachable.
+    let src = kernel(
+        "",
+        "             OpStore %y %c1
+             OpUnreachable",
+    );
+    let p = ok(&src);
+    assert_eq!(
+        kinds(&p, 0),
+        vec![
+            store_to(&p, "%y", Operand::Const(1)),
+            InstrKind::Unreachable
+        ]
+    );
+}
+
+/// What cannot be lowered stays a clear error: an address or a scope
+/// from an undefined value, an undefined pointer, an undefined initial
+/// value of read-only memory.
+#[test]
+fn undefined_values_where_known_values_are_needed_are_unsupported() {
+    let src = kernel(
+        "",
+        "        %u = OpUndef %uint
+        %a = OpAccessChain %p_sb %buf %c0 %u
+             OpStore %a %c1
+             OpReturn",
+    );
+    let e = err(&src);
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
+    assert!(
+        e.message.contains("address depends on an undefined value"),
+        "{e}"
+    );
+    let src = kernel(
+        "",
+        "        %u = OpUndef %uint
+             OpMemoryBarrier %u %c72
+             OpReturn",
+    );
+    let e = err(&src);
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
+    assert!(e.message.contains("undefined value"), "{e}");
+    let src = kernel(
+        "",
+        "       %pu = OpUndef %p_sb
+             OpStore %pu %c1
+             OpReturn",
+    );
+    let e = err(&src);
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
+    assert!(e.message.contains("OpUndef"), "{e}");
+    let src = kernel_with(
+        "",
+        "         %ug = OpUndef %uint
+      %inpu = OpVariable %p_in Input %ug",
+        "             OpReturn",
+    );
+    let e = err(&src);
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
+    assert!(e.message.contains("undefined"), "{e}");
+}
+
+/// Renderings of the corpus files on undefined values and unreachable
+/// code (skipped without `../shared/corpus`).
+#[test]
+fn corpus_undef_and_unreachable_renderings() {
+    let root =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dat3m/spirv/vulkan/basic");
+    if !root.is_dir() {
+        return;
+    }
+    let body = |name: &str| -> String {
+        let f = root.join(name);
+        let text = std::fs::read_to_string(&f).expect("readable corpus file");
+        let p = parse(&text, &f).unwrap_or_else(|e| panic!("{e}"));
+        render(&p)
+            .lines()
+            .filter(|l| l.starts_with("thread") || l.starts_with("    "))
+            .map(|l| l.split("  ;").next().unwrap_or(l).trim())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for (f, reg) in [
+        ("undef-exists.spvasm", "%undef"),
+        ("undef-forall.spvasm", "%undef"),
+        ("uninitialized-private-exists.spvasm", "%value"),
+        ("uninitialized-private-forall.spvasm", "%value"),
+    ] {
+        assert_eq!(
+            body(f),
+            format!(
+                "thread P0 @ [0, 0, 0]\n{reg} := undef\nstore %out[0] = {reg}  {{SC0}}\n\
+                 thread P1 @ [0, 0, 0]\n{reg} := undef\nstore %out[1] = {reg}  {{SC0}}"
+            ),
+            "{f}"
+        );
+    }
+    assert_eq!(
+        body("unreachable-2.1.1.spvasm"),
+        "thread P0 @ [0, 0, 0]\nthread P1 @ [0, 0, 0]"
+    );
+    assert_eq!(
+        body("unreachable-3.1.1.spvasm"),
+        "thread P0 @ [0, 0, 0]\nthread P1 @ [0, 0, 0]\nthread P2 @ [0, 0, 0]\n\
+         store %out[0][2] = 1  {SC0}\nunreachable"
+    );
+    // Uniform memory without `@Input` keeps initial value 0 (an IR
+    // location has one initial value).
+    let f = root.join("uninitialized-forall.spvasm");
+    let p = parse(&std::fs::read_to_string(&f).expect("corpus file"), &f).unwrap();
+    assert!(p.locations.iter().all(|l| l.init == 0));
+}
+
+/// An `OpUndef` entering a loop phi and deciding a branch: the loop still
+/// closes, and the undefined value is havocked once, before the loop.
+#[test]
+fn undef_in_a_loop_phi_and_a_branch() {
+    let src = kernel(
+        "",
+        "        %u = OpUndef %uint
+       %ub = OpUndef %bool
+             OpBranch %head
+     %head = OpLabel
+        %i = OpPhi %uint %u %entry %n %head
+        %n = OpIAdd %uint %i %c1
+        %v = OpLoad %uint %x
+     %done = OpINotEqual %bool %v %c0
+             OpLoopMerge %exit %head None
+             OpBranchConditional %done %exit %head
+     %exit = OpLabel
+             OpSelectionMerge %m None
+             OpBranchConditional %ub %t %m
+        %t = OpLabel
+             OpStore %y %n
+             OpBranch %m
+        %m = OpLabel
+             OpReturn",
+    );
+    let p = ok(&src);
+    let text = render(&p);
+    let k = kinds(&p, 0);
+    assert_eq!(k[..2], [havoc("%u"), havoc("%ub")], "{text}");
+    assert_eq!(
+        k.iter()
+            .filter(|i| matches!(i, InstrKind::Havoc { .. }))
+            .count(),
+        2,
+        "{text}"
+    );
+    assert!(text.contains("%i := %u"), "{text}");
+    assert!(text.contains("if %ub != 0 goto"), "{text}");
 }
