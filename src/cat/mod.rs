@@ -165,6 +165,15 @@ pub struct Model {
 }
 
 impl Model {
+    /// The name a top-level `let` gives to `slot`, if any (diagnostics).
+    pub fn slot_name(&self, slot: u32) -> Option<&str> {
+        self.bindings
+            .iter()
+            .rev()
+            .find(|(_, v)| matches!(v, Val::Slot(s) if *s as u32 == slot))
+            .map(|(n, _)| n.as_str())
+    }
+
     /// Parses and compiles a model.
     ///
     /// `resolve_include(name, including_file)` supplies an included file

@@ -123,6 +123,15 @@ pub type Domains = HashMap<LocId, BTreeSet<i64>>;
 /// thin-air execution producing a value the test asks about is found
 /// (docs/SEMANTICS.md).
 pub fn value_domains(p: &Program, bound: u32) -> Result<Domains> {
+    if let Some(l) = p.locations.iter().find(|l| l.init_arbitrary) {
+        return Err(Error::new(
+            crate::diag::ErrorKind::Unsupported,
+            format!(
+                "unsupported: `{}` is uninitialised (an arbitrary initial value needs the symbolic engine: --engine symbolic)",
+                l.name
+            ),
+        ));
+    }
     let mut dom: Domains = HashMap::new();
     let mut asked: Vec<i64> = Vec::new();
     for c in p.filter.iter().chain(p.assertion.iter().map(|a| &a.cond)) {

@@ -73,6 +73,9 @@ pub struct Location {
     pub virt: LocId,
     /// Initial value (of the physical location; aliases repeat the root's).
     pub init: i64,
+    /// The initial value is arbitrary (uninitialised SPIR-V memory); `init`
+    /// is then meaningless.
+    pub init_arbitrary: bool,
     /// Proxy / storage-class annotation from the declaration, if any
     /// (`y @ surface aliases x` gives `Some("surface")`).
     pub space: Option<String>,

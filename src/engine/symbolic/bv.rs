@@ -219,7 +219,7 @@ fn udivrem(sat: &mut Sat, a: &[Lit], b: &[Lit]) -> (Bv, Bv) {
 }
 
 /// `a op b`, and the literal "this is defined" (false for a division by
-/// zero, which [`BinOp::eval`] leaves undefined).
+/// zero or `MIN / -1`, which [`BinOp::eval`] leaves undefined).
 pub fn binop(sat: &mut Sat, op: BinOp, a: &[Lit], b: &[Lit]) -> (Bv, Lit) {
     if let (Some(x), Some(y)) = (as_const(a), as_const(b)) {
         return match op.eval(x, y) {
@@ -279,7 +279,16 @@ pub fn binop(sat: &mut Sat, op: BinOp, a: &[Lit], b: &[Lit]) -> (Bv, Lit) {
             } else {
                 r
             };
-            return (v, -zero);
+            // `checked_div`/`checked_rem` also leave MIN / -1 undefined.
+            let defined = if matches!(op, BinOp::Div | BinOp::Rem) {
+                let a_min = eq(sat, a, &constant(i64::MIN));
+                let b_m1 = eq(sat, b, &constant(-1));
+                let overflow = sat.and2(a_min, b_m1);
+                sat.and2(-zero, -overflow)
+            } else {
+                -zero
+            };
+            return (v, defined);
         }
     };
     (v, TRUE)

@@ -491,6 +491,7 @@ impl<'p> Enc<'p> {
             }
         }
         self.slots = vec![None; kinds.len()];
+        let trace = std::env::var("GPUMC_SYMBOLIC_DEBUG").is_ok_and(|v| v == "2");
         for (ui, unit) in units.iter().enumerate() {
             if !need_unit[ui] {
                 continue;
@@ -502,7 +503,24 @@ impl<'p> Enc<'p> {
                     self.slots[model.input_slot(*i) as usize] = Some(v);
                 }
                 Unit::Op(op) => {
+                    let (t0, v0) = (std::time::Instant::now(), self.sat.num_vars());
                     let v = self.op(op, kinds)?;
+                    if trace {
+                        let size = match &v {
+                            SymVal::Rel(r) => (r.sure.len(), r.sym.len()),
+                            SymVal::Set(x) => (x.sure.len(), x.sym.len()),
+                        };
+                        eprintln!(
+                            "  {:?} -> slot {} {}: sure {} sym {}; +{} vars, {:?}",
+                            op.code,
+                            op.dst,
+                            model.slot_name(op.dst).unwrap_or(""),
+                            size.0,
+                            size.1,
+                            self.sat.num_vars() - v0,
+                            t0.elapsed()
+                        );
+                    }
                     self.slots[op.dst as usize] = Some(v);
                 }
                 Unit::Fix(f) => {

@@ -29,6 +29,7 @@ use crate::diag::{Error, ErrorKind, Result};
 use crate::engine::exec::{Event, EventKind, Vocabulary};
 use crate::engine::loops::Cfg;
 use crate::ir::{InstrKind, Operand, Program, RmwOp};
+use crate::rel::EventSet;
 use std::collections::{BTreeMap, HashMap};
 
 /// Nodes above which a thread's unrolling is refused.
@@ -352,9 +353,45 @@ struct ThreadOut {
     /// Per relation (data, ctrl, rmw): (from, to, literal), thread-local
     /// event indices.
     deps: [Vec<(usize, usize, Lit)>; 3],
+    /// Program order: pairs of events on a common path.
+    po: Vec<(usize, usize)>,
     done: Lit,
     cut: Lit,
     guarded: GuardedThread,
+}
+
+/// Program-order pairs: `a` before `b` where `b`'s node is reachable from
+/// `a`'s (events on different branches are never ordered, which keeps
+/// every relation built from `po` small).
+fn program_order(dag: &Dag, event_node: &[usize]) -> Vec<(usize, usize)> {
+    let m = event_node.len();
+    let nodes = dag.keys.len();
+    if (nodes as f64) * (m as f64) > 4e8 {
+        // Too big to track: every later event (sound, relative to both
+        // being executed).
+        return (0..m)
+            .flat_map(|a| (a + 1..m).map(move |b| (a, b)))
+            .collect();
+    }
+    let mut at: Vec<Vec<usize>> = vec![Vec::new(); nodes];
+    for (e, &nd) in event_node.iter().enumerate() {
+        at[nd].push(e);
+    }
+    let mut reach: Vec<EventSet> = vec![EventSet::empty(0); nodes];
+    for &nd in dag.order.iter().rev() {
+        let mut r = EventSet::from_iter(m, at[nd].iter().copied());
+        for s in [&dag.next[nd], &dag.taken[nd]].into_iter().flatten() {
+            if let Succ::To(j) = s {
+                r.union_with(&reach[*j]);
+            }
+        }
+        reach[nd] = r;
+    }
+    let mut out = Vec::new();
+    for (a, &nd) in event_node.iter().enumerate() {
+        out.extend(reach[nd].iter().filter(|&b| b > a).map(|b| (a, b)));
+    }
+    out
 }
 
 /// Event tags, as the path unroller computes them.
@@ -397,7 +434,11 @@ fn unroll_thread(
     let mut havocs = Vec::new();
     let mut ident = Vec::new();
     let n = t.instrs.len();
+    let mut event_node: Vec<usize> = Vec::new();
+    let mut cur_node = 0;
     for &node in &dag.order {
+        event_node.resize(events.len(), cur_node);
+        cur_node = node;
         let incoming = std::mem::take(&mut pending[node]);
         if incoming.is_empty() {
             continue;
@@ -644,12 +685,15 @@ fn unroll_thread(
         }
         regs.insert(r, acc);
     }
+    event_node.resize(events.len(), cur_node);
+    let po = program_order(&dag, &event_node);
     let ub = sat.or(&ub);
     let mut done_all = done;
     done_all.push(ub);
     Ok(ThreadOut {
         events,
         deps,
+        po,
         done: sat.or(&done_all),
         cut: sat.or(&cut),
         guarded: GuardedThread {
@@ -700,7 +744,11 @@ pub fn unroll<'p>(p: &'p Program, bound: u32, sat: &mut Sat) -> Result<Unrolled<
                 },
                 exec: TRUE,
                 values: vec![],
-                bits: bv::constant(l.init),
+                bits: if l.init_arbitrary {
+                    bv::fresh(sat)
+                } else {
+                    bv::constant(l.init)
+                },
                 barrier_ids: vec![],
                 barrier_counts: vec![],
                 arrive: false,
@@ -715,11 +763,7 @@ pub fn unroll<'p>(p: &'p Program, bound: u32, sat: &mut Sat) -> Result<Unrolled<
         let out = unroll_thread(p, th, bound, &vocab, sat)?;
         let base = events.len();
         let m = out.events.len();
-        for a in 0..m {
-            for b in a + 1..m {
-                po.push((base + a, base + b));
-            }
-        }
+        po.extend(out.po.iter().map(|&(a, b)| (base + a, base + b)));
         for (k, list) in out.deps.iter().enumerate() {
             for &(a, b, l) in list {
                 dep_lists[k].push((base + a, base + b, l));

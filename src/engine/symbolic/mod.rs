@@ -100,7 +100,9 @@ fn build<'p>(p: &'p Program, model: &Model, opts: &Options, needed: &[usize]) ->
         false => match guarded::unroll(p, opts.bound, &mut sat) {
             Ok(u) => u,
             Err(e)
-                if e.kind == ErrorKind::Unsupported && !p.threads.iter().any(has_ub_or_havoc) =>
+                if e.kind == ErrorKind::Unsupported
+                    && !p.threads.iter().any(has_ub_or_havoc)
+                    && !p.locations.iter().any(|l| l.init_arbitrary) =>
             {
                 if debug {
                     eprintln!("symbolic: guarded unrolling refused ({e}); enumerating paths");
@@ -671,22 +673,61 @@ pub fn check_races_stats(
     ))
 }
 
-/// The `--engine auto` rule: the symbolic engine for tests with many
-/// threads or many memory instructions, where the explicit enumeration
-/// (a product over threads of paths, rf and co choices) explodes.
+/// The `--engine auto` rule: the symbolic engine where the explicit
+/// enumeration (a product over threads of paths, rf and co choices)
+/// explodes or cannot go: many threads, many memory instructions, loops
+/// that write or wait at barriers (each iteration multiplies the paths),
+/// much branching or branching around barriers, undefined values or
+/// unreachable code.
 pub fn prefer_symbolic(p: &Program) -> bool {
-    let mem: usize = p
-        .threads
-        .iter()
-        .flat_map(|t| &t.instrs)
+    use crate::ir::InstrKind;
+    let instrs = || p.threads.iter().flat_map(|t| &t.instrs);
+    let mem = instrs()
         .filter(|i| {
             matches!(
                 i.kind,
-                crate::ir::InstrKind::Load { .. }
-                    | crate::ir::InstrKind::Store { .. }
-                    | crate::ir::InstrKind::Rmw { .. }
+                InstrKind::Load { .. } | InstrKind::Store { .. } | InstrKind::Rmw { .. }
             )
         })
         .count();
-    p.threads.len() > 4 || mem > 12
+    let branches = instrs()
+        .filter(|i| matches!(i.kind, InstrKind::Branch { .. }))
+        .count();
+    // Each barrier may also block forever, which multiplies the paths.
+    let barriers = instrs().any(|i| matches!(i.kind, InstrKind::Barrier { .. }));
+    let busy_loop = p.threads.iter().any(|t| {
+        let labels: HashMap<&str, usize> = t
+            .instrs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, x)| match &x.kind {
+                InstrKind::Label(l) => Some((l.as_str(), i)),
+                _ => None,
+            })
+            .collect();
+        t.instrs.iter().enumerate().any(|(i, x)| {
+            let target = match &x.kind {
+                InstrKind::Branch { target, .. } | InstrKind::Goto(target) => target,
+                _ => return false,
+            };
+            labels.get(target.as_str()).is_some_and(|&h| {
+                h <= i
+                    && t.instrs[h..=i].iter().any(|y| {
+                        matches!(
+                            y.kind,
+                            InstrKind::Store { .. }
+                                | InstrKind::Rmw { .. }
+                                | InstrKind::Barrier { .. }
+                        )
+                    })
+            })
+        })
+    });
+    p.threads.len() > 4
+        || mem > 8
+        || branches > 2
+        || (branches > 0 && barriers)
+        || busy_loop
+        || p.threads.iter().any(has_ub_or_havoc)
+        || p.locations.iter().any(|l| l.init_arbitrary)
 }

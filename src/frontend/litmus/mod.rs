@@ -95,6 +95,7 @@ impl Locs {
             phys: phys.unwrap_or(id),
             virt: virt.unwrap_or(id),
             init,
+            init_arbitrary: false,
             space,
         });
         self.index.insert(name.to_string(), id);

@@ -33,6 +33,8 @@ pub(super) struct Cell {
     /// Width in bits (1 for booleans).
     pub width: u32,
     pub init: i64,
+    /// No initial value was given for any byte of its variable.
+    pub uninit: bool,
 }
 
 /// Shared memory: the cells used so far.
@@ -77,6 +79,7 @@ impl Memory {
             offset,
             width,
             init: 0,
+            uninit: false,
         });
         self.index.insert(key, i);
         i

@@ -166,6 +166,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
             phys: new,
             virt: new,
             init: c.init,
+            init_arbitrary: c.uninit,
             space: class.map(|c| c.name().to_string()),
         });
         let _ = var;
@@ -502,6 +503,16 @@ impl<'m> Builder<'m> {
             c.init = by_region
                 .get(&c.region)
                 .map_or(0, |init| layout::compose_init(init, c.offset, c.width));
+            // Buffers the harness gives no contents start arbitrary (as in
+            // Dat3M); Workgroup memory starts at 0, which the termination
+            // tests of the corpus rely on.
+            c.uninit = match c.region {
+                Region::Shared { var, .. } => {
+                    !by_region.contains_key(&c.region)
+                        && self.vars.get(&var).is_some_and(|v| v.0 != Class::Workgroup)
+                }
+                _ => false,
+            };
         }
         let overlaps = self.mem.overlaps();
         if overlaps.is_empty() {
@@ -628,7 +639,11 @@ pub fn render(p: &Program) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "program {} ({:?})", p.name, p.arch);
     for (i, l) in p.locations.iter().enumerate() {
-        let _ = write!(s, "loc {i} {} = {}", l.name, l.init);
+        if l.init_arbitrary {
+            let _ = write!(s, "loc {i} {} = undef", l.name);
+        } else {
+            let _ = write!(s, "loc {i} {} = {}", l.name, l.init);
+        }
         if let Some(sp) = &l.space {
             let _ = write!(s, " [{sp}]");
         }
