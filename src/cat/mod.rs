@@ -170,7 +170,7 @@ impl Model {
         self.bindings
             .iter()
             .rev()
-            .find(|(_, v)| matches!(v, Val::Slot(s) if *s as u32 == slot))
+            .find(|(_, v)| matches!(v, Val::Slot(s) if *s == slot))
             .map(|(n, _)| n.as_str())
     }
 
