@@ -4,10 +4,11 @@
 //! These facts define the loop semantics of docs/SEMANTICS.md:
 //! - a jump to an earlier (or the same) instruction is a back-edge; its
 //!   target is the loop's header;
-//! - a back-edge may be taken `bound - 1` times per *entry* into its loop:
-//!   arriving at a header other than through one of its back-edges starts
-//!   the count afresh (so an inner loop gets `bound` iterations per outer
-//!   iteration, as in Dat3M's unrolling);
+//! - a loop (a header with its back-edges) may go round `bound - 1` times
+//!   (its body runs at most `bound` times) per *entry*: arriving at a
+//!   header other than through one of its back-edges starts the count
+//!   afresh (so an inner loop gets `bound` iterations per outer iteration,
+//!   as in Dat3M's unrolling); every back-edge to the header counts;
 //! - an iteration that executed no write and no barrier, and left every
 //!   register live at the header unchanged, is a *spinning* iteration: the
 //!   next one would repeat it exactly, reading the same values or others.
@@ -22,6 +23,8 @@ pub struct Cfg {
     pub back_edges: HashMap<usize, usize>,
     /// Header → the back-edges that target it.
     pub headers: HashMap<usize, Vec<usize>>,
+    /// Header → its last back-edge (the loop's body is `header..=end`).
+    pub loop_end: HashMap<usize, usize>,
     /// Header → registers live there (sorted).
     pub live: HashMap<usize, Vec<String>>,
 }
@@ -58,8 +61,13 @@ impl Cfg {
             .keys()
             .map(|&h| (h, live_all[h].iter().cloned().collect()))
             .collect();
+        let loop_end = headers
+            .iter()
+            .map(|(&h, bes)| (h, bes.iter().copied().max().unwrap_or(h)))
+            .collect();
         Ok(Cfg {
             labels,
+            loop_end,
             back_edges,
             headers,
             live,

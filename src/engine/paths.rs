@@ -225,7 +225,7 @@ struct State {
     taint: HashMap<String, Vec<usize>>,
     ctrl: Vec<usize>,
     events: Vec<PathEvent>,
-    /// Back-edge → times taken since its loop was entered.
+    /// Loop header → back-edges to it taken since the loop was entered.
     back_edges: HashMap<usize, u32>,
     /// The last step was a back-edge.
     via_back: bool,
@@ -347,11 +347,9 @@ fn explore(
             };
             let i = s.pc;
             s.pc += 1;
-            if let Some(bes) = cfg.headers.get(&i) {
+            if cfg.headers.contains_key(&i) {
                 if !s.via_back {
-                    for be in bes {
-                        s.back_edges.remove(be);
-                    }
+                    s.back_edges.remove(&i);
                 }
                 let live: Vec<i64> = cfg.live[&i].iter().map(|r| s.reg(r)).collect();
                 s.iter_start.insert(i, (s.events.len(), live));
@@ -542,7 +540,7 @@ fn jump(
             return false;
         }
     }
-    let n = s.back_edges.entry(at).or_insert(0);
+    let n = s.back_edges.entry(ti).or_insert(0);
     *n += 1;
     if *n >= bound.max(1) {
         let cut = std::mem::replace(

@@ -74,7 +74,7 @@ fn unsupported(msg: impl Into<String>) -> Error {
 fn canon(cfg: &Cfg, pc: usize, counters: &Counters) -> Counters {
     counters
         .iter()
-        .filter(|(be, _)| cfg.back_edges[be] <= pc && pc <= *be)
+        .filter(|(h, _)| *h <= pc && pc <= cfg.loop_end[h])
         .copied()
         .collect()
 }
@@ -132,13 +132,13 @@ impl Builder<'_> {
             return Ok(Succ::To(self.intern(k)?));
         }
         let mut c = counters.clone();
-        let count = match c.iter_mut().find(|(be, _)| *be == pc) {
+        let count = match c.iter_mut().find(|(h, _)| *h == target) {
             Some(x) => {
                 x.1 += 1;
                 x.1
             }
             None => {
-                c.push((pc, 1));
+                c.push((target, 1));
                 c.sort_unstable();
                 1
             }
