@@ -302,21 +302,91 @@ pub struct ExpectedRow {
     pub line: usize,
     /// A `; `-disabled row (Dat3M does not run it).
     pub disabled: bool,
+    /// The full format's per-row settings.
+    pub settings: Option<RowSettings>,
 }
 
-/// Parses `path,0|1` rows; `//` comments and blank lines are skipped, `; `
-/// rows are returned with `disabled` set.
+/// Per-row settings of a Dat3M "full" expectations CSV
+/// (`path,property,bound,progress,expected,model,options`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowSettings {
+    pub property: Property,
+    pub bound: u32,
+    pub progress: crate::engine::liveness::ProgressSpec,
+    /// The model column's embedded name (`vulkan.cat` ↦ `vulkan`).
+    pub model: Option<String>,
+    /// `encoding.ignoreFilterSpecification=true`.
+    pub ignore_filter: bool,
+}
+
+impl ExpectedRow {
+    /// The configuration for this row: `base` with the row's own settings.
+    pub fn config(&self, base: &Config) -> Config {
+        let mut c = base.clone();
+        if let Some(s) = &self.settings {
+            c.property = s.property;
+            c.bound = s.bound;
+            c.progress = s.progress.clone();
+            c.ignore_filter = base.ignore_filter || s.ignore_filter;
+            if base.model.is_none() {
+                c.model = s.model.clone();
+            }
+        }
+        c
+    }
+}
+
+/// Parses an expectations CSV: Dat3M's `path,0|1` rows, or its full
+/// format with a header `path,property,bound,progress,expected,model,options`
+/// (expected `PASS`/`FAIL`/`UNKNOWN`). `//` comments and blank lines are
+/// skipped, `; ` rows are returned with `disabled` set.
 pub fn parse_expected_csv(src: &str, file: &Path) -> Result<Vec<ExpectedRow>> {
     let mut rows = Vec::new();
+    let mut full = false;
+    let err = |i: usize, msg: String| {
+        Error::syntax(
+            crate::ir::Pos {
+                line: i as u32 + 1,
+                col: 1,
+            },
+            msg,
+        )
+        .in_file(file)
+    };
     for (i, raw) in src.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with("//") {
+            continue;
+        }
+        if line.starts_with("path,property,bound") {
+            full = true;
             continue;
         }
         let (disabled, body) = match line.strip_prefix(';') {
             Some(rest) => (true, rest.trim()),
             None => (false, line),
         };
+        if full {
+            match full_row(body) {
+                Some((path, expected, settings)) => rows.push(ExpectedRow {
+                    path,
+                    expected,
+                    line: i + 1,
+                    disabled,
+                    settings: Some(settings),
+                }),
+                None if disabled => {}
+                None => {
+                    return Err(err(
+                        i,
+                        format!(
+                            "expected `path,property,bound,progress,PASS|FAIL|UNKNOWN,model,options`, found `{line}`"
+                        ),
+                    ))
+                }
+            }
+            continue;
+        }
         let mut parts = body.split(',').map(str::trim);
         let path = parts.next().unwrap_or("");
         let val = parts.next();
@@ -327,14 +397,7 @@ pub fn parse_expected_csv(src: &str, file: &Path) -> Result<Vec<ExpectedRow>> {
                 if disabled {
                     continue;
                 }
-                return Err(Error::syntax(
-                    crate::ir::Pos {
-                        line: i as u32 + 1,
-                        col: 1,
-                    },
-                    format!("expected `path,0|1`, found `{line}`"),
-                )
-                .in_file(file));
+                return Err(err(i, format!("expected `path,0|1`, found `{line}`")));
             }
         };
         rows.push(ExpectedRow {
@@ -342,7 +405,43 @@ pub fn parse_expected_csv(src: &str, file: &Path) -> Result<Vec<ExpectedRow>> {
             expected,
             line: i + 1,
             disabled,
+            settings: None,
         });
     }
     Ok(rows)
+}
+
+/// One row of the full format.
+fn full_row(body: &str) -> Option<(String, Verdict, RowSettings)> {
+    let cols: Vec<&str> = body.split(',').map(str::trim).collect();
+    if cols.len() < 5 {
+        return None;
+    }
+    let property = Property::parse(cols[1])?;
+    let bound = cols[2].parse().ok()?;
+    let progress = crate::engine::liveness::ProgressSpec::parse(cols[3]).ok()?;
+    let expected = match cols[4] {
+        "PASS" => Verdict::Pass,
+        "FAIL" => Verdict::Fail,
+        "UNKNOWN" => Verdict::Unknown,
+        _ => return None,
+    };
+    let model = cols
+        .get(5)
+        .map(|m| m.trim_end_matches(".cat"))
+        .filter(|m| !m.is_empty())
+        .map(str::to_string);
+    let options = cols.get(6..).map(|o| o.join(",")).unwrap_or_default();
+    let ignore_filter = options.contains("encoding.ignoreFilterSpecification=true");
+    Some((
+        cols[0].to_string(),
+        expected,
+        RowSettings {
+            property,
+            bound,
+            progress,
+            model,
+            ignore_filter,
+        },
+    ))
 }

@@ -2,7 +2,6 @@
 
 use clap::{Parser, Subcommand};
 use gpumc::driver::{self, Config, ModelCache, Property};
-use gpumc::engine::safety::Verdict;
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -56,7 +55,8 @@ enum Cmd {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
-    /// Run every row of a Dat3M-style expectations CSV (`path,0|1`).
+    /// Run every row of a Dat3M-style expectations CSV (`path,0|1`, or the
+    /// full format whose rows carry property, bound, progress and options).
     Suite {
         /// The CSV file.
         #[arg(long)]
@@ -237,7 +237,7 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
         .map(|row| {
             let path = root.join(&row.path);
             let r = if path.exists() {
-                Some(driver::check_file(&path, &cfg, &cache))
+                Some(driver::check_file(&path, &row.config(&cfg), &cache))
             } else {
                 None
             };
@@ -269,10 +269,7 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
             v["agrees"] = serde_json::Value::Bool(ok);
             let _ = writeln!(out, "{v}");
         } else if !ok {
-            let exp = match row.expected {
-                Verdict::Pass => "PASS",
-                _ => "FAIL",
-            };
+            let exp = row.expected.to_string();
             let _ = writeln!(
                 out,
                 "mismatch: {} expected {} got {}{}",

@@ -81,7 +81,7 @@ pub fn run_csv(csv_name: &str, cfg: &Config, disabled: bool) {
         .filter_map(|row| {
             let path = root.join(&row.path);
             path.exists()
-                .then(|| (row, driver::check_file(&path, cfg, &cache)))
+                .then(|| (row, driver::check_file(&path, &row.config(cfg), &cache)))
         })
         .collect();
     let mut unexpected = Vec::new();
