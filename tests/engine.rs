@@ -166,3 +166,46 @@ fn vulkan_final_value_follows_location_order() {
     assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.states);
     assert_eq!(r.states, vec![vec![2]]);
 }
+
+fn run_both(test: &str, cat: &str, bound: u32) -> (Verdict, Verdict) {
+    let p = gpumc::frontend::litmus::parse(test, Path::new("t.litmus")).expect("test parses");
+    let opts = Options {
+        bound,
+        ..Options::default()
+    };
+    let m = model(cat);
+    let e = safety::check(&p, &m, &opts).expect("explicit runs").verdict;
+    let s = gpumc::engine::symbolic::check_safety(&p, &m, &opts)
+        .expect("symbolic runs")
+        .verdict;
+    (e, s)
+}
+
+#[test]
+fn failed_cas_attempts_are_spinning_iterations() {
+    // A CAS lock: a failed attempt writes nothing and changes no live
+    // register, so the bound never cuts the lock loop (docs/SEMANTICS.md),
+    // in both engines.
+    let lock = "PTX lock\n{ x=0; m=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n LC00: | LC01: ;\n atom.relaxed.gpu.cas r0, m, 0, 1 | atom.relaxed.gpu.cas r1, m, 0, 1 ;\n bne r0, 0, LC00 | bne r1, 0, LC01 ;\n ld.weak r2, x | ld.weak r3, x ;\n add r2, r2, 1 | add r3, r3, 1 ;\n st.weak x, r2 | st.weak x, r3 ;\n atom.relaxed.gpu.exch r4, m, 0 | atom.relaxed.gpu.exch r5, m, 0 ;\nforall (x == 2)\n";
+    let atomic = "a\nlet fr = rf^-1;co\nacyclic po | rf | co | fr\nempty rmw & (fr ; co)\n";
+    assert_eq!(run_both(lock, atomic, 1), (Verdict::Pass, Verdict::Pass));
+    assert_eq!(run_both(lock, atomic, 2), (Verdict::Pass, Verdict::Pass));
+}
+
+#[test]
+fn a_changing_live_register_is_not_spinning() {
+    // The loop only reads, but its counter is live and changes: it is
+    // unrolled and cut at the bound, not dropped as spinning.
+    let count = "PTX count\n{ x=0; }\n P0@cta 0,gpu 0 ;\n LC00: ;\n ld.weak r0, x ;\n add r1, r1, 1 ;\n bne r1, 3, LC00 ;\nforall (P0:r1 == 3)\n";
+    assert_eq!(run_both(count, SC, 1), (Verdict::Unknown, Verdict::Unknown));
+    assert_eq!(run_both(count, SC, 3), (Verdict::Pass, Verdict::Pass));
+}
+
+#[test]
+fn the_bound_counts_iterations_of_a_loop_not_of_each_back_edge() {
+    // Two back-edges to one header: together they may be taken bound - 1
+    // times. Three iterations are needed.
+    let two = "PTX two\n{ x=0; }\n P0@cta 0,gpu 0 ;\n LC00: ;\n add r1, r1, 1 ;\n beq r1, 1, LC00 ;\n st.weak x, r1 ;\n bne r1, 3, LC00 ;\nforall (x == 3)\n";
+    assert_eq!(run_both(two, SC, 2), (Verdict::Unknown, Verdict::Unknown));
+    assert_eq!(run_both(two, SC, 3), (Verdict::Pass, Verdict::Pass));
+}
