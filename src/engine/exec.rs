@@ -37,6 +37,24 @@ pub struct Event {
     pub stuck: bool,
 }
 
+impl Event {
+    /// The initial write of physical location `li` (tags `IW I W M`).
+    pub fn init(li: usize, value: i64, tags: Vec<usize>) -> Event {
+        Event {
+            thread: None,
+            index: li,
+            instr: None,
+            kind: EventKind::Init,
+            loc: Some(li),
+            phys: Some(li),
+            value,
+            tags,
+            barrier: None,
+            stuck: false,
+        }
+    }
+}
+
 /// Base names the engine provides (docs/EVENTS.md).
 pub const BASE_RELATIONS: &[&str] = &[
     "id",
@@ -193,18 +211,7 @@ impl<'p> Skeleton<'p> {
         for (li, l) in p.locations.iter().enumerate() {
             if l.phys == li {
                 init_of[li] = Some(events.len());
-                events.push(Event {
-                    thread: None,
-                    index: li,
-                    instr: None,
-                    kind: EventKind::Init,
-                    loc: Some(li),
-                    phys: Some(li),
-                    value: l.init,
-                    tags: vec![iw, i, w, m],
-                    barrier: None,
-                    stuck: false,
-                });
+                events.push(Event::init(li, l.init, vec![iw, i, w, m]));
             }
         }
         let tag = |t: &str| vocab.index(t).expect("base tag");

@@ -237,8 +237,8 @@ struct State {
 }
 
 impl State {
-    fn new(t: &Thread) -> State {
-        let mut s = State {
+    fn blank() -> State {
+        State {
             pc: 0,
             regs: HashMap::new(),
             taint: HashMap::new(),
@@ -248,7 +248,10 @@ impl State {
             via_back: false,
             iter_start: HashMap::new(),
             forced: (0, 0),
-        };
+        }
+    }
+    fn new(t: &Thread) -> State {
+        let mut s = State::blank();
         for (r, v) in &t.init_regs {
             s.regs.insert(r.clone(), *v);
         }
@@ -543,20 +546,7 @@ fn jump(
     let n = s.back_edges.entry(ti).or_insert(0);
     *n += 1;
     if *n >= bound.max(1) {
-        let cut = std::mem::replace(
-            s,
-            State {
-                pc: 0,
-                regs: HashMap::new(),
-                taint: HashMap::new(),
-                ctrl: vec![],
-                events: vec![],
-                back_edges: HashMap::new(),
-                via_back: false,
-                iter_start: HashMap::new(),
-                forced: (0, 0),
-            },
-        );
+        let cut = std::mem::replace(s, State::blank());
         out.push(cut.finish(PathEnd::Cut));
         return false;
     }

@@ -234,6 +234,19 @@ fn dag(p: &Program, th: usize, cfg: &Cfg, bound: u32) -> Result<Dag> {
     })
 }
 
+/// The value `vals[k]` on the edge whose guard `guards[k]` holds (the
+/// guards are exclusive and one holds): a multiplexer chain.
+fn mux_over(sat: &mut Sat, guards: &[Lit], vals: &[&Bv]) -> Bv {
+    if vals.iter().all(|v| *v == vals[0]) {
+        return vals[0].clone();
+    }
+    let mut acc = vals[vals.len() - 1].clone();
+    for k in (0..vals.len() - 1).rev() {
+        acc = bv::ite(sat, guards[k], vals[k], &acc);
+    }
+    acc
+}
+
 /// Merges the states of a node's incoming edges.
 fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
     let guards: Vec<Lit> = incoming.iter().map(|(g, _)| *g).collect();
@@ -253,16 +266,7 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
             .iter()
             .map(|(_, s)| s.regs.get(r).unwrap_or(&zero))
             .collect();
-        let v = if vals.iter().all(|v| *v == vals[0]) {
-            vals[0].clone()
-        } else {
-            let mut acc = vals[vals.len() - 1].clone();
-            for k in (0..vals.len() - 1).rev() {
-                acc = bv::ite(sat, guards[k], vals[k], &acc);
-            }
-            acc
-        };
-        out.regs.insert(r.clone(), v);
+        out.regs.insert(r.clone(), mux_over(sat, &guards, &vals));
     }
     let merge_lists = |sat: &mut Sat, lists: Vec<&Vec<(usize, Lit)>>| -> Vec<(usize, Lit)> {
         if lists.iter().all(|l| *l == lists[0]) {
@@ -303,16 +307,7 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
         let mut live = Vec::with_capacity(k);
         for j in 0..k {
             let vals: Vec<&Bv> = incoming.iter().map(|(_, s)| &s.iter[&h].0[j]).collect();
-            let v = if vals.iter().all(|v| *v == vals[0]) {
-                vals[0].clone()
-            } else {
-                let mut acc = vals[vals.len() - 1].clone();
-                for x in (0..vals.len() - 1).rev() {
-                    acc = bv::ite(sat, guards[x], vals[x], &acc);
-                }
-                acc
-            };
-            live.push(v);
+            live.push(mux_over(sat, &guards, &vals));
         }
         let mut effects: Vec<Lit> = incoming
             .iter()
@@ -730,18 +725,7 @@ pub fn unroll<'p>(p: &'p Program, bound: u32, sat: &mut Sat) -> Result<Unrolled<
         if l.phys == li {
             init_of[li] = Some(events.len());
             events.push(SymEvent {
-                ev: Event {
-                    thread: None,
-                    index: li,
-                    instr: None,
-                    kind: EventKind::Init,
-                    loc: Some(li),
-                    phys: Some(li),
-                    value: l.init,
-                    tags: vec![tag("IW"), tag("I"), tag("W"), tag("M")],
-                    barrier: None,
-                    stuck: false,
-                },
+                ev: Event::init(li, l.init, vec![tag("IW"), tag("I"), tag("W"), tag("M")]),
                 exec: TRUE,
                 values: vec![],
                 bits: if l.init_arbitrary {
@@ -790,33 +774,14 @@ pub fn unroll<'p>(p: &'p Program, bound: u32, sat: &mut Sat) -> Result<Unrolled<
         acc.finish(sat)
     };
     let po_pairs: Vec<(usize, usize, Lit)> = po.into_iter().map(|(a, b)| (a, b, TRUE)).collect();
-    let po = rel(&po_pairs, sat);
-    let data = rel(&dep_lists[0], sat);
-    let ctrl = rel(&dep_lists[1], sat);
-    let rmw = rel(&dep_lists[2], sat);
-    let addr = rel(&[], sat);
-    let mut writes = vec![Vec::new(); nloc];
-    let mut reads = Vec::new();
-    for (i, e) in events.iter().enumerate() {
-        match (e.ev.kind, e.ev.phys) {
-            (EventKind::Write, Some(ph)) => writes[ph].push(i),
-            (EventKind::Read, Some(_)) => reads.push(i),
-            _ => {}
-        }
-    }
-    Ok(Unrolled {
-        program: p,
-        bound,
-        vocab,
-        events,
-        threads,
-        init_of,
-        writes,
-        reads,
-        po,
-        addr,
-        data,
-        ctrl,
-        rmw,
-    })
+    let rels = [
+        rel(&po_pairs, sat),
+        rel(&[], sat),
+        rel(&dep_lists[0], sat),
+        rel(&dep_lists[1], sat),
+        rel(&dep_lists[2], sat),
+    ];
+    Ok(Unrolled::assemble(
+        p, bound, vocab, events, threads, init_of, rels,
+    ))
 }

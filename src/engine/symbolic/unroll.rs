@@ -440,18 +440,7 @@ impl<'p> Unrolled<'p> {
             if l.phys == li {
                 init_of[li] = Some(events.len());
                 events.push(SymEvent {
-                    ev: Event {
-                        thread: None,
-                        index: li,
-                        instr: None,
-                        kind: EventKind::Init,
-                        loc: Some(li),
-                        phys: Some(li),
-                        value: l.init,
-                        tags: vec![iw, i_tag, w_tag, m_tag],
-                        barrier: None,
-                        stuck: false,
-                    },
+                    ev: Event::init(li, l.init, vec![iw, i_tag, w_tag, m_tag]),
                     exec: TRUE,
                     values: vec![(l.init, TRUE)],
                     bits: vec![],
@@ -667,12 +656,30 @@ impl<'p> Unrolled<'p> {
             }
             acc.finish(sat)
         };
-        let po = rel_of(&po_paths, sat);
-        let addr = rel_of(&dep_paths[0], sat);
-        let data = rel_of(&dep_paths[1], sat);
-        let ctrl = rel_of(&dep_paths[2], sat);
-        let rmw = rel_of(&dep_paths[3], sat);
-        let mut writes = vec![Vec::new(); nloc];
+        let rels = [
+            rel_of(&po_paths, sat),
+            rel_of(&dep_paths[0], sat),
+            rel_of(&dep_paths[1], sat),
+            rel_of(&dep_paths[2], sat),
+            rel_of(&dep_paths[3], sat),
+        ];
+        Ok(Unrolled::assemble(
+            p, bound, vocab, events, threads, init_of, rels,
+        ))
+    }
+
+    /// Completes an unrolling: per-location writes and the reads.
+    /// `rels`: `po`, `addr`, `data`, `ctrl`, `rmw`.
+    pub fn assemble(
+        program: &'p Program,
+        bound: u32,
+        vocab: Vocabulary,
+        events: Vec<SymEvent>,
+        threads: Vec<ThreadUnroll>,
+        init_of: Vec<Option<usize>>,
+        rels: [SymRel; 5],
+    ) -> Self {
+        let mut writes = vec![Vec::new(); program.locations.len()];
         let mut reads = Vec::new();
         for (i, e) in events.iter().enumerate() {
             match (e.ev.kind, e.ev.phys) {
@@ -681,8 +688,9 @@ impl<'p> Unrolled<'p> {
                 _ => {}
             }
         }
-        Ok(Unrolled {
-            program: p,
+        let [po, addr, data, ctrl, rmw] = rels;
+        Unrolled {
+            program,
             bound,
             vocab,
             events,
@@ -695,7 +703,7 @@ impl<'p> Unrolled<'p> {
             data,
             ctrl,
             rmw,
-        })
+        }
     }
 
     pub fn n(&self) -> usize {
