@@ -406,11 +406,27 @@ fn tags_of(vocab: &Vocabulary, ins: &crate::ir::Instr, kind: EventKind) -> Vec<u
     tags
 }
 
+/// Fresh value bits for a read of `loc`, except the bits `known` fixes.
+fn read_bits(sat: &mut Sat, known: &[Vec<Option<bool>>], loc: usize) -> Bv {
+    match known.get(loc) {
+        Some(k) => k
+            .iter()
+            .map(|b| match b {
+                Some(true) => TRUE,
+                Some(false) => FALSE,
+                None => sat.var(),
+            })
+            .collect(),
+        None => bv::fresh(sat),
+    }
+}
+
 fn unroll_thread(
     p: &Program,
     th: usize,
     bound: u32,
     vocab: &Vocabulary,
+    known: &[Vec<Option<bool>>],
     sat: &mut Sat,
 ) -> Result<ThreadOut> {
     let t = &p.threads[th];
@@ -553,9 +569,9 @@ fn unroll_thread(
                     out_guard = sat.and2(g, -s);
                 }
             }
-            InstrKind::Load { dst, .. } => {
+            InstrKind::Load { dst, addr, .. } => {
                 let e = new_event(&mut events, EventKind::Read, g);
-                let v = bv::fresh(sat);
+                let v = read_bits(sat, known, p.locations[*addr].phys);
                 events[e].bits = v.clone();
                 ident.push(g);
                 ident.extend(v.iter().copied());
@@ -581,10 +597,10 @@ fn unroll_thread(
                 dst,
                 op,
                 operand: o,
-                ..
+                addr,
             } => {
                 let r = new_event(&mut events, EventKind::Read, g);
-                let old = bv::fresh(sat);
+                let old = read_bits(sat, known, p.locations[*addr].phys);
                 events[r].bits = old.clone();
                 ident.push(g);
                 ident.extend(old.iter().copied());
@@ -714,8 +730,64 @@ fn spin_lit(sat: &mut Sat, cfg: &Cfg, h: usize, st: &St) -> Lit {
     sat.and(&parts)
 }
 
+/// Passes of the known-bits analysis (each one an unrolling into a
+/// scratch solver).
+const KNOWN_BITS_PASSES: usize = 4;
+
 /// Guarded unrolling of every thread.
+///
+/// Known bits first: a read returns the value of some write to its
+/// location (or the initial value), so a bit that is the same constant in
+/// the initial value and in every write of a location is that constant in
+/// every read of it. Unrolling once with every read bit unknown gives the
+/// written bits; fixing the reads' known bits and unrolling again may fix
+/// more (a sound, increasing iteration). The final unrolling then creates
+/// variables only for the unknown bits, which folds comparisons and lets
+/// `encode_rf` drop writes of incompatible values.
 pub fn unroll<'p>(p: &'p Program, bound: u32, sat: &mut Sat) -> Result<Unrolled<'p>> {
+    let mut known: Vec<Vec<Option<bool>>> = vec![];
+    for _ in 0..KNOWN_BITS_PASSES {
+        let mut scratch = Sat::new();
+        let u = unroll_with(p, bound, &known, &mut scratch)?;
+        let next = known_bits(p, &u);
+        if next == known {
+            break;
+        }
+        known = next;
+    }
+    unroll_with(p, bound, &known, sat)
+}
+
+/// Per physical location, the bits that are one constant in its initial
+/// value and all its potential writes.
+fn known_bits(p: &Program, u: &Unrolled<'_>) -> Vec<Vec<Option<bool>>> {
+    let nloc = p.locations.len();
+    let mut out = vec![vec![None; bv::WIDTH]; nloc];
+    for (ph, k) in out.iter_mut().enumerate() {
+        let srcs: Vec<&Bv> = u.init_of[ph]
+            .iter()
+            .chain(&u.writes[ph])
+            .map(|&e| &u.events[e].bits)
+            .collect();
+        if srcs.is_empty() {
+            continue;
+        }
+        for (i, slot) in k.iter_mut().enumerate() {
+            let b = srcs[0][i];
+            if (b == TRUE || b == FALSE) && srcs.iter().all(|s| s[i] == b) {
+                *slot = Some(b == TRUE);
+            }
+        }
+    }
+    out
+}
+
+fn unroll_with<'p>(
+    p: &'p Program,
+    bound: u32,
+    known: &[Vec<Option<bool>>],
+    sat: &mut Sat,
+) -> Result<Unrolled<'p>> {
     let vocab = Vocabulary::for_program(p);
     let tag = |t: &str| vocab.index(t).unwrap_or(0);
     let nloc = p.locations.len();
@@ -744,7 +816,7 @@ pub fn unroll<'p>(p: &'p Program, bound: u32, sat: &mut Sat) -> Result<Unrolled<
     let mut po = Vec::new();
     let mut dep_lists: [Vec<(usize, usize, Lit)>; 3] = Default::default();
     for th in 0..p.threads.len() {
-        let out = unroll_thread(p, th, bound, &vocab, sat)?;
+        let out = unroll_thread(p, th, bound, &vocab, known, sat)?;
         let base = events.len();
         let m = out.events.len();
         po.extend(out.po.iter().map(|&(a, b)| (base + a, base + b)));
