@@ -112,10 +112,7 @@ impl<'p> Enc<'p> {
                     self.rf.push((w, r, x));
                     acc.add(w, r, x);
                 }
-                let mut c = lits.clone();
-                c.push(-er);
-                self.sat.clause(&c);
-                self.sat.at_most_one(&lits);
+                self.reads_exactly_one(er, &lits);
                 continue;
             }
             for w in cands {
@@ -138,12 +135,17 @@ impl<'p> Enc<'p> {
                 self.rf.push((w, r, x));
                 acc.add(w, r, x);
             }
-            let mut c = lits.clone();
-            c.push(-er);
-            self.sat.clause(&c);
-            self.sat.at_most_one(&lits);
+            self.reads_exactly_one(er, &lits);
         }
         self.rf_rel = acc.finish(&mut self.sat);
+    }
+
+    /// An executed read reads from exactly one of its candidates `lits`.
+    fn reads_exactly_one(&mut self, er: Lit, lits: &[Lit]) {
+        let mut c = lits.to_vec();
+        c.push(-er);
+        self.sat.clause(&c);
+        self.sat.at_most_one(lits);
     }
 
     fn encode_co(&mut self, partial: bool) {

@@ -24,7 +24,7 @@
 use super::bv::{self, Bv};
 use super::rel::RelAcc;
 use super::sat::{Lit, Sat, FALSE, TRUE};
-use super::unroll::{SymEvent, ThreadUnroll, Unrolled};
+use super::unroll::{tags_of, SymEvent, ThreadUnroll, Unrolled};
 use crate::diag::{Error, ErrorKind, Result};
 use crate::engine::exec::{Event, EventKind, Vocabulary};
 use crate::engine::loops::Cfg;
@@ -389,23 +389,6 @@ fn program_order(dag: &Dag, event_node: &[usize]) -> Vec<(usize, usize)> {
     out
 }
 
-/// Event tags, as the path unroller computes them.
-fn tags_of(vocab: &Vocabulary, ins: &crate::ir::Instr, kind: EventKind) -> Vec<usize> {
-    let tag = |t: &str| vocab.index(t).unwrap_or(0);
-    let mut tags: Vec<usize> = ins.tags.iter().map(|t| tag(t)).collect();
-    match kind {
-        EventKind::Read => tags.extend([tag("R"), tag("M")]),
-        EventKind::Write => tags.extend([tag("W"), tag("M")]),
-        _ => {}
-    }
-    if matches!(ins.kind, InstrKind::Rmw { .. }) {
-        tags.push(tag("RMW"));
-    }
-    tags.sort_unstable();
-    tags.dedup();
-    tags
-}
-
 /// Fresh value bits for a read of `loc`, except the bits `known` fixes.
 fn read_bits(sat: &mut Sat, known: &[Vec<Option<bool>>], loc: usize) -> Bv {
     match known.get(loc) {
@@ -510,9 +493,11 @@ fn unroll_thread(
             }
         };
         let mut out_guard = g;
-        let mut taken_guard = FALSE;
+        // Guard of the jump (goto: always; branch: its condition).
+        let mut taken_guard = g;
         match &ins.kind {
-            InstrKind::Label(_) | InstrKind::Goto(_) => taken_guard = g,
+            InstrKind::Label(_) => {}
+            InstrKind::Goto(_) => out_guard = FALSE,
             InstrKind::Unreachable => {
                 ub.push(g);
                 finals.push((g, st.clone()));
@@ -640,10 +625,6 @@ fn unroll_thread(
                 out_guard = sat.and2(g, -c);
             }
         }
-        let is_goto = matches!(ins.kind, InstrKind::Goto(_));
-        if is_goto {
-            out_guard = FALSE;
-        }
         // The fall-through (or the only) successor.
         if let Some(s) = &dag.next[node] {
             if out_guard != FALSE {
@@ -653,11 +634,7 @@ fn unroll_thread(
             }
         }
         if let Some(s) = &dag.taken[node] {
-            let tg = if matches!(ins.kind, InstrKind::Goto(_)) {
-                g
-            } else {
-                taken_guard
-            };
+            let tg = taken_guard;
             if tg != FALSE {
                 let target = match &ins.kind {
                     InstrKind::Goto(l) | InstrKind::Branch { target: l, .. } => cfg.labels[l],

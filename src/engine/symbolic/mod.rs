@@ -99,11 +99,7 @@ fn build<'p>(p: &'p Program, model: &Model, opts: &Options, needed: &[usize]) ->
         true => Unrolled::new(p, opts.bound, &mut sat)?,
         false => match guarded::unroll(p, opts.bound, &mut sat) {
             Ok(u) => u,
-            Err(e)
-                if e.kind == ErrorKind::Unsupported
-                    && !p.threads.iter().any(has_ub_or_havoc)
-                    && !p.locations.iter().any(|l| l.init_arbitrary) =>
-            {
+            Err(e) if e.kind == ErrorKind::Unsupported && !has_arbitrary_values(p) => {
                 if debug {
                     eprintln!("symbolic: guarded unrolling refused ({e}); enumerating paths");
                 }
@@ -138,13 +134,15 @@ fn build<'p>(p: &'p Program, model: &Model, opts: &Options, needed: &[usize]) ->
     Ok(enc)
 }
 
-fn has_ub_or_havoc(t: &crate::ir::Thread) -> bool {
-    t.instrs.iter().any(|i| {
-        matches!(
-            i.kind,
-            crate::ir::InstrKind::Havoc { .. } | crate::ir::InstrKind::Unreachable
-        )
-    })
+/// Undefined values, arbitrary initial values or unreachable code: only
+/// the guarded unrolling (bit-vector values) can check such a program.
+fn has_arbitrary_values(p: &Program) -> bool {
+    use crate::ir::InstrKind;
+    p.locations.iter().any(|l| l.init_arbitrary)
+        || p.threads
+            .iter()
+            .flat_map(|t| &t.instrs)
+            .any(|i| matches!(i.kind, InstrKind::Havoc { .. } | InstrKind::Unreachable))
 }
 
 fn consistency_axioms(model: &Model) -> Vec<usize> {
@@ -486,9 +484,7 @@ pub fn check_safety_stats(
     }
     let mut bound_hit = false;
     if !found {
-        let cuts: Vec<Lit> = enc.u.threads.iter().map(|t| t.cut).collect();
-        let any_cut = enc.sat.or(&cuts);
-        bound_hit = solve_checked(&mut enc, model, &[any_cut], &mut stats)?;
+        bound_hit = some_thread_cut(&mut enc, model, &mut stats)?;
     }
     let verdict = match (quant, found) {
         (Some(Quantifier::Exists), true) => Verdict::Pass,
@@ -553,6 +549,13 @@ fn undefined_behaviour(
     );
     let c = enc.concrete()?;
     Ok(Some((note, witness_of(&c, vec![]))))
+}
+
+/// Whether a consistent execution has a thread cut by the bound.
+fn some_thread_cut(enc: &mut Enc<'_>, model: &Model, stats: &mut Stats) -> Result<bool> {
+    let cuts: Vec<Lit> = enc.u.threads.iter().map(|t| t.cut).collect();
+    let any_cut = enc.sat.or(&cuts);
+    solve_checked(enc, model, &[any_cut], stats)
 }
 
 fn complete_lit(enc: &mut Enc<'_>) -> Lit {
@@ -647,9 +650,7 @@ pub fn check_races_stats(
     }
     let mut bound_hit = false;
     if !found {
-        let cuts: Vec<Lit> = enc.u.threads.iter().map(|t| t.cut).collect();
-        let any_cut = enc.sat.or(&cuts);
-        bound_hit = solve_checked(&mut enc, model, &[any_cut], &mut stats)?;
+        bound_hit = some_thread_cut(&mut enc, model, &mut stats)?;
     }
     let verdict = if found {
         Verdict::Fail
@@ -695,31 +696,18 @@ pub fn prefer_symbolic(p: &Program) -> bool {
         .count();
     // Each barrier may also block forever, which multiplies the paths.
     let barriers = instrs().any(|i| matches!(i.kind, InstrKind::Barrier { .. }));
-    let busy_loop = p.threads.iter().any(|t| {
-        let labels: HashMap<&str, usize> = t
-            .instrs
-            .iter()
-            .enumerate()
-            .filter_map(|(i, x)| match &x.kind {
-                InstrKind::Label(l) => Some((l.as_str(), i)),
-                _ => None,
-            })
-            .collect();
-        t.instrs.iter().enumerate().any(|(i, x)| {
-            let target = match &x.kind {
-                InstrKind::Branch { target, .. } | InstrKind::Goto(target) => target,
-                _ => return false,
-            };
-            labels.get(target.as_str()).is_some_and(|&h| {
-                h <= i
-                    && t.instrs[h..=i].iter().any(|y| {
-                        matches!(
-                            y.kind,
-                            InstrKind::Store { .. }
-                                | InstrKind::Rmw { .. }
-                                | InstrKind::Barrier { .. }
-                        )
-                    })
+    // A loop whose body (header to last back-edge) writes or waits.
+    let busy_loop = (0..p.threads.len()).any(|th| {
+        let Ok(cfg) = crate::engine::loops::Cfg::new(p, th) else {
+            return false;
+        };
+        let instrs = &p.threads[th].instrs;
+        cfg.loop_end.iter().any(|(&h, &end)| {
+            instrs[h..=end].iter().any(|y| {
+                matches!(
+                    y.kind,
+                    InstrKind::Store { .. } | InstrKind::Rmw { .. } | InstrKind::Barrier { .. }
+                )
             })
         })
     });
@@ -728,6 +716,5 @@ pub fn prefer_symbolic(p: &Program) -> bool {
         || branches > 2
         || (branches > 0 && barriers)
         || busy_loop
-        || p.threads.iter().any(has_ub_or_havoc)
-        || p.locations.iter().any(|l| l.init_arbitrary)
+        || has_arbitrary_values(p)
 }

@@ -357,6 +357,24 @@ fn order_keys(all: &[Vec<Key>]) -> Vec<Key> {
     out
 }
 
+/// An event's tags: its instruction's, plus `R`/`W`, `M` and `RMW` from
+/// its kind (as [`Skeleton`] tags explicit events).
+pub fn tags_of(vocab: &Vocabulary, ins: &crate::ir::Instr, kind: EventKind) -> Vec<usize> {
+    let tag = |t: &str| vocab.index(t).unwrap_or(0);
+    let mut tags: Vec<usize> = ins.tags.iter().map(|t| tag(t)).collect();
+    match kind {
+        EventKind::Read => tags.extend([tag("R"), tag("M")]),
+        EventKind::Write => tags.extend([tag("W"), tag("M")]),
+        _ => {}
+    }
+    if matches!(ins.kind, InstrKind::Rmw { .. }) {
+        tags.push(tag("RMW"));
+    }
+    tags.sort_unstable();
+    tags.dedup();
+    tags
+}
+
 pub fn init_reg(p: &Program, th: usize, r: &str) -> i64 {
     p.threads
         .get(th)
@@ -425,14 +443,7 @@ impl<'p> Unrolled<'p> {
             }
         }
         let tag = |t: &str| vocab.index(t).unwrap_or(0);
-        let (iw, i_tag, w_tag, m_tag, r_tag, rmw_tag) = (
-            tag("IW"),
-            tag("I"),
-            tag("W"),
-            tag("M"),
-            tag("R"),
-            tag("RMW"),
-        );
+        let (iw, i_tag, w_tag, m_tag) = (tag("IW"), tag("I"), tag("W"), tag("M"));
         let nloc = p.locations.len();
         let mut events: Vec<SymEvent> = Vec::new();
         let mut init_of = vec![None; nloc];
@@ -486,24 +497,13 @@ impl<'p> Unrolled<'p> {
             all_sel.extend(&sel);
             for &(instr, code, _) in &order {
                 let ins = &th.instrs[instr];
-                let mut tags: Vec<usize> = ins.tags.iter().map(|t| tag(t)).collect();
                 let kind = match code {
-                    0 => {
-                        tags.extend([r_tag, m_tag]);
-                        EventKind::Read
-                    }
-                    1 => {
-                        tags.extend([w_tag, m_tag]);
-                        EventKind::Write
-                    }
+                    0 => EventKind::Read,
+                    1 => EventKind::Write,
                     2 => EventKind::Fence,
                     _ => EventKind::Barrier,
                 };
-                if matches!(ins.kind, InstrKind::Rmw { .. }) {
-                    tags.push(rmw_tag);
-                }
-                tags.sort_unstable();
-                tags.dedup();
+                let tags = tags_of(&vocab, ins, kind);
                 let loc = match &ins.kind {
                     InstrKind::Load { addr, .. }
                     | InstrKind::Store { addr, .. }

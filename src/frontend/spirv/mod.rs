@@ -504,8 +504,10 @@ impl<'m> Builder<'m> {
                 .get(&c.region)
                 .map_or(0, |init| layout::compose_init(init, c.offset, c.width));
             // Buffers the harness gives no contents start arbitrary (as in
-            // Dat3M); Workgroup memory starts at 0, which the termination
-            // tests of the corpus rely on.
+            // Dat3M). Workgroup memory starts at 0: the spec leaves it
+            // undefined too, but the liveness engine cannot enumerate
+            // arbitrary values, and kernels write it before a barrier
+            // before reading it (docs/SPIRV.md: a known simplification).
             c.uninit = match c.region {
                 Region::Shared { var, .. } => {
                     !by_region.contains_key(&c.region)
