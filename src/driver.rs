@@ -239,8 +239,14 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
                 report.message = r.note;
             }
             Property::Liveness => {
-                let r = crate::engine::liveness::check(&program, &model, &opts, &cfg.progress)
-                    .map_err(|e| e.in_file(path))?;
+                let r = crate::engine::liveness::check(
+                    &program,
+                    &model,
+                    &opts,
+                    &cfg.progress,
+                    symbolic,
+                )
+                .map_err(|e| e.in_file(path))?;
                 report.verdict = r.verdict.to_string();
                 report.executions = r.executions;
                 report.liveness = r.violation;

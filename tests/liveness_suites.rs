@@ -328,6 +328,8 @@ fn live(src: &str, cat: &str, progress: &str, bound: u32) -> liveness::LivenessR
     live_in(src, &model(cat), progress, bound)
 }
 
+/// Liveness of `src` on both engines, which must agree; the explicit
+/// engine's result.
 fn live_in(src: &str, m: &Model, progress: &str, bound: u32) -> liveness::LivenessResult {
     let p = program(src);
     let opts = Options {
@@ -335,7 +337,17 @@ fn live_in(src: &str, m: &Model, progress: &str, bound: u32) -> liveness::Livene
         liveness: true,
         ..Options::default()
     };
-    liveness::check(&p, m, &opts, &ProgressSpec::parse(progress).unwrap()).expect("check runs")
+    let spec = ProgressSpec::parse(progress).unwrap();
+    let explicit = liveness::check(&p, m, &opts, &spec, false).expect("check runs");
+    // The symbolic engine finds the same verdict (its own violation may
+    // be another one).
+    let symbolic = liveness::check(&p, m, &opts, &spec, true).expect("symbolic check runs");
+    assert_eq!(
+        explicit.verdict, symbolic.verdict,
+        "explicit vs symbolic under {progress}: {:?} / {:?}",
+        explicit.note, symbolic.note
+    );
+    explicit
 }
 
 /// Message passing into a spin: P1 waits for y, then spins forever
@@ -480,6 +492,63 @@ fn progress_level_of_the_other_architecture_is_an_error() {
         ..Options::default()
     };
     let spec = ProgressSpec::parse("QF=OBE").unwrap();
-    let e = liveness::check(&p, &model(SC), &opts, &spec).unwrap_err();
+    let e = liveness::check(&p, &model(SC), &opts, &spec, false).unwrap_err();
     assert_eq!(e.kind, gpumc::diag::ErrorKind::Usage);
+}
+
+/// A deadlock between a barrier and a spinloop: P0 waits at the barrier
+/// for P1, which spins until P0 writes x after the barrier.
+const BARRIER_SPIN: &str = "PTX bs\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n bar.cta.sync 0, 0, 2 | L: ;\n st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\n | beq r0, 0, L ;\n | bar.cta.sync 0, 0, 2 ;\nexists (0 == 0)\n";
+
+#[test]
+fn barrier_against_spinloop_deadlocks() {
+    let r = live(BARRIER_SPIN, SC, "fair", 1);
+    assert_eq!(r.verdict, Verdict::Fail);
+    let states: Vec<String> = r
+        .violation
+        .expect("a violation")
+        .threads
+        .into_iter()
+        .map(|t| t.state)
+        .collect();
+    assert_eq!(states, ["blocked", "spinning"]);
+}
+
+/// A barrier with quorum 2 in CTA 0, and P2 (CTA 1) waiting for what P0
+/// writes after it. Under the unfair model P0 need never be scheduled
+/// while P2 spins (the scheduler always runs *some* thread): P1 waits at
+/// the barrier forever. Fair scheduling runs P0.
+const BARRIER_STARVED: &str = "PTX bst\n{ y=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 1,gpu 0 ;\n bar.cta.sync 0, 0, 2 | bar.cta.sync 0, 0, 2 | L: ;\n st.relaxed.gpu y, 1 | | ld.relaxed.gpu r0, y ;\n | | beq r0, 0, L ;\nexists (0 == 0)\n";
+
+#[test]
+fn a_starved_thread_blocks_a_barrier() {
+    assert_eq!(live(BARRIER_STARVED, SC, "fair", 1).verdict, Verdict::Pass);
+    // OBE: CTA 0 need never start at all.
+    assert_eq!(live(BARRIER_STARVED, SC, "obe", 1).verdict, Verdict::Fail);
+    let r = live(BARRIER_STARVED, SC, "unfair", 1);
+    assert_eq!(r.verdict, Verdict::Fail);
+    let mut states: Vec<String> = r
+        .violation
+        .expect("a violation")
+        .threads
+        .into_iter()
+        .map(|t| t.state)
+        .collect();
+    // P0 or P1 is the one starved.
+    states[..2].sort();
+    assert_eq!(states, ["blocked", "paused", "spinning"]);
+}
+
+/// Irreducible control flow (Dat3M's CADP 2_threads_4_instructions #132):
+/// a loop whose body is re-entered by a jump from outside it. The
+/// symbolic unrolling keeps such a loop's count until its header is
+/// entered afresh, as the explicit one does.
+const IRREDUCIBLE: &str = "PTX irr\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n A: | st.relaxed.gpu x, 1 ;\n ld.relaxed.gpu r0, x | ;\n bne r0, 0, B | ;\n goto C | ;\n B: | ;\n ld.relaxed.gpu r1, x | ;\n bne r1, 0, C | ;\n goto A | ;\n C: | ;\n ld.relaxed.gpu r2, x | ;\n bne r2, 0, D | ;\n goto B | ;\n D: | ;\nexists (0 == 0)\n";
+
+#[test]
+fn irreducible_loops_on_both_engines() {
+    for m in ["fair", "hsa", "obe", "unfair"] {
+        let r = live(IRREDUCIBLE, SC, m, 4);
+        assert_ne!(r.verdict, Verdict::Unknown, "{m}: {:?}", r.note);
+    }
 }

@@ -73,7 +73,7 @@ fn oracle_agrees_with_liveness_checker_on_exported_tests() {
                 .filter_map(|(m, spec)| {
                     let oracle = progress::decide(&test, *m).expect("oracle decides");
                     let spec = ProgressSpec::parse(spec).unwrap();
-                    let live = liveness::check(&program, &vulkan, &opts, &spec)
+                    let live = liveness::check(&program, &vulkan, &opts, &spec, false)
                         .map(|r| r.verdict)
                         .unwrap_or(LiveVerdict::Unknown);
                     let same = matches!(

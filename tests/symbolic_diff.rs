@@ -1,6 +1,7 @@
 //! Explicit vs symbolic engine on every corpus litmus test of the safety
-//! CSVs (PTX v6.0, PTX v7.5, Vulkan, Vulkan without chains) and of the
-//! Vulkan data-race CSV, each with its CSV's model. The engines must agree
+//! CSVs (PTX v6.0, PTX v7.5, Vulkan, Vulkan without chains), of the
+//! Vulkan data-race CSV and of the seven liveness CSVs (their `; `-disabled
+//! rows included), each with its CSV's model, progress model and bound. The engines must agree
 //! with each other (whether or not they agree with the CSV: rows where the
 //! model is still being fixed are compared all the same). Rows the explicit
 //! engine refuses as too large are compared with the CSV instead.
@@ -35,6 +36,10 @@ fn model_name(m: &str) -> String {
 }
 
 fn diff(csv_name: &str, model: &str, property: Property) {
+    diff_with(csv_name, model, property, "fair", 1);
+}
+
+fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bound: u32) {
     let Some(root) = corpus() else { return };
     let model = model_name(model);
     if let Err(e) = gpumc::models::load(&model) {
@@ -46,17 +51,17 @@ fn diff(csv_name: &str, model: &str, property: Property) {
     let rows = driver::parse_expected_csv(&src, &csv).expect("csv parses");
     let cfg = |engine| Config {
         model: Some(model.clone()),
-        bound: 1,
+        bound,
         property,
         ignore_filter: false,
-        progress: Default::default(),
+        progress: gpumc::engine::liveness::ProgressSpec::parse(progress).expect("progress"),
         engine,
     };
     let (ce, cs) = (cfg(Engine::Explicit), cfg(Engine::Symbolic));
     let cache = ModelCache::default();
     let results: Vec<_> = rows
         .par_iter()
-        .filter(|r| !r.disabled && r.path.ends_with(".litmus"))
+        .filter(|r| (!r.disabled || property == Property::Liveness) && r.path.ends_with(".litmus"))
         .filter_map(|row| {
             let path = root.join(&row.path);
             path.exists().then(|| {
@@ -122,4 +127,45 @@ fn vulkan_nochains() {
 #[test]
 fn vulkan_races() {
     diff("VULKAN-DR-expected.csv", "vulkan", Property::Races);
+}
+
+#[test]
+fn ptx_v6_0_liveness() {
+    diff_with(
+        "PTXv6_0-Liveness-expected.csv",
+        "ptx-v6.0",
+        Property::Liveness,
+        "fair",
+        1,
+    );
+}
+
+#[test]
+fn ptx_v7_5_liveness() {
+    diff_with(
+        "PTXv7_5-Liveness-expected.csv",
+        "ptx-v7.5",
+        Property::Liveness,
+        "fair",
+        1,
+    );
+}
+
+#[test]
+fn vulkan_liveness() {
+    for (f, m) in [
+        ("Fair", "fair"),
+        ("HSA", "hsa"),
+        ("OBE", "obe"),
+        ("HSA_OBE", "hsa_obe"),
+        ("LOBE", "lobe"),
+    ] {
+        diff_with(
+            &format!("VULKAN-Liveness-{f}-expected.csv"),
+            "vulkan",
+            Property::Liveness,
+            m,
+            4,
+        );
+    }
 }

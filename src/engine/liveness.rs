@@ -150,12 +150,16 @@ fn names(p: &Program, mask: u64) -> String {
     }
 }
 
-/// Checks whether `p` can run forever under `progress`.
+/// Checks whether `p` can run forever under `progress`. `symbolic`: find
+/// stuck configurations with the SAT solver rather than by enumeration
+/// (programs whose loops are all side-effect free; the other method has
+/// one implementation).
 pub fn check(
     p: &Program,
     model: &Model,
     opts: &Options,
     progress: &ProgressSpec,
+    symbolic: bool,
 ) -> Result<LivenessResult> {
     progress
         .check_arch(p.arch)
@@ -174,15 +178,19 @@ pub fn check(
     let hier = Hierarchy::new(p, progress);
     let fx = side_effect_loops(p);
     if fx.is_empty() {
-        let ax = axiomatic::check(
-            p,
-            model,
-            opts.bound,
-            opts.max_combinations,
-            &codes,
-            &hier,
-            progress,
-        )?;
+        let ax = if symbolic {
+            crate::engine::symbolic::stuck_configurations(p, model, opts, &codes, &hier, progress)?
+        } else {
+            axiomatic::check(
+                p,
+                model,
+                opts.bound,
+                opts.max_combinations,
+                &codes,
+                &hier,
+                progress,
+            )?
+        };
         if let Some(f) = ax.found {
             let v = describe_stuck(p, progress, &f);
             return Ok(LivenessResult {

@@ -27,6 +27,11 @@ pub struct Cfg {
     pub loop_end: HashMap<usize, usize>,
     /// Header → registers live there (sorted).
     pub live: HashMap<usize, Vec<String>>,
+    /// Headers of the loops whose body `(header, end]` a jump from outside
+    /// `[header, end]` enters (irreducible control flow): leaving such a
+    /// body does not end the loop's entry, since the jump may come back
+    /// without passing the header.
+    pub open: BTreeSet<usize>,
 }
 
 impl Cfg {
@@ -61,16 +66,29 @@ impl Cfg {
             .keys()
             .map(|&h| (h, live_all[h].iter().cloned().collect()))
             .collect();
-        let loop_end = headers
+        let loop_end: HashMap<usize, usize> = headers
             .iter()
             .map(|(&h, bes)| (h, bes.iter().copied().max().unwrap_or(h)))
             .collect();
+        let mut open = BTreeSet::new();
+        for (i, ins) in t.instrs.iter().enumerate() {
+            let target = match &ins.kind {
+                InstrKind::Branch { target, .. } | InstrKind::Goto(target) => labels[target],
+                _ => continue,
+            };
+            for (&h, &end) in &loop_end {
+                if h < target && target <= end && !(h <= i && i <= end) {
+                    open.insert(h);
+                }
+            }
+        }
         Ok(Cfg {
             labels,
             loop_end,
             back_edges,
             headers,
             live,
+            open,
         })
     }
 }

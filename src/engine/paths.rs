@@ -188,24 +188,27 @@ pub fn thread_paths(
 
 /// The paths of thread `th` whose reads return `reads` and whose undefined
 /// values are `havocs`, in order (one path, plus the prefixes that wait
-/// forever at a barrier). Reaching `Unreachable` ends a path as `Done`.
-/// Used to rebuild the exact path (events, dependencies, registers) behind
-/// a symbolic model.
+/// forever at a barrier). Reaching `Unreachable` ends a path as `Done`; a
+/// path about to produce event number `limit` (counting from 0) ends
+/// there as `Paused`. Used to rebuild the exact path (events,
+/// dependencies, registers) behind a symbolic model.
 pub fn replay_paths(
     p: &Program,
     th: usize,
     bound: u32,
-    reads: &[i64],
-    havocs: &[i64],
+    forced: Forced<'_>,
+    mode: PathMode,
 ) -> Result<Vec<ThreadPath>> {
-    explore(
-        p,
-        th,
-        bound,
-        Reads::Forced(reads, havocs),
-        PathMode::Safety,
-        false,
-    )
+    explore(p, th, bound, Reads::Forced(forced), mode, false)
+}
+
+/// The values a replayed path reads, in order, and where it stops.
+#[derive(Clone, Copy)]
+pub struct Forced<'a> {
+    pub reads: &'a [i64],
+    pub havocs: &'a [i64],
+    /// Events the path produces at most before it is paused.
+    pub limit: usize,
 }
 
 /// Where read values come from.
@@ -213,8 +216,8 @@ pub fn replay_paths(
 enum Reads<'a> {
     /// Every value of the location's domain (one path each).
     Domains(&'a Domains),
-    /// Given values, in order: (reads, undefined values).
-    Forced(&'a [i64], &'a [i64]),
+    /// Given values, in order.
+    Forced(Forced<'a>),
 }
 
 #[derive(Clone)]
@@ -309,8 +312,8 @@ fn union(a: &[usize], b: &[usize]) -> Vec<usize> {
 fn read_values(reads: Reads<'_>, s: &mut State, phys: LocId) -> Vec<i64> {
     match reads {
         Reads::Domains(dom) => dom[&phys].iter().copied().collect(),
-        Reads::Forced(vals, _) => {
-            let v = vals.get(s.forced.0).copied();
+        Reads::Forced(f) => {
+            let v = f.reads.get(s.forced.0).copied();
             s.forced.0 += 1;
             v.into_iter().collect()
         }
@@ -358,10 +361,24 @@ fn explore(
                 s.iter_start.insert(i, (s.events.len(), live));
             }
             s.via_back = false;
+            if let Reads::Forced(f) = reads {
+                let visible = matches!(
+                    ins.kind,
+                    InstrKind::Load { .. }
+                        | InstrKind::Store { .. }
+                        | InstrKind::Rmw { .. }
+                        | InstrKind::Fence
+                        | InstrKind::Barrier { .. }
+                );
+                if visible && s.events.len() >= f.limit {
+                    out.push(s.finish(PathEnd::Paused));
+                    break;
+                }
+            }
             match &ins.kind {
                 InstrKind::Label(_) => {}
                 InstrKind::Havoc { dst } => {
-                    let Reads::Forced(_, hv) = reads else {
+                    let Reads::Forced(Forced { havocs: hv, .. }) = reads else {
                         return Err(Error::unsupported(
                             ins.pos,
                             "undefined values need the symbolic engine (--engine symbolic)",

@@ -56,6 +56,42 @@ pub struct Outcome {
     pub incomplete: Option<String>,
 }
 
+/// A configuration's threads as bit masks.
+#[derive(Clone, Copy, Debug)]
+pub struct Masks {
+    /// Threads that took a step (every thread but a paused one that never
+    /// started).
+    pub stepped: u64,
+    pub terminated: u64,
+    pub spinning: u64,
+    pub blocked: u64,
+}
+
+impl Masks {
+    /// `paused_stepped`: the paused threads that took a step.
+    pub fn of(statuses: &[Status], paused_stepped: u64) -> Masks {
+        let mask = |st: Status| {
+            (0..statuses.len())
+                .filter(|&t| statuses[t] == st)
+                .fold(0u64, |a, t| a | 1 << t)
+        };
+        let all = 1u64
+            .checked_shl(statuses.len() as u32)
+            .map_or(u64::MAX, |x| x - 1);
+        Masks {
+            stepped: !mask(Status::Paused) & all | paused_stepped,
+            terminated: mask(Status::Terminated),
+            spinning: mask(Status::Spinning),
+            blocked: mask(Status::Blocked),
+        }
+    }
+
+    /// The progress model's condition for a stuck configuration.
+    pub fn fair_ok(&self, hier: &Hierarchy) -> bool {
+        hier.fair_ok(self.stepped, self.terminated, self.spinning, self.blocked)
+    }
+}
+
 /// One thing a thread may do in a configuration.
 struct Choice {
     path: ThreadPath,
@@ -256,15 +292,41 @@ fn prefixes(path: &ThreadPath, out: &mut Vec<ThreadPath>, seen: &mut HashSet<Vec
     }
 }
 
-struct Obs<'a> {
+/// Decides whether a consistent candidate of a configuration is a stuck
+/// one (shared with the symbolic engine, which re-checks its models
+/// with it).
+pub struct Obs<'a> {
     codes: &'a [Code],
+    /// Per thread: the local state at the end of its spinning path.
     ends: Vec<Option<&'a Local>>,
-    too_long: bool,
+    /// A spinning thread ran too long to tell whether it cycles.
+    pub too_long: bool,
     statuses: &'a [Status],
     stepped: u64,
     fair: u64,
-    found: Option<Found>,
-    executions: u64,
+    pub found: Option<Found>,
+    pub executions: u64,
+}
+
+impl<'a> Obs<'a> {
+    pub fn new(
+        codes: &'a [Code],
+        ends: Vec<Option<&'a Local>>,
+        statuses: &'a [Status],
+        stepped: u64,
+        fair: u64,
+    ) -> Self {
+        Obs {
+            codes,
+            ends,
+            too_long: false,
+            statuses,
+            stepped,
+            fair,
+            found: None,
+            executions: 0,
+        }
+    }
 }
 
 impl Observer for Obs<'_> {
@@ -476,44 +538,16 @@ pub fn check(
     let mut executions = 0;
     loop {
         let statuses: Vec<Status> = (0..n).map(|t| options[t][choice[t]].status).collect();
-        let mut stepped = 0u64;
-        let mut terminated = 0u64;
-        for t in 0..n {
-            let o = &options[t][choice[t]];
-            let st = match o.status {
-                Status::Paused => !o.path.events.is_empty(),
-                _ => true,
-            };
-            if st {
-                stepped |= 1 << t;
-            }
-            if o.status == Status::Terminated {
-                terminated |= 1 << t;
-            }
-        }
-        let mask = |st: Status| {
-            (0..n)
-                .filter(|&t| statuses[t] == st)
-                .fold(0u64, |a, t| a | 1 << t)
-        };
-        let fair = hier.fair_set(stepped, terminated);
-        if hier.fair_ok(
-            stepped,
-            terminated,
-            mask(Status::Spinning),
-            mask(Status::Blocked),
-        ) {
+        let paused_stepped = (0..n)
+            .filter(|&t| !options[t][choice[t]].path.events.is_empty())
+            .fold(0u64, |a, t| a | 1 << t);
+        let m = Masks::of(&statuses, paused_stepped);
+        let fair = hier.fair_set(m.stepped, m.terminated);
+        if m.fair_ok(hier) {
+            let stepped = m.stepped;
             let paths: Vec<&ThreadPath> = (0..n).map(|t| &options[t][choice[t]].path).collect();
-            let mut obs = Obs {
-                codes,
-                ends: (0..n).map(|t| options[t][choice[t]].end.as_ref()).collect(),
-                too_long: false,
-                statuses: &statuses,
-                stepped,
-                fair,
-                found: None,
-                executions: 0,
-            };
+            let ends = (0..n).map(|t| options[t][choice[t]].end.as_ref()).collect();
+            let mut obs = Obs::new(codes, ends, &statuses, stepped, fair);
             explicit::run_combination(p, &prep, &paths, &mut obs)?;
             executions += obs.executions;
             if obs.too_long {

@@ -770,23 +770,7 @@ impl<'p> Enc<'p> {
     /// races observer's reading); otherwise any of them (a free choice:
     /// each co-maximal write gives a final state).
     pub fn final_writes(&mut self, ph: usize, first: bool) -> Vec<(usize, Lit)> {
-        let ws: Vec<usize> = self.u.init_of[ph]
-            .iter()
-            .chain(&self.u.writes[ph])
-            .copied()
-            .collect();
-        let mut comax = Vec::new();
-        for &w in &ws {
-            let mut parts = vec![self.exec(w)];
-            for &x in &self.u.writes[ph] {
-                if x != w {
-                    let c = self.co_rel.get(w, x);
-                    let ex = self.exec(x);
-                    parts.push(-self.sat.and2(ex, c));
-                }
-            }
-            comax.push(self.sat.and(&parts));
-        }
+        let (ws, comax): (Vec<usize>, Vec<Lit>) = self.co_maximal(ph).into_iter().unzip();
         if first {
             let mut out = Vec::new();
             let mut before: Vec<Lit> = Vec::new();
@@ -804,6 +788,62 @@ impl<'p> Enc<'p> {
                 self.sat.implies(s, comax[i]);
             }
             ws.into_iter().zip(sel).collect()
+        }
+    }
+
+    /// The writes of physical location `ph` (the initial one first), each
+    /// with "executed and co-maximal".
+    pub fn co_maximal(&mut self, ph: usize) -> Vec<(usize, Lit)> {
+        let ws: Vec<usize> = self.u.init_of[ph]
+            .iter()
+            .chain(&self.u.writes[ph])
+            .copied()
+            .collect();
+        let mut out = Vec::new();
+        for &w in &ws {
+            let mut parts = vec![self.exec(w)];
+            for &x in &self.u.writes[ph] {
+                if x != w {
+                    let c = self.co_rel.get(w, x);
+                    let ex = self.exec(x);
+                    parts.push(-self.sat.and2(ex, c));
+                }
+            }
+            out.push((w, self.sat.and(&parts)));
+        }
+        out
+    }
+
+    /// Liveness: a thread stopping in a spinning iteration repeats it
+    /// forever only if the iteration's reads read co-maximal writes (the
+    /// final values, which every later iteration reads again).
+    pub fn encode_spinning(&mut self) {
+        let mut spins: Vec<(Lit, Vec<usize>)> = Vec::new();
+        for t in &self.u.threads {
+            if let Some(live) = t.guarded.as_ref().and_then(|g| g.live.as_ref()) {
+                spins.extend(live.spins.iter().cloned());
+            }
+        }
+        if spins.is_empty() {
+            return;
+        }
+        let mut final_of: HashMap<usize, Lit> = HashMap::new();
+        for ph in 0..self.u.writes.len() {
+            for (w, l) in self.co_maximal(ph) {
+                final_of.insert(w, l);
+            }
+        }
+        let mut rf_of: HashMap<usize, Vec<(usize, Lit)>> = HashMap::new();
+        for &(w, r, x) in &self.rf {
+            rf_of.entry(r).or_default().push((w, x));
+        }
+        for (stop, reads) in spins {
+            for r in reads {
+                for &(w, x) in rf_of.get(&r).map_or(&[][..], |v| &v[..]) {
+                    let f = final_of.get(&w).copied().unwrap_or(FALSE);
+                    self.sat.clause(&[-stop, -x, f]);
+                }
+            }
         }
     }
 

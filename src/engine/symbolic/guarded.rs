@@ -45,6 +45,32 @@ pub struct GuardedThread {
     pub ub: Lit,
     /// Literals that identify the thread's behaviour in a model.
     pub ident: Vec<Lit>,
+    /// How the thread stops (liveness unrollings only).
+    pub live: Option<LiveStatus>,
+}
+
+/// Which stops a liveness unrolling offers besides running to the end,
+/// spinning and waiting at a barrier: the progress model may starve a
+/// thread before its first step (`starve`) or at any point (`starve_started`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pausing {
+    pub starve: bool,
+    pub starve_started: bool,
+}
+
+/// How a thread of a liveness unrolling stops: exactly one of
+/// `terminated`, `spinning`, `blocked`, `paused` and the thread's `cut`
+/// holds in every model.
+pub struct LiveStatus {
+    pub terminated: Lit,
+    pub spinning: Lit,
+    pub blocked: Lit,
+    pub paused: Lit,
+    /// Some event of the thread is executed.
+    pub stepped: Lit,
+    /// Per spinning stop: its literal and the reads (potential events) of
+    /// the spinning iteration, which must read co-maximal writes.
+    pub spins: Vec<(Lit, Vec<usize>)>,
 }
 
 type Counters = Vec<(usize, u32)>;
@@ -58,9 +84,19 @@ struct St {
     taint: BTreeMap<String, Vec<(usize, Lit)>>,
     /// Reads that decided a branch so far.
     ctrl: Vec<(usize, Lit)>,
-    /// Loop header → live registers' values at the start of the current
-    /// iteration, and the execution literals of its writes and barriers.
-    iter: BTreeMap<usize, (Vec<Bv>, Vec<Lit>)>,
+    /// Loop header → the current iteration of that loop.
+    iter: BTreeMap<usize, Iter>,
+}
+
+/// What the current iteration of a loop has done so far.
+#[derive(Clone, Default)]
+struct Iter {
+    /// Live registers' values at the start of the iteration.
+    live: Vec<Bv>,
+    /// Execution literals of its writes and barriers.
+    effects: Vec<Lit>,
+    /// Its reads (thread-local event indices).
+    reads: Vec<usize>,
 }
 
 fn unsupported(msg: impl Into<String>) -> Error {
@@ -70,11 +106,14 @@ fn unsupported(msg: impl Into<String>) -> Error {
     )
 }
 
-/// Counters of the loops whose body contains `pc` (others are reset).
+/// The loop counters on arriving at `pc` other than by a back-edge: a
+/// loop whose header `pc` is starts afresh; so does a loop whose body was
+/// left (it can only be entered again through its header, unless it is
+/// an open one).
 fn canon(cfg: &Cfg, pc: usize, counters: &Counters) -> Counters {
     counters
         .iter()
-        .filter(|(h, _)| *h <= pc && pc <= cfg.loop_end[h])
+        .filter(|(h, _)| *h != pc && ((*h <= pc && pc <= cfg.loop_end[h]) || cfg.open.contains(h)))
         .copied()
         .collect()
 }
@@ -146,8 +185,11 @@ impl Builder<'_> {
         if count >= self.bound.max(1) {
             return Ok(Succ::Cut);
         }
-        let k = (target, canon(self.cfg, target, &c));
-        Ok(Succ::To(self.intern(k)?))
+        // Arriving by a back-edge: the target's own count stays.
+        let mut k = canon(self.cfg, target, &c);
+        k.push((target, count));
+        k.sort_unstable();
+        Ok(Succ::To(self.intern((target, k))?))
     }
 
     fn fall(&mut self, pc: usize, counters: &Counters) -> Result<Succ> {
@@ -303,19 +345,32 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
         .filter(|h| incoming.iter().all(|(_, s)| s.iter.contains_key(h)))
         .collect();
     for h in heads {
-        let k = incoming[0].1.iter[&h].0.len();
+        let k = incoming[0].1.iter[&h].live.len();
         let mut live = Vec::with_capacity(k);
         for j in 0..k {
-            let vals: Vec<&Bv> = incoming.iter().map(|(_, s)| &s.iter[&h].0[j]).collect();
+            let vals: Vec<&Bv> = incoming.iter().map(|(_, s)| &s.iter[&h].live[j]).collect();
             live.push(mux_over(sat, &guards, &vals));
         }
         let mut effects: Vec<Lit> = incoming
             .iter()
-            .flat_map(|(_, s)| s.iter[&h].1.iter().copied())
+            .flat_map(|(_, s)| s.iter[&h].effects.iter().copied())
             .collect();
         effects.sort_unstable();
         effects.dedup();
-        out.iter.insert(h, (live, effects));
+        let mut reads: Vec<usize> = incoming
+            .iter()
+            .flat_map(|(_, s)| s.iter[&h].reads.iter().copied())
+            .collect();
+        reads.sort_unstable();
+        reads.dedup();
+        out.iter.insert(
+            h,
+            Iter {
+                live,
+                effects,
+                reads,
+            },
+        );
     }
     (guard, out)
 }
@@ -353,6 +408,15 @@ struct ThreadOut {
     done: Lit,
     cut: Lit,
     guarded: GuardedThread,
+}
+
+/// A pause point of a liveness unrolling: the thread may stop for good
+/// where `g` holds (recorded in `paused`); returns the guard of going on.
+fn pause_point(sat: &mut Sat, g: Lit, paused: &mut Vec<Lit>, ident: &mut Vec<Lit>) -> Lit {
+    let h = sat.var();
+    ident.push(h);
+    paused.push(sat.and2(g, h));
+    sat.and2(g, -h)
 }
 
 /// Program-order pairs: `a` before `b` where `b`'s node is reachable from
@@ -410,6 +474,7 @@ fn unroll_thread(
     bound: u32,
     vocab: &Vocabulary,
     known: &[Vec<Option<bool>>],
+    pausing: Option<Pausing>,
     sat: &mut Sat,
 ) -> Result<ThreadOut> {
     let t = &p.threads[th];
@@ -420,13 +485,27 @@ fn unroll_thread(
     for (r, v) in &t.init_regs {
         init.regs.insert(r.clone(), bv::constant(*v));
     }
-    pending[0].push((TRUE, init));
     let mut events: Vec<SymEvent> = Vec::new();
     let mut deps: [Vec<(usize, usize, Lit)>; 3] = Default::default();
     let (mut done, mut cut, mut ub) = (Vec::new(), Vec::new(), Vec::new());
     let mut finals: Vec<(Lit, St)> = Vec::new();
     let mut havocs = Vec::new();
     let mut ident = Vec::new();
+    // Liveness: where the thread stops for good, and its spinning stops.
+    let mut paused: Vec<Lit> = Vec::new();
+    let mut spins: Vec<(Lit, Vec<usize>)> = Vec::new();
+    let starve_started = pausing.is_some_and(|z| z.starve_started);
+    // Starved before its first step: a thread that never starts.
+    let root = match pausing {
+        Some(z) if z.starve && !z.starve_started => {
+            let h = sat.var();
+            ident.push(h);
+            paused.push(h);
+            -h
+        }
+        _ => TRUE,
+    };
+    pending[0].push((root, init));
     let n = t.instrs.len();
     let mut event_node: Vec<usize> = Vec::new();
     let mut cur_node = 0;
@@ -437,7 +516,7 @@ fn unroll_thread(
         if incoming.is_empty() {
             continue;
         }
-        let (g, mut st) = merge(sat, incoming);
+        let (mut g, mut st) = merge(sat, incoming);
         if g == FALSE {
             continue;
         }
@@ -447,13 +526,30 @@ fn unroll_thread(
             finals.push((g, st));
             continue;
         }
+        let visible = matches!(
+            t.instrs[pc].kind,
+            InstrKind::Load { .. }
+                | InstrKind::Store { .. }
+                | InstrKind::Rmw { .. }
+                | InstrKind::Fence
+                | InstrKind::Barrier { .. }
+        );
+        if visible && starve_started {
+            g = pause_point(sat, g, &mut paused, &mut ident);
+        }
         // A new iteration of the loops with this header starts here.
         if let Some(live) = cfg.live.get(&pc) {
             let vals: Vec<Bv> = live
                 .iter()
                 .map(|r| st.regs.get(r).cloned().unwrap_or_else(|| bv::constant(0)))
                 .collect();
-            st.iter.insert(pc, (vals, vec![]));
+            st.iter.insert(
+                pc,
+                Iter {
+                    live: vals,
+                    ..Iter::default()
+                },
+            );
         }
         let ins = &t.instrs[pc];
         let new_event = |events: &mut Vec<SymEvent>, kind: EventKind, exec: Lit| -> usize {
@@ -488,8 +584,13 @@ fn unroll_thread(
             index
         };
         let effect = |st: &mut St, l: Lit| {
-            for (_, (_, eff)) in st.iter.iter_mut() {
-                eff.push(l);
+            for it in st.iter.values_mut() {
+                it.effects.push(l);
+            }
+        };
+        let read = |st: &mut St, e: usize| {
+            for it in st.iter.values_mut() {
+                it.reads.push(e);
             }
         };
         let mut out_guard = g;
@@ -556,6 +657,7 @@ fn unroll_thread(
             }
             InstrKind::Load { dst, addr, .. } => {
                 let e = new_event(&mut events, EventKind::Read, g);
+                read(&mut st, e);
                 let v = read_bits(sat, known, p.locations[*addr].phys);
                 events[e].bits = v.clone();
                 ident.push(g);
@@ -585,6 +687,7 @@ fn unroll_thread(
                 addr,
             } => {
                 let r = new_event(&mut events, EventKind::Read, g);
+                read(&mut st, r);
                 let old = read_bits(sat, known, p.locations[*addr].phys);
                 events[r].bits = old.clone();
                 ident.push(g);
@@ -634,16 +737,33 @@ fn unroll_thread(
             }
         }
         if let Some(s) = &dag.taken[node] {
-            let tg = taken_guard;
+            let mut tg = taken_guard;
             if tg != FALSE {
                 let target = match &ins.kind {
                     InstrKind::Goto(l) | InstrKind::Branch { target: l, .. } => cfg.labels[l],
                     _ => unreachable!("only jumps have a taken successor"),
                 };
                 if target <= pc {
-                    // A back-edge: a spinning iteration is never taken.
                     let spin = spin_lit(sat, &cfg, target, &st);
-                    sat.clause(&[-tg, -spin]);
+                    if pausing.is_none() {
+                        // A spinning iteration is never taken: dropping it
+                        // changes nothing.
+                        sat.clause(&[-tg, -spin]);
+                    } else {
+                        // Liveness: the thread may stop here, spinning
+                        // forever (if the iteration's reads read final
+                        // values, see `encode_spinning`), or paused.
+                        let mut stop = sat.and2(tg, spin);
+                        if stop != FALSE {
+                            if starve_started {
+                                stop = pause_point(sat, stop, &mut paused, &mut ident);
+                            }
+                            ident.push(stop);
+                            let reads = st.iter.get(&target).map(|i| i.reads.clone());
+                            spins.push((stop, reads.unwrap_or_default()));
+                        }
+                        tg = sat.and2(tg, -spin);
+                    }
                 }
                 match s {
                     Succ::To(j) => pending[*j].push((tg, st.clone())),
@@ -678,17 +798,35 @@ fn unroll_thread(
     let ub = sat.or(&ub);
     let mut done_all = done;
     done_all.push(ub);
+    let done = sat.or(&done_all);
+    let live = match pausing {
+        None => None,
+        Some(_) => {
+            let stuck: Vec<Lit> = events.iter().map(|e| e.stuck).collect();
+            let execs: Vec<Lit> = events.iter().map(|e| e.exec).collect();
+            let spin_lits: Vec<Lit> = spins.iter().map(|x| x.0).collect();
+            Some(LiveStatus {
+                terminated: done,
+                spinning: sat.or(&spin_lits),
+                blocked: sat.or(&stuck),
+                paused: sat.or(&paused),
+                stepped: sat.or(&execs),
+                spins,
+            })
+        }
+    };
     Ok(ThreadOut {
         events,
         deps,
         po,
-        done: sat.or(&done_all),
+        done,
         cut: sat.or(&cut),
         guarded: GuardedThread {
             havocs,
             regs: regs.into_iter().collect(),
             ub,
             ident,
+            live,
         },
     })
 }
@@ -696,11 +834,11 @@ fn unroll_thread(
 /// "The iteration of the loop with header `h` ending in state `st` is a
 /// spinning one."
 fn spin_lit(sat: &mut Sat, cfg: &Cfg, h: usize, st: &St) -> Lit {
-    let Some((start, effects)) = st.iter.get(&h) else {
+    let Some(it) = st.iter.get(&h) else {
         return FALSE;
     };
-    let mut parts: Vec<Lit> = effects.iter().map(|&l| -l).collect();
-    for (r, v0) in cfg.live[&h].iter().zip(start) {
+    let mut parts: Vec<Lit> = it.effects.iter().map(|&l| -l).collect();
+    for (r, v0) in cfg.live[&h].iter().zip(&it.live) {
         let v = st.regs.get(r).cloned().unwrap_or_else(|| bv::constant(0));
         parts.push(bv::eq(sat, &v, v0));
     }
@@ -721,18 +859,26 @@ const KNOWN_BITS_PASSES: usize = 4;
 /// more (a sound, increasing iteration). The final unrolling then creates
 /// variables only for the unknown bits, which folds comparisons and lets
 /// `encode_rf` drop writes of incompatible values.
-pub fn unroll<'p>(p: &'p Program, bound: u32, sat: &mut Sat) -> Result<Unrolled<'p>> {
+///
+/// `pausing`: a liveness unrolling (spinning stops instead of dropped
+/// spinning iterations, and pauses the progress model allows).
+pub fn unroll<'p>(
+    p: &'p Program,
+    bound: u32,
+    pausing: Option<Pausing>,
+    sat: &mut Sat,
+) -> Result<Unrolled<'p>> {
     let mut known: Vec<Vec<Option<bool>>> = vec![];
     for _ in 0..KNOWN_BITS_PASSES {
         let mut scratch = Sat::new();
-        let u = unroll_with(p, bound, &known, &mut scratch)?;
+        let u = unroll_with(p, bound, &known, pausing, &mut scratch)?;
         let next = known_bits(p, &u);
         if next == known {
             break;
         }
         known = next;
     }
-    unroll_with(p, bound, &known, sat)
+    unroll_with(p, bound, &known, pausing, sat)
 }
 
 /// Per physical location, the bits that are one constant in its initial
@@ -763,6 +909,7 @@ fn unroll_with<'p>(
     p: &'p Program,
     bound: u32,
     known: &[Vec<Option<bool>>],
+    pausing: Option<Pausing>,
     sat: &mut Sat,
 ) -> Result<Unrolled<'p>> {
     let vocab = Vocabulary::for_program(p);
@@ -793,8 +940,15 @@ fn unroll_with<'p>(
     let mut po = Vec::new();
     let mut dep_lists: [Vec<(usize, usize, Lit)>; 3] = Default::default();
     for th in 0..p.threads.len() {
-        let out = unroll_thread(p, th, bound, &vocab, known, sat)?;
+        let mut out = unroll_thread(p, th, bound, &vocab, known, pausing, sat)?;
         let base = events.len();
+        if let Some(live) = &mut out.guarded.live {
+            for (_, reads) in &mut live.spins {
+                for r in reads.iter_mut() {
+                    *r += base;
+                }
+            }
+        }
         let m = out.events.len();
         po.extend(out.po.iter().map(|&(a, b)| (base + a, base + b)));
         for (k, list) in out.deps.iter().enumerate() {

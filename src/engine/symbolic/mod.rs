@@ -29,6 +29,7 @@
 mod bv;
 mod encode;
 mod guarded;
+mod liveness;
 mod rel;
 mod sat;
 mod unroll;
@@ -50,6 +51,8 @@ use encode::Enc;
 use sat::{Lit, Sat, TRUE};
 use std::collections::HashMap;
 use unroll::Unrolled;
+
+pub use liveness::stuck as stuck_configurations;
 
 /// Size and effort figures of one check.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -78,28 +81,30 @@ struct Concrete<'p> {
     map: Vec<Option<usize>>,
 }
 
-fn unsupported_liveness() -> Error {
-    Error::new(
-        ErrorKind::Unsupported,
-        "unsupported: the symbolic engine does not check liveness yet (use --engine explicit)",
-    )
-}
-
-fn build<'p>(p: &'p Program, model: &Model, opts: &Options, needed: &[usize]) -> Result<Enc<'p>> {
-    if opts.liveness {
-        return Err(unsupported_liveness());
-    }
+/// The encoding of `p` under `model` with the axioms `needed`; `pausing`
+/// makes it a liveness unrolling (guarded only).
+fn build<'p>(
+    p: &'p Program,
+    model: &Model,
+    opts: &Options,
+    needed: &[usize],
+    pausing: Option<guarded::Pausing>,
+) -> Result<Enc<'p>> {
     let debug = std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some();
     let t0 = std::time::Instant::now();
     let mut sat = Sat::new();
     // The guarded unrolling, unless asked otherwise or it cannot express
     // the program (barrier ids computed at run time): then the paths.
-    let paths_only = std::env::var("GPUMC_UNROLL").is_ok_and(|v| v == "paths");
+    let paths_only = pausing.is_none() && std::env::var("GPUMC_UNROLL").is_ok_and(|v| v == "paths");
     let u = match paths_only {
         true => Unrolled::new(p, opts.bound, &mut sat)?,
-        false => match guarded::unroll(p, opts.bound, &mut sat) {
+        false => match guarded::unroll(p, opts.bound, pausing, &mut sat) {
             Ok(u) => u,
-            Err(e) if e.kind == ErrorKind::Unsupported && !has_arbitrary_values(p) => {
+            Err(e)
+                if e.kind == ErrorKind::Unsupported
+                    && !has_arbitrary_values(p)
+                    && pausing.is_none() =>
+            {
                 if debug {
                     eprintln!("symbolic: guarded unrolling refused ({e}); enumerating paths");
                 }
@@ -111,6 +116,7 @@ fn build<'p>(p: &'p Program, model: &Model, opts: &Options, needed: &[usize]) ->
     };
     let t1 = t0.elapsed();
     let mut enc = Enc::new(sat, u, model.partial_co());
+    enc.encode_spinning();
     let t2 = t0.elapsed();
     enc.encode_model(model, needed)?;
     let t3 = t0.elapsed();
@@ -262,7 +268,7 @@ impl<'p> Enc<'p> {
         g: &guarded::GuardedThread,
     ) -> Result<(ThreadPath, Vec<usize>)> {
         use super::exec::EventKind;
-        use super::paths::{replay_paths, PathEnd, PathEventKind};
+        use super::paths::{replay_paths, Forced, PathEnd, PathEventKind, PathMode};
         let u = &self.u;
         let executed: Vec<usize> = t
             .events
@@ -284,10 +290,15 @@ impl<'p> Enc<'p> {
         let stuck = executed
             .last()
             .is_some_and(|&e| self.sat.value(u.events[e].stuck));
+        let live = g.live.as_ref();
         let end = if stuck {
             PathEnd::Stuck
         } else if self.sat.value(t.cut) {
             PathEnd::Cut
+        } else if live.is_some_and(|l| self.sat.value(l.paused)) {
+            PathEnd::Paused
+        } else if live.is_some_and(|l| self.sat.value(l.spinning)) {
+            PathEnd::Spinning
         } else {
             PathEnd::Done
         };
@@ -305,8 +316,30 @@ impl<'p> Enc<'p> {
                     ev.instr == Some(pe.instr) && ev.kind == kind
                 })
         };
-        let candidates = replay_paths(u.program, ti, u.bound, &reads, &havocs)?;
-        match candidates.into_iter().find(|c| same(c)) {
+        let forced = Forced {
+            reads: &reads,
+            havocs: &havocs,
+            limit: match end {
+                PathEnd::Paused => executed.len(),
+                _ => usize::MAX,
+            },
+        };
+        let mode = match live {
+            Some(_) => PathMode::Liveness,
+            None => PathMode::Safety,
+        };
+        let candidates = replay_paths(u.program, ti, u.bound, forced, mode)?;
+        let found = candidates.into_iter().find_map(|mut c| {
+            // Paused right after a spinning iteration.
+            if end == PathEnd::Paused && c.end == PathEnd::Spinning {
+                c.end = PathEnd::Paused;
+                for e in &mut c.events {
+                    e.spinning = false;
+                }
+            }
+            same(&c).then_some(c)
+        });
+        match found {
             Some(path) => Ok((path, executed)),
             None => Err(Error::new(
                 ErrorKind::Unsupported,
@@ -434,7 +467,7 @@ pub fn check_safety_stats(
 ) -> Result<(SafetyResult, Stats)> {
     let mut stats = Stats::default();
     let needed = consistency_axioms(model);
-    let mut enc = build(p, model, opts, &needed)?;
+    let mut enc = build(p, model, opts, &needed, None)?;
     let obs = observables(p);
     let complete = complete_lit(&mut enc);
     if let Some((note, w)) = undefined_behaviour(&mut enc, model, complete, &mut stats)? {
@@ -593,7 +626,7 @@ pub fn check_races_stats(
     let mut stats = Stats::default();
     let mut needed = consistency_axioms(model);
     needed.extend(&flags);
-    let mut enc = build(p, model, opts, &needed)?;
+    let mut enc = build(p, model, opts, &needed, None)?;
     let complete = complete_lit(&mut enc);
     if let Some((note, w)) = undefined_behaviour(&mut enc, model, complete, &mut stats)? {
         fill_stats(&enc, &mut stats);
