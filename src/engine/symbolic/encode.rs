@@ -3,8 +3,9 @@
 //! symbolic sets and relations), axioms, final states and conditions.
 
 use super::bv::{self, Bv};
+use super::demand::{self, Mask};
 use super::rel::{Ctx, RelAcc, SymRel, SymSet, SymVal};
-use super::sat::{Lit, Sat, FALSE, TRUE};
+use super::sat::{Lit, Polarity, Sat, FALSE, TRUE};
 use super::unroll::{group, init_reg, Unrolled};
 use crate::cat::{AxiomKind, BaseKind, Model, Op, OpCode, Unit, NONE};
 use crate::diag::{Error, ErrorKind, Result};
@@ -32,6 +33,8 @@ pub struct Enc<'p> {
     pub bar_stuck: Lit,
     /// Values of the model's slots (after `encode_model`).
     slots: Vec<Option<SymVal>>,
+    /// The demand on the result of the operator being encoded.
+    mask: Option<Relation>,
 }
 
 fn kind_err(msg: &str) -> Error {
@@ -54,6 +57,7 @@ impl<'p> Enc<'p> {
             bar_rel: SymRel::empty(n),
             bar_stuck: FALSE,
             slots: vec![],
+            mask: None,
         };
         e.encode_rf();
         e.encode_co(partial_co);
@@ -399,7 +403,7 @@ impl<'p> Enc<'p> {
     /// `fr = rf^-1 ; co` (the base relation).
     fn fr(&mut self) -> SymRel {
         let inv = self.rf_rel.inv();
-        inv.seq(&self.co_rel, &self.ctx, &mut self.sat)
+        inv.seq(&self.co_rel, &self.ctx, &mut self.sat, None)
     }
 
     fn input(&mut self, name: &str, kind: BaseKind) -> Result<SymVal> {
@@ -492,31 +496,67 @@ impl<'p> Enc<'p> {
                 }
             }
         }
+        let pol = polarities(model, needed, &need_unit);
         self.slots = vec![None; kinds.len()];
         let trace = std::env::var("GPUMC_SYMBOLIC_DEBUG").is_ok_and(|v| v == "2");
+        // The inputs first: their supports start the demand analysis.
+        let n = self.u.n();
+        let mut input_masks: Vec<Option<(Mask, Mask)>> = vec![None; kinds.len()];
+        for (ui, unit) in units.iter().enumerate() {
+            if let (true, Unit::Input(i)) = (need_unit[ui], unit) {
+                let (name, kind) = &model.inputs()[*i];
+                let v = self.input(name, *kind)?;
+                let s = model.input_slot(*i) as usize;
+                input_masks[s] = Some(match &v {
+                    SymVal::Set(x) => (Mask::Set(x.support()), Mask::Set(x.sure.clone())),
+                    SymVal::Rel(r) => (Mask::Rel(r.support()), Mask::Rel(r.sure.clone())),
+                });
+                self.slots[s] = Some(v);
+            }
+        }
+        let (may, _) = demand::may_must(model, &need_unit, &input_masks, n);
+        let dem = demand::demands(model, needed, &need_unit, &may, n);
+        let restrict = |v: SymVal, d: &Option<Mask>| -> SymVal {
+            match (v, d) {
+                (SymVal::Set(x), Some(Mask::Set(m))) => SymVal::Set(x.restrict_to(m)),
+                (SymVal::Rel(r), Some(Mask::Rel(m))) => SymVal::Rel(r.restrict_to(m)),
+                (SymVal::Set(_), None) => SymVal::Set(SymSet::empty(n)),
+                (SymVal::Rel(_), None) => SymVal::Rel(SymRel::empty(n)),
+                (v, _) => v,
+            }
+        };
         for (ui, unit) in units.iter().enumerate() {
             if !need_unit[ui] {
                 continue;
             }
             match unit {
                 Unit::Input(i) => {
-                    let (name, kind) = &model.inputs()[*i];
-                    let v = self.input(name, *kind)?;
-                    self.slots[model.input_slot(*i) as usize] = Some(v);
+                    let s = model.input_slot(*i) as usize;
+                    let v = self.slots[s].take().expect("input encoded above");
+                    self.slots[s] = Some(restrict(v, &dem[s]));
                 }
                 Unit::Op(op) => {
                     let (t0, v0) = (std::time::Instant::now(), self.sat.num_vars());
-                    let v = self.op(op, kinds)?;
+                    self.mask = dem[op.dst as usize].as_ref().and_then(|m| m.rel()).cloned();
+                    self.sat.polarity = match pol[op.dst as usize] {
+                        Polarity::NONE => Polarity::BOTH,
+                        p => p,
+                    };
+                    let v = self.op(op, kinds);
+                    self.sat.polarity = Polarity::BOTH;
+                    self.mask = None;
+                    let v = restrict(v?, &dem[op.dst as usize]);
                     if trace {
                         let size = match &v {
                             SymVal::Rel(r) => (r.sure.len(), r.sym.len()),
                             SymVal::Set(x) => (x.sure.len(), x.sym.len()),
                         };
                         eprintln!(
-                            "  {:?} -> slot {} {}: sure {} sym {}; +{} vars, {:?}",
+                            "  {:?} -> slot {} {} {:?}: sure {} sym {}; +{} vars, {:?}",
                             op.code,
                             op.dst,
                             model.slot_name(op.dst).unwrap_or(""),
+                            pol[op.dst as usize],
                             size.0,
                             size.1,
                             self.sat.num_vars() - v0,
@@ -605,16 +645,16 @@ impl<'p> Enc<'p> {
             RelCompl => SymVal::Rel(self.rel(a)?.compl()),
             Seq => {
                 let (x, y) = (self.rel(a)?, self.rel(b)?);
-                SymVal::Rel(x.seq(&y, &self.ctx, &mut self.sat))
+                SymVal::Rel(x.seq(&y, &self.ctx, &mut self.sat, self.mask.as_ref()))
             }
             Inv => SymVal::Rel(self.rel(a)?.inv()),
             Plus => {
                 let x = self.rel(a)?;
-                SymVal::Rel(x.plus(&self.ctx, &mut self.sat))
+                SymVal::Rel(x.plus(&self.ctx, &mut self.sat, self.mask.as_ref()))
             }
             Star => {
                 let x = self.rel(a)?;
-                let p = x.plus(&self.ctx, &mut self.sat);
+                let p = x.plus(&self.ctx, &mut self.sat, self.mask.as_ref());
                 SymVal::Rel(p.add_identity(&mut self.sat))
             }
             Opt => SymVal::Rel(self.rel(a)?.add_identity(&mut self.sat)),
@@ -1035,6 +1075,60 @@ impl TermVal {
             TermVal::Cases(c) => c.iter().find(|(_, l)| sat.value(*l)).map_or(0, |(v, _)| *v),
         }
     }
+}
+
+/// The polarity each slot's encoding needs (see [`Polarity`]): a
+/// consistency axiom forbids (its relation may be over-approximated:
+/// `up`), a flag must fire for real on the model (`down`; `up` for
+/// `flag empty`), a non-emptiness requirement needs `down`; operands of
+/// monotone operators inherit their result's polarity, the subtracted
+/// operand of a difference and the operand of a complement the flipped
+/// one, and `let rec` fixpoints are encoded exactly.
+fn polarities(model: &Model, needed: &[usize], need_unit: &[bool]) -> Vec<Polarity> {
+    let units = model.units();
+    let mut pol = vec![Polarity::NONE; model.slot_kinds().len()];
+    for &a in needed {
+        let ax = &model.axioms()[a];
+        let p = match (ax.flag, ax.kind) {
+            (_, AxiomKind::NotEmpty) => Polarity::DOWN,
+            (false, _) | (true, AxiomKind::Empty) => Polarity::UP,
+            (true, _) => Polarity::BOTH,
+        };
+        let s = model.axiom_slot(a) as usize;
+        pol[s] = pol[s].union(p);
+    }
+    for (ui, unit) in units.iter().enumerate().rev() {
+        if !need_unit[ui] {
+            continue;
+        }
+        match unit {
+            Unit::Input(_) => {}
+            Unit::Op(op) => {
+                let p = pol[op.dst as usize];
+                let (pa, pb) = match op.code {
+                    OpCode::SetDiff | OpCode::RelDiff => (p, p.flip()),
+                    OpCode::SetCompl | OpCode::RelCompl => (p.flip(), p.flip()),
+                    _ => (p, p),
+                };
+                for (s, q) in [(op.a, pa), (op.b, pb)] {
+                    if s != NONE {
+                        pol[s as usize] = pol[s as usize].union(q);
+                    }
+                }
+            }
+            Unit::Fix(f) => {
+                for op in &f.body {
+                    for s in op.operands().chain([op.dst]) {
+                        pol[s as usize] = Polarity::BOTH;
+                    }
+                }
+                for &s in f.vars.iter().chain(&f.results) {
+                    pol[s as usize] = Polarity::BOTH;
+                }
+            }
+        }
+    }
+    pol
 }
 
 fn empty_of(k: BaseKind, n: usize) -> SymVal {

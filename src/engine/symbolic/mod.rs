@@ -27,6 +27,7 @@
 //! 1), not all of them.
 
 mod bv;
+mod demand;
 mod encode;
 mod guarded;
 mod liveness;

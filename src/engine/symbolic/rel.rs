@@ -18,7 +18,7 @@
 //! The sure part is the relation analysis' lower bound and sure ∪ symbolic
 //! its upper bound (Dartagnan's may/must sets), computed as a by-product.
 
-use super::sat::{Lit, Sat, FALSE, TRUE};
+use super::sat::{Lit, Polarity, Sat, FALSE, TRUE};
 use crate::rel::{EventSet, Relation};
 use std::collections::HashMap;
 
@@ -180,6 +180,28 @@ fn bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
 }
 
 impl SymSet {
+    /// The elements in `m` only.
+    pub fn restrict_to(&self, m: &EventSet) -> SymSet {
+        SymSet {
+            sure: self.sure.intersection(m),
+            sym: self
+                .sym
+                .iter()
+                .copied()
+                .filter(|&(a, _)| m.contains(a as usize))
+                .collect(),
+        }
+    }
+
+    /// The elements that may be present.
+    pub fn support(&self) -> EventSet {
+        let mut r = self.sure.clone();
+        for &(a, _) in &self.sym {
+            r.insert(a as usize);
+        }
+        r
+    }
+
     pub fn empty(n: usize) -> Self {
         SymSet {
             sure: EventSet::empty(n),
@@ -378,6 +400,28 @@ impl SymRel {
         }
     }
 
+    /// The pairs in `m` only.
+    pub fn restrict_to(&self, m: &Relation) -> SymRel {
+        SymRel {
+            sure: self.sure.intersection(m),
+            sym: self
+                .sym
+                .iter()
+                .copied()
+                .filter(|&(a, b, _)| m.contains(a as usize, b as usize))
+                .collect(),
+        }
+    }
+
+    /// The pairs that may be present.
+    pub fn support(&self) -> Relation {
+        let mut r = self.sure.clone();
+        for &(a, b, _) in &self.sym {
+            r.insert(a as usize, b as usize);
+        }
+        r
+    }
+
     pub fn inv(&self) -> SymRel {
         let mut sym: Vec<(u32, u32, Lit)> = self.sym.iter().map(|&(a, b, l)| (b, a, l)).collect();
         sym.sort_unstable();
@@ -396,9 +440,11 @@ impl SymRel {
         rows
     }
 
-    /// `self ; o`, conjoining the execution of the intermediate event.
-    pub fn seq(&self, o: &SymRel, ctx: &Ctx, sat: &mut Sat) -> SymRel {
+    /// `self ; o`, conjoining the execution of the intermediate event;
+    /// with a `mask`, only the pairs in it.
+    pub fn seq(&self, o: &SymRel, ctx: &Ctx, sat: &mut Sat, mask: Option<&Relation>) -> SymRel {
         let n = self.n();
+        let want = |x: usize, z: usize| mask.is_none_or(|m| m.contains(x, z));
         // Sure part: through always-executed events, or through an end.
         let mut sure = self
             .sure
@@ -427,13 +473,17 @@ impl SymRel {
         for &(x, m, la) in &self.sym {
             let (x, m) = (x as usize, m as usize);
             for z in bits(o.sure.row(m)) {
-                let em = ctx.mid(m, x, z);
-                acc.add(x, z, sat.and2(la, em));
+                if want(x, z) {
+                    let em = ctx.mid(m, x, z);
+                    acc.add(x, z, sat.and2(la, em));
+                }
             }
             for &(z, lb) in &o_rows[m] {
                 let z = z as usize;
-                let em = ctx.mid(m, x, z);
-                acc.add(x, z, sat.and(&[la, em, lb]));
+                if want(x, z) {
+                    let em = ctx.mid(m, x, z);
+                    acc.add(x, z, sat.and(&[la, em, lb]));
+                }
             }
         }
         // (ii) sure first step, symbolic second step.
@@ -442,8 +492,10 @@ impl SymRel {
             for &(m, z, lb) in &o.sym {
                 let (m, z) = (m as usize, z as usize);
                 for x in bits(a_inv.row(m)) {
-                    let em = ctx.mid(m, x, z);
-                    acc.add(x, z, sat.and2(em, lb));
+                    if want(x, z) {
+                        let em = ctx.mid(m, x, z);
+                        acc.add(x, z, sat.and2(em, lb));
+                    }
                 }
             }
         }
@@ -465,7 +517,9 @@ impl SymRel {
                         continue;
                     }
                     for &z in &succ {
-                        acc.add(x, z, em);
+                        if want(x, z) {
+                            acc.add(x, z, em);
+                        }
                     }
                 }
             }
@@ -473,8 +527,9 @@ impl SymRel {
         acc.finish(sat)
     }
 
-    /// `self+` (exact: Warshall's algorithm over literals).
-    pub fn plus(&self, ctx: &Ctx, sat: &mut Sat) -> SymRel {
+    /// `self+` (exact: Warshall's algorithm over literals; an upper bound
+    /// under [`Polarity::UP`], on the columns of `mask` only).
+    pub fn plus(&self, ctx: &Ctx, sat: &mut Sat, mask: Option<&Relation>) -> SymRel {
         let n = self.n();
         let mut involved = EventSet::empty(n);
         for (a, b) in self.sure.pairs() {
@@ -497,6 +552,13 @@ impl SymRel {
         let mut mat = vec![FALSE; m * m];
         for (a, b, l) in self.entries() {
             mat[idx[a] * m + idx[b]] = l;
+        }
+        if sat.polarity == Polarity::UP {
+            let cols: Vec<bool> = nodes
+                .iter()
+                .map(|&e| mask.is_none_or(|m| (0..n).any(|x| m.contains(x, e))))
+                .collect();
+            return plus_up(&nodes, &mat, &cols, ctx, sat);
         }
         let mut preds = Vec::with_capacity(m);
         let mut succs = Vec::with_capacity(m);
@@ -588,4 +650,67 @@ impl SymRel {
     pub fn range(&self, ctx: &Ctx, sat: &mut Sat) -> SymSet {
         self.inv().domain(ctx, sat)
     }
+}
+
+/// `r+` where only its upper bound is needed ([`Polarity::UP`]): one
+/// variable per pair of the may-closure, with `r(i,j) ⇒ x(i,j)` and
+/// `x(i,k) ∧ exec(k) ∧ r(k,j) ⇒ x(i,j)`. Every solution contains the
+/// closure (its least solution), which is one of them; no chains of
+/// gates as in Warshall's exact encoding.
+fn plus_up(nodes: &[usize], mat: &[Lit], cols: &[bool], ctx: &Ctx, sat: &mut Sat) -> SymRel {
+    let m = nodes.len();
+    let n = ctx.exec.len();
+    // May-reachability (plain bits).
+    let mut reach: Vec<EventSet> = (0..m)
+        .map(|i| EventSet::from_iter(m, (0..m).filter(|&j| mat[i * m + j] != FALSE)))
+        .collect();
+    loop {
+        let mut changed = false;
+        for i in 0..m {
+            let mut r = reach[i].clone();
+            for k in reach[i].iter() {
+                r.union_with(&reach[k]);
+            }
+            if r != reach[i] {
+                reach[i] = r;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // x(i,j) for the wanted columns j: x(i,j) ⇐ r(i,j), and
+    // x(i,j) ⇐ r(i,k) ∧ exec(k) ∧ x(k,j).
+    let mut x = vec![FALSE; m * m];
+    for i in 0..m {
+        for j in reach[i].iter().filter(|&j| cols[j]) {
+            x[i * m + j] = sat.var();
+        }
+    }
+    for i in 0..m {
+        for k in 0..m {
+            let r = mat[i * m + k];
+            if r == FALSE {
+                continue;
+            }
+            if cols[k] {
+                sat.clause(&[-r, x[i * m + k]]);
+            }
+            let ek = ctx.exec[nodes[k]];
+            if ek == FALSE {
+                continue;
+            }
+            for j in reach[k].iter().filter(|&j| cols[j]) {
+                sat.clause(&[-r, -ek, -x[k * m + j], x[i * m + j]]);
+            }
+        }
+    }
+    let mut acc = RelAcc::new(n);
+    for i in 0..m {
+        for j in reach[i].iter().filter(|&j| cols[j]) {
+            acc.add(nodes[i], nodes[j], x[i * m + j]);
+        }
+    }
+    acc.finish(sat)
 }

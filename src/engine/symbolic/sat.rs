@@ -1,5 +1,6 @@
 //! A thin layer over CaDiCaL: literals with constant folding, gates with
-//! structural hashing (Tseitin, both directions), cardinality helpers.
+//! structural hashing (Tseitin: both directions, or one where the caller
+//! sets a [`Polarity`]), cardinality helpers.
 //!
 //! Literals are DIMACS integers. Variable 1 is fixed to true, so [`TRUE`]
 //! is `1` and [`FALSE`] is `-1`; every gate folds constants, so a formula
@@ -11,10 +12,65 @@ pub type Lit = i32;
 pub const TRUE: Lit = 1;
 pub const FALSE: Lit = -1;
 
+/// Which directions of a gate's definition are encoded. A gate `g` of
+/// formula `f` gets `f ⇒ g` (`up`: `g` is at least `f`) and/or `g ⇒ f`
+/// (`down`: `g` is at most `f`). A gate only ever used where a larger
+/// value makes a constraint harder (a literal that must be false, an edge
+/// that must not close a cycle) needs only `up` (Plaisted–Greenbaum): the
+/// exact value is still a solution, and every solution bounds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Polarity {
+    pub up: bool,
+    pub down: bool,
+}
+
+impl Polarity {
+    pub const BOTH: Polarity = Polarity {
+        up: true,
+        down: true,
+    };
+    pub const UP: Polarity = Polarity {
+        up: true,
+        down: false,
+    };
+    pub const DOWN: Polarity = Polarity {
+        up: false,
+        down: true,
+    };
+    pub const NONE: Polarity = Polarity {
+        up: false,
+        down: false,
+    };
+
+    /// The polarity a negated operand needs.
+    pub fn flip(self) -> Polarity {
+        Polarity {
+            up: self.down,
+            down: self.up,
+        }
+    }
+
+    pub fn union(self, o: Polarity) -> Polarity {
+        Polarity {
+            up: self.up || o.up,
+            down: self.down || o.down,
+        }
+    }
+
+    fn bits(self) -> u8 {
+        u8::from(self.up) | u8::from(self.down) << 1
+    }
+}
+
 pub struct Sat {
     solver: cadical::Solver,
     next: i32,
-    and_cache: HashMap<Vec<Lit>, Lit>,
+    /// Gate of each conjunction, and the directions (bits of
+    /// [`Polarity`]) encoded so far.
+    and_cache: HashMap<Vec<Lit>, (Lit, u8)>,
+    /// The directions new gates get ([`Polarity::BOTH`] but while a
+    /// model's derived relations are encoded).
+    pub polarity: Polarity,
     clauses: usize,
     /// The formula is already known to be unsatisfiable.
     trivially_unsat: bool,
@@ -34,6 +90,7 @@ impl Sat {
             solver,
             next: 2,
             and_cache: HashMap::new(),
+            polarity: Polarity::BOTH,
             clauses: 1,
             trivially_unsat: false,
         }
@@ -99,17 +156,24 @@ impl Sat {
             1 => return c[0],
             _ => {}
         }
-        if let Some(&g) = self.and_cache.get(&c) {
-            return g;
+        let need = self.polarity.bits();
+        let (g, have) = match self.and_cache.get(&c) {
+            Some(&(g, have)) if have & need == need => return g,
+            Some(&(g, have)) => (g, have),
+            None => (self.var(), 0),
+        };
+        let missing = need & !have;
+        if missing & 2 != 0 {
+            for &l in &c {
+                self.clause(&[-g, l]);
+            }
         }
-        let g = self.var();
-        for &l in &c {
-            self.clause(&[-g, l]);
+        if missing & 1 != 0 {
+            let mut big: Vec<Lit> = c.iter().map(|&l| -l).collect();
+            big.push(g);
+            self.clause(&big);
         }
-        let mut big: Vec<Lit> = c.iter().map(|&l| -l).collect();
-        big.push(g);
-        self.clause(&big);
-        self.and_cache.insert(c, g);
+        self.and_cache.insert(c, (g, have | need));
         g
     }
 
@@ -119,7 +183,12 @@ impl Sat {
 
     pub fn or(&mut self, lits: &[Lit]) -> Lit {
         let neg: Vec<Lit> = lits.iter().map(|&l| -l).collect();
-        -self.and(&neg)
+        // `g = ¬and(¬lits)`: g's up direction is the and-gate's down one.
+        let saved = self.polarity;
+        self.polarity = saved.flip();
+        let g = -self.and(&neg);
+        self.polarity = saved;
+        g
     }
 
     pub fn or2(&mut self, a: Lit, b: Lit) -> Lit {

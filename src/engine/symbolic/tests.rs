@@ -131,8 +131,8 @@ fn relational_operations_match_their_concrete_meaning() {
             x.diff(&y, &mut sat),
             x.compl(),
             x.inv(),
-            x.seq(&y, &ctx, &mut sat),
-            x.plus(&ctx, &mut sat),
+            x.seq(&y, &ctx, &mut sat, None),
+            x.plus(&ctx, &mut sat, None),
         ];
         let dom = x.domain(&ctx, &mut sat);
         let mut all: Vec<Lit> = Vec::new();

@@ -1,0 +1,349 @@
+//! Demand analysis: which elements of each derived set and relation of a
+//! `.cat` model can affect the axioms being encoded.
+//!
+//! `empty (rf; [R \ AT]) & X` only looks at the pairs of `X` that end in a
+//! non-atomic read; encoding the rest of `X` (and of what `X` is built
+//! from) only slows the solver down. Two static passes over the compiled
+//! model, on plain bit matrices:
+//!
+//! 1. forward, *may* and *must* values: a superset and a subset of each
+//!    slot's value in every execution (from the encoded inputs' symbolic
+//!    and sure parts);
+//! 2. backward, *demands*: an axiom demands all of its slot; an operator
+//!    passes on the part of its operands that its demanded part depends on
+//!    (an intersection needs an operand only where the other may hold, a
+//!    sequence `a;b` needs `a` only towards events that `b` may lead to a
+//!    demanded end from, and so on).
+//!
+//! The encoder then computes each slot only on its demand (sequence and
+//! closure operators skip undemanded results before creating gates) and
+//! drops the rest. Fixpoints (`let rec`) are demanded and computed whole.
+
+use crate::cat::{AxiomKind, Model, OpCode, Unit, NONE};
+use crate::rel::{EventSet, Relation};
+
+/// A plain value: which elements a slot may (or must) contain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mask {
+    Set(EventSet),
+    Rel(Relation),
+}
+
+impl Mask {
+    fn union_with(&mut self, o: &Mask) {
+        match (self, o) {
+            (Mask::Set(a), Mask::Set(b)) => a.union_with(b),
+            (Mask::Rel(a), Mask::Rel(b)) => a.union_with(b),
+            _ => {}
+        }
+    }
+
+    pub fn rel(&self) -> Option<&Relation> {
+        match self {
+            Mask::Rel(r) => Some(r),
+            Mask::Set(_) => None,
+        }
+    }
+}
+
+fn rel(m: &Option<Mask>, n: usize) -> Relation {
+    match m {
+        Some(Mask::Rel(r)) => r.clone(),
+        _ => Relation::empty(n),
+    }
+}
+
+fn set(m: &Option<Mask>, n: usize) -> EventSet {
+    match m {
+        Some(Mask::Set(s)) => s.clone(),
+        _ => EventSet::empty(n),
+    }
+}
+
+fn full_rel(n: usize) -> Relation {
+    Relation::product(&EventSet::full(n), &EventSet::full(n))
+}
+
+/// May and must values of every needed slot. `inputs[s]`: (may, must) of
+/// each input slot.
+pub fn may_must(
+    model: &Model,
+    need_unit: &[bool],
+    inputs: &[Option<(Mask, Mask)>],
+    n: usize,
+) -> (Vec<Option<Mask>>, Vec<Option<Mask>>) {
+    use OpCode::*;
+    let slots = model.slot_kinds().len();
+    let mut may: Vec<Option<Mask>> = vec![None; slots];
+    let mut must: Vec<Option<Mask>> = vec![None; slots];
+    for (s, v) in inputs.iter().enumerate() {
+        if let Some((a, b)) = v {
+            may[s] = Some(a.clone());
+            must[s] = Some(b.clone());
+        }
+    }
+    let full_set = EventSet::full(n);
+    let id = Relation::identity(n);
+    for (ui, unit) in model.units().iter().enumerate() {
+        if !need_unit[ui] {
+            continue;
+        }
+        let op = match unit {
+            Unit::Input(_) => continue,
+            Unit::Op(op) => op,
+            Unit::Fix(f) => {
+                let kinds = model.slot_kinds();
+                for s in f
+                    .vars
+                    .iter()
+                    .chain(&f.results)
+                    .copied()
+                    .chain(f.body.iter().map(|o| o.dst))
+                {
+                    let (m, u) = match kinds[s as usize] {
+                        crate::cat::BaseKind::Set => {
+                            (Mask::Set(full_set.clone()), Mask::Set(EventSet::empty(n)))
+                        }
+                        _ => (Mask::Rel(full_rel(n)), Mask::Rel(Relation::empty(n))),
+                    };
+                    may[s as usize] = Some(m);
+                    must[s as usize] = Some(u);
+                }
+                continue;
+            }
+        };
+        let (a, b) = (op.a as usize, op.b as usize);
+        let ra = |v: &Vec<Option<Mask>>| {
+            if op.a == NONE {
+                Relation::empty(n)
+            } else {
+                rel(&v[a], n)
+            }
+        };
+        let rb = |v: &Vec<Option<Mask>>| {
+            if op.b == NONE {
+                Relation::empty(n)
+            } else {
+                rel(&v[b], n)
+            }
+        };
+        let sa = |v: &Vec<Option<Mask>>| {
+            if op.a == NONE {
+                EventSet::empty(n)
+            } else {
+                set(&v[a], n)
+            }
+        };
+        let sb = |v: &Vec<Option<Mask>>| {
+            if op.b == NONE {
+                EventSet::empty(n)
+            } else {
+                set(&v[b], n)
+            }
+        };
+        let (m, u) = match op.code {
+            EmptySet => (Mask::Set(EventSet::empty(n)), Mask::Set(EventSet::empty(n))),
+            FullSet => (Mask::Set(full_set.clone()), Mask::Set(full_set.clone())),
+            EmptyRel => (Mask::Rel(Relation::empty(n)), Mask::Rel(Relation::empty(n))),
+            FullRel => (Mask::Rel(full_rel(n)), Mask::Rel(full_rel(n))),
+            Id => (Mask::Rel(id.clone()), Mask::Rel(id.clone())),
+            SetUnion => (
+                Mask::Set(sa(&may).union(&sb(&may))),
+                Mask::Set(sa(&must).union(&sb(&must))),
+            ),
+            SetInter => (
+                Mask::Set(sa(&may).intersection(&sb(&may))),
+                Mask::Set(sa(&must).intersection(&sb(&must))),
+            ),
+            SetDiff => (
+                Mask::Set(sa(&may).difference(&sb(&must))),
+                Mask::Set(sa(&must).difference(&sb(&may))),
+            ),
+            SetCompl => (
+                Mask::Set(sa(&must).complement()),
+                Mask::Set(sa(&may).complement()),
+            ),
+            RelUnion => (
+                Mask::Rel(ra(&may).union(&rb(&may))),
+                Mask::Rel(ra(&must).union(&rb(&must))),
+            ),
+            RelInter => (
+                Mask::Rel(ra(&may).intersection(&rb(&may))),
+                Mask::Rel(ra(&must).intersection(&rb(&must))),
+            ),
+            RelDiff => (
+                Mask::Rel(ra(&may).difference(&rb(&must))),
+                Mask::Rel(ra(&must).difference(&rb(&may))),
+            ),
+            RelCompl => (
+                Mask::Rel(ra(&must).complement()),
+                Mask::Rel(ra(&may).complement()),
+            ),
+            Seq => (
+                Mask::Rel(ra(&may).compose(&rb(&may))),
+                Mask::Rel(Relation::empty(n)),
+            ),
+            Inv => (
+                Mask::Rel(ra(&may).inverse()),
+                Mask::Rel(ra(&must).inverse()),
+            ),
+            Plus => (
+                Mask::Rel(ra(&may).transitive_closure()),
+                Mask::Rel(ra(&must)),
+            ),
+            Star => (
+                Mask::Rel(ra(&may).reflexive_transitive_closure()),
+                Mask::Rel(ra(&must).union(&id)),
+            ),
+            Opt => (
+                Mask::Rel(ra(&may).union(&id)),
+                Mask::Rel(ra(&must).union(&id)),
+            ),
+            IdOn => (
+                Mask::Rel(Relation::identity_on(&sa(&may))),
+                Mask::Rel(Relation::identity_on(&sa(&must))),
+            ),
+            Prod => (
+                Mask::Rel(Relation::product(&sa(&may), &sb(&may))),
+                Mask::Rel(Relation::product(&sa(&must), &sb(&must))),
+            ),
+            Domain => (Mask::Set(ra(&may).domain()), Mask::Set(EventSet::empty(n))),
+            Range => (Mask::Set(ra(&may).range()), Mask::Set(EventSet::empty(n))),
+        };
+        may[op.dst as usize] = Some(m);
+        must[op.dst as usize] = Some(u);
+    }
+    (may, must)
+}
+
+/// The demand of every needed slot (`None`: nothing demanded).
+pub fn demands(
+    model: &Model,
+    needed: &[usize],
+    need_unit: &[bool],
+    may: &[Option<Mask>],
+    n: usize,
+) -> Vec<Option<Mask>> {
+    use OpCode::*;
+    let mut dem: Vec<Option<Mask>> = vec![None; model.slot_kinds().len()];
+    let add = |dem: &mut Vec<Option<Mask>>, s: u32, m: Mask| {
+        if s == NONE {
+            return;
+        }
+        match &mut dem[s as usize] {
+            Some(d) => d.union_with(&m),
+            slot => *slot = Some(m),
+        }
+    };
+    let full_of = |s: u32| -> Mask {
+        match model.slot_kinds()[s as usize] {
+            crate::cat::BaseKind::Set => Mask::Set(EventSet::full(n)),
+            _ => Mask::Rel(full_rel(n)),
+        }
+    };
+    for &a in needed {
+        let s = model.axiom_slot(a);
+        let m = match (model.axioms()[a].kind, full_of(s)) {
+            (AxiomKind::Irreflexive, Mask::Rel(_)) => Mask::Rel(Relation::identity(n)),
+            (_, m) => m,
+        };
+        add(&mut dem, s, m);
+    }
+    let units = model.units();
+    for (ui, unit) in units.iter().enumerate().rev() {
+        if !need_unit[ui] {
+            continue;
+        }
+        let op = match unit {
+            Unit::Input(_) => continue,
+            Unit::Op(op) => op,
+            Unit::Fix(f) => {
+                for o in &f.body {
+                    for s in o.operands().chain([o.dst]) {
+                        let m = full_of(s);
+                        add(&mut dem, s, m);
+                    }
+                }
+                for &s in f.vars.iter().chain(&f.results) {
+                    let m = full_of(s);
+                    add(&mut dem, s, m);
+                }
+                continue;
+            }
+        };
+        let Some(d) = dem[op.dst as usize].clone() else {
+            continue;
+        };
+        let (a, b) = (op.a, op.b);
+        let may_rel = |s: u32| rel(&may[s as usize], n);
+        let may_set = |s: u32| set(&may[s as usize], n);
+        match (op.code, &d) {
+            (SetUnion | SetInter | SetDiff | SetCompl, Mask::Set(ds)) => {
+                let (da, db) = match op.code {
+                    SetInter => (ds.intersection(&may_set(b)), ds.intersection(&may_set(a))),
+                    SetDiff => (ds.clone(), ds.intersection(&may_set(a))),
+                    _ => (ds.clone(), ds.clone()),
+                };
+                add(&mut dem, a, Mask::Set(da));
+                add(&mut dem, b, Mask::Set(db));
+            }
+            (RelUnion | RelInter | RelDiff | RelCompl, Mask::Rel(dr)) => {
+                let (da, db) = match op.code {
+                    RelInter => (dr.intersection(&may_rel(b)), dr.intersection(&may_rel(a))),
+                    RelDiff => (dr.clone(), dr.intersection(&may_rel(a))),
+                    _ => (dr.clone(), dr.clone()),
+                };
+                add(&mut dem, a, Mask::Rel(da));
+                add(&mut dem, b, Mask::Rel(db));
+            }
+            (Seq, Mask::Rel(dr)) => {
+                let (ma, mb) = (may_rel(a), may_rel(b));
+                let da = ma.intersection(&dr.compose(&mb.inverse()));
+                let db = mb.intersection(&ma.inverse().compose(dr));
+                add(&mut dem, a, Mask::Rel(da));
+                add(&mut dem, b, Mask::Rel(db));
+            }
+            (Inv, Mask::Rel(dr)) => add(&mut dem, a, Mask::Rel(dr.inverse())),
+            (Plus | Star, Mask::Rel(dr)) => {
+                let ma = may_rel(a);
+                let back = ma.reflexive_transitive_closure().inverse();
+                let da = ma.intersection(&back.compose(dr).compose(&back));
+                add(&mut dem, a, Mask::Rel(da));
+            }
+            (Opt, Mask::Rel(dr)) => add(&mut dem, a, Mask::Rel(dr.clone())),
+            (IdOn, Mask::Rel(dr)) => {
+                let s = EventSet::from_iter(n, (0..n).filter(|&x| dr.contains(x, x)));
+                add(&mut dem, a, Mask::Set(s));
+            }
+            (Prod, Mask::Rel(dr)) => {
+                let (sa, sb) = (may_set(a), may_set(b));
+                let rows = EventSet::from_iter(
+                    n,
+                    (0..n).filter(|&x| sb.iter().any(|y| dr.contains(x, y))),
+                );
+                let cols = EventSet::from_iter(
+                    n,
+                    (0..n).filter(|&y| sa.iter().any(|x| dr.contains(x, y))),
+                );
+                add(&mut dem, a, Mask::Set(rows));
+                add(&mut dem, b, Mask::Set(cols));
+            }
+            (Domain | Range, Mask::Set(ds)) => {
+                let all = EventSet::full(n);
+                let r = match op.code {
+                    Domain => Relation::product(ds, &all),
+                    _ => Relation::product(&all, ds),
+                };
+                add(&mut dem, a, Mask::Rel(r));
+            }
+            // Constants, or a kind mismatch the encoder reports: whole.
+            _ => {
+                for s in op.operands() {
+                    let m = full_of(s);
+                    add(&mut dem, s, m);
+                }
+            }
+        }
+    }
+    dem
+}
