@@ -347,3 +347,46 @@ pub fn demands(
     }
     dem
 }
+
+/// Per slot, the strict order of every execution (0: `co`, 1: `po`) its
+/// value is contained in, if the operators show one: intersections and
+/// differences keep their operand's, sequences and unions of parts of one
+/// transitive order stay in it, and so do closures; a sequence with a
+/// part of the identity keeps the other side's.
+pub fn sub_orders(model: &Model, need_unit: &[bool]) -> Vec<Option<u8>> {
+    use OpCode::*;
+    let slots = model.slot_kinds().len();
+    let mut ord: Vec<Option<u8>> = vec![None; slots];
+    let mut sub_id = vec![false; slots];
+    for (i, (name, _)) in model.inputs().iter().enumerate() {
+        let s = model.input_slot(i) as usize;
+        ord[s] = match name.as_str() {
+            "co" => Some(0),
+            "po" => Some(1),
+            _ => None,
+        };
+    }
+    for (ui, unit) in model.units().iter().enumerate() {
+        let Unit::Op(op) = unit else { continue };
+        if !need_unit[ui] {
+            continue;
+        }
+        let get = |v: &Vec<Option<u8>>, s: u32| if s == NONE { None } else { v[s as usize] };
+        let id = |s: u32| s != NONE && sub_id[s as usize];
+        let (oa, ob) = (get(&ord, op.a), get(&ord, op.b));
+        let (o, i) = match op.code {
+            Id | IdOn => (None, true),
+            RelInter => (oa.or(ob), id(op.a) || id(op.b)),
+            RelDiff => (oa, id(op.a)),
+            RelUnion => (if oa == ob { oa } else { None }, id(op.a) && id(op.b)),
+            Seq if id(op.a) => (ob, id(op.b)),
+            Seq if id(op.b) => (oa, false),
+            Seq => (if oa == ob { oa } else { None }, false),
+            Plus => (oa, id(op.a)),
+            _ => (None, false),
+        };
+        ord[op.dst as usize] = o;
+        sub_id[op.dst as usize] = i;
+    }
+    ord
+}

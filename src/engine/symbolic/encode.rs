@@ -35,6 +35,9 @@ pub struct Enc<'p> {
     slots: Vec<Option<SymVal>>,
     /// The demand on the result of the operator being encoded.
     mask: Option<Relation>,
+    /// Its (first) operand is contained in a strict order in every
+    /// execution (see [`demand::sub_orders`]).
+    ordered: bool,
 }
 
 fn kind_err(msg: &str) -> Error {
@@ -58,6 +61,7 @@ impl<'p> Enc<'p> {
             bar_stuck: FALSE,
             slots: vec![],
             mask: None,
+            ordered: false,
         };
         e.encode_rf();
         e.encode_co(partial_co);
@@ -515,6 +519,7 @@ impl<'p> Enc<'p> {
             }
         }
         let (may, _) = demand::may_must(model, &need_unit, &input_masks, n);
+        let orders = demand::sub_orders(model, &need_unit);
         let dem = demand::demands(model, needed, &need_unit, &may, n);
         let restrict = |v: SymVal, d: &Option<Mask>| -> SymVal {
             match (v, d) {
@@ -538,6 +543,7 @@ impl<'p> Enc<'p> {
                 Unit::Op(op) => {
                     let (t0, v0) = (std::time::Instant::now(), self.sat.num_vars());
                     self.mask = dem[op.dst as usize].as_ref().and_then(|m| m.rel()).cloned();
+                    self.ordered = op.a != NONE && orders[op.a as usize].is_some();
                     self.sat.polarity = match pol[op.dst as usize] {
                         Polarity::NONE => Polarity::BOTH,
                         p => p,
@@ -545,6 +551,7 @@ impl<'p> Enc<'p> {
                     let v = self.op(op, kinds);
                     self.sat.polarity = Polarity::BOTH;
                     self.mask = None;
+                    self.ordered = false;
                     let v = restrict(v?, &dem[op.dst as usize]);
                     if trace {
                         let size = match &v {
@@ -650,11 +657,11 @@ impl<'p> Enc<'p> {
             Inv => SymVal::Rel(self.rel(a)?.inv()),
             Plus => {
                 let x = self.rel(a)?;
-                SymVal::Rel(x.plus(&self.ctx, &mut self.sat, self.mask.as_ref()))
+                SymVal::Rel(x.plus(&self.ctx, &mut self.sat, self.mask.as_ref(), self.ordered))
             }
             Star => {
                 let x = self.rel(a)?;
-                let p = x.plus(&self.ctx, &mut self.sat, self.mask.as_ref());
+                let p = x.plus(&self.ctx, &mut self.sat, self.mask.as_ref(), self.ordered);
                 SymVal::Rel(p.add_identity(&mut self.sat))
             }
             Opt => SymVal::Rel(self.rel(a)?.add_identity(&mut self.sat)),

@@ -528,8 +528,10 @@ impl SymRel {
     }
 
     /// `self+` (exact: Warshall's algorithm over literals; an upper bound
-    /// under [`Polarity::UP`], on the columns of `mask` only).
-    pub fn plus(&self, ctx: &Ctx, sat: &mut Sat, mask: Option<&Relation>) -> SymRel {
+    /// under [`Polarity::UP`], on the columns of `mask` only; `ordered`:
+    /// `self` is contained in a strict order in every execution, so the
+    /// one-step recursion has no circular solutions and is exact).
+    pub fn plus(&self, ctx: &Ctx, sat: &mut Sat, mask: Option<&Relation>, ordered: bool) -> SymRel {
         let n = self.n();
         let mut involved = EventSet::empty(n);
         for (a, b) in self.sure.pairs() {
@@ -553,12 +555,12 @@ impl SymRel {
         for (a, b, l) in self.entries() {
             mat[idx[a] * m + idx[b]] = l;
         }
-        if sat.polarity == Polarity::UP {
+        if sat.polarity == Polarity::UP || ordered {
             let cols: Vec<bool> = nodes
                 .iter()
                 .map(|&e| mask.is_none_or(|m| (0..n).any(|x| m.contains(x, e))))
                 .collect();
-            return plus_up(&nodes, &mat, &cols, ctx, sat);
+            return plus_fixpoint(&nodes, &mat, &cols, ctx, sat);
         }
         let mut preds = Vec::with_capacity(m);
         let mut succs = Vec::with_capacity(m);
@@ -652,12 +654,14 @@ impl SymRel {
     }
 }
 
-/// `r+` where only its upper bound is needed ([`Polarity::UP`]): one
-/// variable per pair of the may-closure, with `r(i,j) ⇒ x(i,j)` and
-/// `x(i,k) ∧ exec(k) ∧ r(k,j) ⇒ x(i,j)`. Every solution contains the
-/// closure (its least solution), which is one of them; no chains of
-/// gates as in Warshall's exact encoding.
-fn plus_up(nodes: &[usize], mat: &[Lit], cols: &[bool], ctx: &Ctx, sat: &mut Sat) -> SymRel {
+/// `r+` as the one-step recursion `x(i,j) = r(i,j) ∨ ⋁k r(i,k) ∧
+/// exec(k) ∧ x(k,j)` over the pairs of the may-closure in the wanted
+/// columns, in the directions of the current polarity. Its up direction
+/// makes every solution contain the closure (its least solution, which is
+/// one of them). Its down direction is exact only where `r` is acyclic in
+/// every model (no circular justification); otherwise only the up
+/// direction is asked for. No chains of gates as in Warshall's encoding.
+fn plus_fixpoint(nodes: &[usize], mat: &[Lit], cols: &[bool], ctx: &Ctx, sat: &mut Sat) -> SymRel {
     let m = nodes.len();
     let n = ctx.exec.len();
     // May-reachability (plain bits).
@@ -688,21 +692,55 @@ fn plus_up(nodes: &[usize], mat: &[Lit], cols: &[bool], ctx: &Ctx, sat: &mut Sat
             x[i * m + j] = sat.var();
         }
     }
-    for i in 0..m {
-        for k in 0..m {
-            let r = mat[i * m + k];
-            if r == FALSE {
-                continue;
+    let pol = sat.polarity;
+    if !pol.down {
+        for i in 0..m {
+            for k in 0..m {
+                let r = mat[i * m + k];
+                if r == FALSE {
+                    continue;
+                }
+                if cols[k] {
+                    sat.clause(&[-r, x[i * m + k]]);
+                }
+                let ek = ctx.exec[nodes[k]];
+                if ek == FALSE {
+                    continue;
+                }
+                for j in reach[k].iter().filter(|&j| cols[j]) {
+                    sat.clause(&[-r, -ek, -x[k * m + j], x[i * m + j]]);
+                }
             }
-            if cols[k] {
-                sat.clause(&[-r, x[i * m + k]]);
+        }
+    } else {
+        // Both or down: x(i,j) linked to the gate of its definition.
+        let mut terms: Vec<Vec<Lit>> = vec![Vec::new(); m * m];
+        for i in 0..m {
+            for k in 0..m {
+                let r = mat[i * m + k];
+                if r == FALSE {
+                    continue;
+                }
+                if cols[k] {
+                    terms[i * m + k].push(r);
+                }
+                let ek = ctx.exec[nodes[k]];
+                if ek == FALSE {
+                    continue;
+                }
+                for j in reach[k].iter().filter(|&j| cols[j]) {
+                    let t = sat.and(&[r, ek, x[k * m + j]]);
+                    terms[i * m + j].push(t);
+                }
             }
-            let ek = ctx.exec[nodes[k]];
-            if ek == FALSE {
-                continue;
-            }
-            for j in reach[k].iter().filter(|&j| cols[j]) {
-                sat.clause(&[-r, -ek, -x[k * m + j], x[i * m + j]]);
+        }
+        for i in 0..m {
+            for j in reach[i].iter().filter(|&j| cols[j]) {
+                let d = sat.or(&terms[i * m + j]);
+                if pol.up {
+                    sat.implies(d, x[i * m + j]);
+                }
+                sat.implies(x[i * m + j], d);
             }
         }
     }

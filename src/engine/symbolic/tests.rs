@@ -132,7 +132,7 @@ fn relational_operations_match_their_concrete_meaning() {
             x.compl(),
             x.inv(),
             x.seq(&y, &ctx, &mut sat, None),
-            x.plus(&ctx, &mut sat, None),
+            x.plus(&ctx, &mut sat, None, false),
         ];
         let dom = x.domain(&ctx, &mut sat);
         let mut all: Vec<Lit> = Vec::new();
