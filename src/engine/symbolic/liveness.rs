@@ -17,7 +17,7 @@
 
 use super::guarded::{LiveStatus, Pausing};
 use super::sat::Lit;
-use super::{build, consistency_axioms, evaluator, Stats, MAX_MISMATCHES};
+use super::{build, consistency_axioms, evaluator, reject, Stats};
 use crate::cat::Model;
 use crate::diag::{Error, ErrorKind, Result};
 use crate::engine::liveness::axiomatic::{end_state, Masks, Obs, Outcome, Status};
@@ -194,15 +194,7 @@ pub fn stuck(
             }
         }
         // The re-check disagrees with the encoding: block this execution.
-        stats.mismatches += 1;
-        if stats.mismatches > MAX_MISMATCHES {
-            return Err(Error::new(
-                ErrorKind::Unsupported,
-                "unsupported: the symbolic liveness encoding disagrees with the explicit re-check",
-            ));
-        }
-        let block = enc.blocking_clause();
-        enc.sat.clause(&block);
+        reject(&mut enc, &mut stats, "the explicit liveness re-check")?;
     }
     if debug {
         eprintln!(

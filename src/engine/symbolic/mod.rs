@@ -436,16 +436,24 @@ fn solve_checked(
         if ok {
             return Ok(true);
         }
-        stats.mismatches += 1;
-        if stats.mismatches > MAX_MISMATCHES {
-            return Err(Error::new(
-                ErrorKind::Unsupported,
-                "unsupported: the symbolic encoding disagrees with the model evaluator",
-            ));
-        }
-        let block = enc.blocking_clause();
-        enc.sat.clause(&block);
+        reject(enc, stats, "the model evaluator")?;
     }
+}
+
+/// Blocks the current solver model, which the re-check by `checker`
+/// rejected (an encoding bug), and counts it; gives up after
+/// [`MAX_MISMATCHES`].
+fn reject(enc: &mut Enc<'_>, stats: &mut Stats, checker: &str) -> Result<()> {
+    stats.mismatches += 1;
+    if stats.mismatches > MAX_MISMATCHES {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            format!("unsupported: the symbolic encoding disagrees with {checker}"),
+        ));
+    }
+    let block = enc.blocking_clause();
+    enc.sat.clause(&block);
+    Ok(())
 }
 
 fn fill_stats(enc: &Enc<'_>, stats: &mut Stats) {
@@ -667,15 +675,7 @@ pub fn check_races_stats(
         races = super::races::racing_pairs(&mut ev, model, &flags, &w);
         if races.is_empty() {
             // No flag fires on the rebuilt execution: an encoding bug.
-            stats.mismatches += 1;
-            if stats.mismatches > MAX_MISMATCHES {
-                return Err(Error::new(
-                    ErrorKind::Unsupported,
-                    "unsupported: the symbolic encoding disagrees with the model evaluator",
-                ));
-            }
-            let block = enc.blocking_clause();
-            enc.sat.clause(&block);
+            reject(&mut enc, &mut stats, "the model evaluator")?;
             continue;
         }
         witness = Some(w);

@@ -692,48 +692,39 @@ fn plus_fixpoint(nodes: &[usize], mat: &[Lit], cols: &[bool], ctx: &Ctx, sat: &m
             x[i * m + j] = sat.var();
         }
     }
+    // Up only: each way of deriving x(i,j) implies it. Otherwise x(i,j)
+    // is linked to the gate of its definition.
     let pol = sat.polarity;
-    if !pol.down {
-        for i in 0..m {
-            for k in 0..m {
-                let r = mat[i * m + k];
-                if r == FALSE {
-                    continue;
-                }
-                if cols[k] {
-                    sat.clause(&[-r, x[i * m + k]]);
-                }
-                let ek = ctx.exec[nodes[k]];
-                if ek == FALSE {
-                    continue;
-                }
-                for j in reach[k].iter().filter(|&j| cols[j]) {
-                    sat.clause(&[-r, -ek, -x[k * m + j], x[i * m + j]]);
-                }
+    let mut terms: Vec<Vec<Lit>> = vec![Vec::new(); m * m];
+    let mut derive = |sat: &mut Sat, at: usize, why: &[Lit]| {
+        if pol.down {
+            let t = sat.and(why);
+            terms[at].push(t);
+        } else {
+            let mut c: Vec<Lit> = why.iter().map(|&l| -l).collect();
+            c.push(x[at]);
+            sat.clause(&c);
+        }
+    };
+    for i in 0..m {
+        for k in 0..m {
+            let r = mat[i * m + k];
+            if r == FALSE {
+                continue;
+            }
+            if cols[k] {
+                derive(sat, i * m + k, &[r]);
+            }
+            let ek = ctx.exec[nodes[k]];
+            if ek == FALSE {
+                continue;
+            }
+            for j in reach[k].iter().filter(|&j| cols[j]) {
+                derive(sat, i * m + j, &[r, ek, x[k * m + j]]);
             }
         }
-    } else {
-        // Both or down: x(i,j) linked to the gate of its definition.
-        let mut terms: Vec<Vec<Lit>> = vec![Vec::new(); m * m];
-        for i in 0..m {
-            for k in 0..m {
-                let r = mat[i * m + k];
-                if r == FALSE {
-                    continue;
-                }
-                if cols[k] {
-                    terms[i * m + k].push(r);
-                }
-                let ek = ctx.exec[nodes[k]];
-                if ek == FALSE {
-                    continue;
-                }
-                for j in reach[k].iter().filter(|&j| cols[j]) {
-                    let t = sat.and(&[r, ek, x[k * m + j]]);
-                    terms[i * m + j].push(t);
-                }
-            }
-        }
+    }
+    if pol.down {
         for i in 0..m {
             for j in reach[i].iter().filter(|&j| cols[j]) {
                 let d = sat.or(&terms[i * m + j]);
