@@ -86,7 +86,8 @@ pub struct Config {
     pub ignore_filter: bool,
     /// Progress model for liveness (`fair`, `obe`, … or a per-scope spec).
     pub progress: crate::engine::liveness::ProgressSpec,
-    /// Engine for safety and races (liveness is explicit only).
+    /// Engine (for liveness: the stuck-configuration search; loops with
+    /// side effects use the interleaving method on either engine).
     pub engine: Engine,
 }
 

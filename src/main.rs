@@ -35,7 +35,7 @@ struct CheckOpts {
     /// level, e.g. "default=FAIR;QF=OBE;SG=UNFAIR" (levels SG/WG/QF/DV for Vulkan, CTA/GPU for PTX).
     #[arg(long, default_value = "fair")]
     progress: String,
-    /// Engine for safety and races: explicit | symbolic | auto (symbolic for large tests).
+    /// Engine: explicit | symbolic | auto (symbolic for large tests; liveness: its stuck-configuration search).
     #[arg(long, default_value = "auto")]
     engine: String,
     /// Ignore the tests' `filter` clauses.
