@@ -496,6 +496,12 @@ fn progress_level_of_the_other_architecture_is_an_error() {
     assert_eq!(e.kind, gpumc::diag::ErrorKind::Usage);
 }
 
+/// The per-thread states of a result's violation.
+fn states(r: liveness::LivenessResult) -> Vec<String> {
+    let v = r.violation.expect("a violation");
+    v.threads.into_iter().map(|t| t.state).collect()
+}
+
 /// A deadlock between a barrier and a spinloop: P0 waits at the barrier
 /// for P1, which spins until P0 writes x after the barrier.
 const BARRIER_SPIN: &str = "PTX bs\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n bar.cta.sync 0, 0, 2 | L: ;\n st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\n | beq r0, 0, L ;\n | bar.cta.sync 0, 0, 2 ;\nexists (0 == 0)\n";
@@ -504,14 +510,7 @@ const BARRIER_SPIN: &str = "PTX bs\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
 fn barrier_against_spinloop_deadlocks() {
     let r = live(BARRIER_SPIN, SC, "fair", 1);
     assert_eq!(r.verdict, Verdict::Fail);
-    let states: Vec<String> = r
-        .violation
-        .expect("a violation")
-        .threads
-        .into_iter()
-        .map(|t| t.state)
-        .collect();
-    assert_eq!(states, ["blocked", "spinning"]);
+    assert_eq!(states(r), ["blocked", "spinning"]);
 }
 
 /// A barrier with quorum 2 in CTA 0, and P2 (CTA 1) waiting for what P0
@@ -527,16 +526,10 @@ fn a_starved_thread_blocks_a_barrier() {
     assert_eq!(live(BARRIER_STARVED, SC, "obe", 1).verdict, Verdict::Fail);
     let r = live(BARRIER_STARVED, SC, "unfair", 1);
     assert_eq!(r.verdict, Verdict::Fail);
-    let mut states: Vec<String> = r
-        .violation
-        .expect("a violation")
-        .threads
-        .into_iter()
-        .map(|t| t.state)
-        .collect();
+    let mut st = states(r);
     // P0 or P1 is the one starved.
-    states[..2].sort();
-    assert_eq!(states, ["blocked", "paused", "spinning"]);
+    st[..2].sort();
+    assert_eq!(st, ["blocked", "paused", "spinning"]);
 }
 
 /// Irreducible control flow (Dat3M's CADP 2_threads_4_instructions #132):

@@ -179,23 +179,19 @@ impl Gen {
             s.push_str(&format!("{l}={}; ", if r.chance(15) { 1 } else { 0 }));
         }
         s.push_str("\n}\n");
-        let place: Vec<String> = (0..self.threads)
-            .map(|t| match self.arch {
-                Arch::Ptx => format!("P{t}@cta {},gpu 0", r.below(2)),
-                Arch::Vulkan => format!("P{t}@sg {},wg {},qf 0", r.below(2), r.below(2)),
+        let table: Vec<Vec<String>> = cols
+            .iter()
+            .enumerate()
+            .map(|(t, c)| {
+                let mut col = vec![match self.arch {
+                    Arch::Ptx => format!("P{t}@cta {},gpu 0", r.below(2)),
+                    Arch::Vulkan => format!("P{t}@sg {},wg {},qf 0", r.below(2), r.below(2)),
+                }];
+                col.extend(c.iter().cloned());
+                col
             })
             .collect();
-        s.push_str(&place.join(" | "));
-        s.push_str(" ;\n");
-        let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
-        for i in 0..rows {
-            let cells: Vec<&str> = cols
-                .iter()
-                .map(|c| c.get(i).map_or("", |x| x.as_str()))
-                .collect();
-            s.push_str(&cells.join(" | "));
-            s.push_str(" ;\n");
-        }
+        s.push_str(&gpumc::gen::columns(&table));
         (s, regs)
     }
 

@@ -12,6 +12,7 @@
 //! Timing is asserted (< 2 s at N = 64) only with `GPUMC_TIMING=1` in a
 //! release build; otherwise it is printed.
 
+use gpumc::cat::Model;
 use gpumc::engine::{safety, symbolic, Options};
 use gpumc::ir::Arch;
 use std::time::Instant;
@@ -108,18 +109,12 @@ pub fn generate(kind: &str, n: usize, arch: Arch) -> String {
         s.push_str(&format!("{l}=0; "));
     }
     s.push_str("\n}\n");
-    let p: Vec<String> = (0..cols.len()).map(place).collect();
-    s.push_str(&p.join(" | "));
-    s.push_str(" ;\n");
-    let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
-    for r in 0..rows {
-        let cells: Vec<&str> = cols
-            .iter()
-            .map(|c| c.get(r).map_or("", |x| x.as_str()))
-            .collect();
-        s.push_str(&cells.join(" | "));
-        s.push_str(" ;\n");
-    }
+    let table: Vec<Vec<String>> = cols
+        .iter()
+        .enumerate()
+        .map(|(t, c)| std::iter::once(place(t)).chain(c.iter().cloned()).collect())
+        .collect();
+    s.push_str(&gpumc::gen::columns(&table));
     s.push_str(&format!("{quant} ({cond})\n"));
     s
 }
@@ -138,33 +133,49 @@ fn model(arch: Arch) -> Option<gpumc::cat::Model> {
     }
 }
 
+/// Checks `src` (`label`, N = `n`) on the symbolic engine: no re-check
+/// mismatch, the explicit engine's verdict up to N = `compare_to`, and
+/// under 2 s at N = 64 when timing is asserted.
+fn check_one(label: &str, src: &str, n: usize, m: &Model, compare_to: usize) {
+    let strict = std::env::var_os("GPUMC_TIMING").is_some() && !cfg!(debug_assertions);
+    let p = gpumc::frontend::litmus::parse(src, std::path::Path::new("gen.litmus"))
+        .unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let opts = Options::default();
+    let t = Instant::now();
+    let (r, stats) = symbolic::check_safety_stats(&p, m, &opts).expect("symbolic");
+    let dt = t.elapsed();
+    eprintln!(
+        "{label}-{n}: {} in {dt:?} ({} events, {} vars, {} clauses)",
+        r.verdict, stats.events, stats.vars, stats.clauses
+    );
+    assert_eq!(stats.mismatches, 0);
+    if n <= compare_to {
+        let e = safety::check(&p, m, &opts).expect("explicit");
+        assert_eq!(e.verdict, r.verdict, "{label}-{n}");
+    }
+    if strict && n == 64 {
+        assert!(dt.as_secs_f64() < 2.0, "{label}-64 took {dt:?}");
+    }
+}
+
+/// The sizes checked: up to 64 in release builds, 16 in debug ones.
+fn sizes() -> impl Iterator<Item = usize> {
+    let max_n = if cfg!(debug_assertions) { 16 } else { 64 };
+    [2usize, 4, 8, 16, 32, 64]
+        .into_iter()
+        .filter(move |&n| n <= max_n)
+}
+
 fn scale(kind: &str, arch: Arch) {
     let Some(m) = model(arch) else { return };
-    let strict = std::env::var_os("GPUMC_TIMING").is_some() && !cfg!(debug_assertions);
-    let max_n = if cfg!(debug_assertions) { 16 } else { 64 };
-    for n in [2usize, 4, 8, 16, 32, 64] {
-        if n > max_n {
-            break;
-        }
-        let src = generate(kind, n, arch);
-        let p = gpumc::frontend::litmus::parse(&src, std::path::Path::new("gen.litmus"))
-            .unwrap_or_else(|e| panic!("{e}\n{src}"));
-        let opts = Options::default();
-        let t = Instant::now();
-        let (r, stats) = symbolic::check_safety_stats(&p, &m, &opts).expect("symbolic");
-        let dt = t.elapsed();
-        eprintln!(
-            "{kind}-{n} {arch:?}: {} in {dt:?} ({} events, {} vars, {} clauses)",
-            r.verdict, stats.events, stats.vars, stats.clauses
+    for n in sizes() {
+        check_one(
+            &format!("{kind} {arch:?}"),
+            &generate(kind, n, arch),
+            n,
+            &m,
+            4,
         );
-        assert_eq!(stats.mismatches, 0);
-        if n <= 4 {
-            let e = safety::check(&p, &m, &opts).expect("explicit");
-            assert_eq!(e.verdict, r.verdict, "{kind}-{n} {arch:?}");
-        }
-        if strict && n == 64 {
-            assert!(dt.as_secs_f64() < 2.0, "{kind}-64 {arch:?} took {dt:?}");
-        }
     }
 }
 
@@ -212,33 +223,11 @@ fn iriw_vulkan() {
 /// location, so a reader has 2^(N/2) read-value combinations).
 fn gen_family(f: gpumc::gen::Family, arch: gpumc::gen::GenArch, march: Arch) {
     let Some(m) = model(march) else { return };
-    let strict = std::env::var_os("GPUMC_TIMING").is_some() && !cfg!(debug_assertions);
-    let max_n = if cfg!(debug_assertions) { 16 } else { 64 };
-    for n in [2usize, 4, 8, 16, 32, 64] {
-        if n > max_n {
-            break;
-        }
+    for n in sizes() {
         let Ok(src) = gpumc::gen::family(f, n, arch) else {
             continue;
         };
-        let p = gpumc::frontend::litmus::parse(&src, std::path::Path::new("gen.litmus"))
-            .unwrap_or_else(|e| panic!("{e}\n{src}"));
-        let opts = Options::default();
-        let t = Instant::now();
-        let (r, stats) = symbolic::check_safety_stats(&p, &m, &opts).expect("symbolic");
-        let dt = t.elapsed();
-        eprintln!(
-            "gen {f:?}-{n} {march:?}: {} in {dt:?} ({} events, {} vars, {} clauses)",
-            r.verdict, stats.events, stats.vars, stats.clauses
-        );
-        assert_eq!(stats.mismatches, 0);
-        if n <= 8 {
-            let e = safety::check(&p, &m, &opts).expect("explicit");
-            assert_eq!(e.verdict, r.verdict, "{f:?}-{n} {march:?}");
-        }
-        if strict && n == 64 {
-            assert!(dt.as_secs_f64() < 2.0, "{f:?}-64 {march:?} took {dt:?}");
-        }
+        check_one(&format!("gen {f:?} {march:?}"), &src, n, &m, 8);
     }
 }
 

@@ -102,6 +102,16 @@ pub(crate) fn render(
             col
         })
         .collect();
+    s.push_str(&columns(&cells));
+    let _ = writeln!(s, "exists\n({cond})");
+    s
+}
+
+/// The thread table of a litmus test: one column per thread (its
+/// placement header first, then its instructions), padded, `|` between
+/// columns and `;` ending each row.
+pub fn columns(cells: &[Vec<String>]) -> String {
+    let mut s = String::new();
     let rows = cells.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = cells
         .iter()
@@ -115,7 +125,6 @@ pub(crate) fn render(
             .collect();
         let _ = writeln!(s, "{};", row.join("|"));
     }
-    let _ = writeln!(s, "exists\n({cond})");
     s
 }
 

@@ -211,22 +211,7 @@ fn cycles(
 
 /// Nodes from which some node in `target` is reachable (including them).
 fn ancestors(g: &Graph, target: &[bool]) -> Vec<bool> {
-    let n = g.nodes.len();
-    let mut pred: Vec<Vec<usize>> = vec![vec![]; n];
-    for e in &g.edges {
-        pred[e.to].push(e.from);
-    }
-    let mut seen = target.to_vec();
-    let mut q: VecDeque<usize> = (0..n).filter(|&v| target[v]).collect();
-    while let Some(v) = q.pop_front() {
-        for &u in &pred[v] {
-            if !seen[u] {
-                seen[u] = true;
-                q.push_back(u);
-            }
-        }
-    }
-    seen
+    ancestors_via(g, &vec![true; g.nodes.len()], target, &|_| true)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

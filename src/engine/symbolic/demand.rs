@@ -29,7 +29,35 @@ pub enum Mask {
     Rel(Relation),
 }
 
+/// A boolean operator on masks.
+#[derive(Clone, Copy)]
+enum Bool {
+    Union,
+    Inter,
+    Diff,
+}
+
 impl Mask {
+    /// `self op o` (both of one kind; `self` if not).
+    fn zip(&self, o: &Mask, op: Bool) -> Mask {
+        match (self, o, op) {
+            (Mask::Set(a), Mask::Set(b), Bool::Union) => Mask::Set(a.union(b)),
+            (Mask::Set(a), Mask::Set(b), Bool::Inter) => Mask::Set(a.intersection(b)),
+            (Mask::Set(a), Mask::Set(b), Bool::Diff) => Mask::Set(a.difference(b)),
+            (Mask::Rel(a), Mask::Rel(b), Bool::Union) => Mask::Rel(a.union(b)),
+            (Mask::Rel(a), Mask::Rel(b), Bool::Inter) => Mask::Rel(a.intersection(b)),
+            (Mask::Rel(a), Mask::Rel(b), Bool::Diff) => Mask::Rel(a.difference(b)),
+            _ => self.clone(),
+        }
+    }
+
+    fn complement(&self) -> Mask {
+        match self {
+            Mask::Set(a) => Mask::Set(a.complement()),
+            Mask::Rel(a) => Mask::Rel(a.complement()),
+        }
+    }
+
     fn union_with(&mut self, o: &Mask) {
         match (self, o) {
             (Mask::Set(a), Mask::Set(b)) => a.union_with(b),
@@ -112,73 +140,38 @@ pub fn may_must(
                 continue;
             }
         };
-        let (a, b) = (op.a as usize, op.b as usize);
-        let ra = |v: &Vec<Option<Mask>>| {
-            if op.a == NONE {
-                Relation::empty(n)
-            } else {
-                rel(&v[a], n)
-            }
+        // Operands (empty where absent or not computed), as masks of the
+        // result's kind for the boolean operators.
+        let empty = match model.slot_kinds()[op.dst as usize] {
+            crate::cat::BaseKind::Set => Mask::Set(EventSet::empty(n)),
+            _ => Mask::Rel(Relation::empty(n)),
         };
-        let rb = |v: &Vec<Option<Mask>>| {
-            if op.b == NONE {
-                Relation::empty(n)
-            } else {
-                rel(&v[b], n)
-            }
+        let get = |v: &Vec<Option<Mask>>, s: u32| -> Mask {
+            v.get(s as usize)
+                .cloned()
+                .flatten()
+                .unwrap_or_else(|| empty.clone())
         };
-        let sa = |v: &Vec<Option<Mask>>| {
-            if op.a == NONE {
-                EventSet::empty(n)
-            } else {
-                set(&v[a], n)
-            }
-        };
-        let sb = |v: &Vec<Option<Mask>>| {
-            if op.b == NONE {
-                EventSet::empty(n)
-            } else {
-                set(&v[b], n)
-            }
-        };
+        let (ma, mb, ua, ub) = (
+            get(&may, op.a),
+            get(&may, op.b),
+            get(&must, op.a),
+            get(&must, op.b),
+        );
+        let ra = |v: &Vec<Option<Mask>>| rel(v.get(op.a as usize).unwrap_or(&None), n);
+        let rb = |v: &Vec<Option<Mask>>| rel(v.get(op.b as usize).unwrap_or(&None), n);
+        let sa = |v: &Vec<Option<Mask>>| set(v.get(op.a as usize).unwrap_or(&None), n);
+        let sb = |v: &Vec<Option<Mask>>| set(v.get(op.b as usize).unwrap_or(&None), n);
         let (m, u) = match op.code {
             EmptySet => (Mask::Set(EventSet::empty(n)), Mask::Set(EventSet::empty(n))),
             FullSet => (Mask::Set(full_set.clone()), Mask::Set(full_set.clone())),
             EmptyRel => (Mask::Rel(Relation::empty(n)), Mask::Rel(Relation::empty(n))),
             FullRel => (Mask::Rel(full_rel(n)), Mask::Rel(full_rel(n))),
             Id => (Mask::Rel(id.clone()), Mask::Rel(id.clone())),
-            SetUnion => (
-                Mask::Set(sa(&may).union(&sb(&may))),
-                Mask::Set(sa(&must).union(&sb(&must))),
-            ),
-            SetInter => (
-                Mask::Set(sa(&may).intersection(&sb(&may))),
-                Mask::Set(sa(&must).intersection(&sb(&must))),
-            ),
-            SetDiff => (
-                Mask::Set(sa(&may).difference(&sb(&must))),
-                Mask::Set(sa(&must).difference(&sb(&may))),
-            ),
-            SetCompl => (
-                Mask::Set(sa(&must).complement()),
-                Mask::Set(sa(&may).complement()),
-            ),
-            RelUnion => (
-                Mask::Rel(ra(&may).union(&rb(&may))),
-                Mask::Rel(ra(&must).union(&rb(&must))),
-            ),
-            RelInter => (
-                Mask::Rel(ra(&may).intersection(&rb(&may))),
-                Mask::Rel(ra(&must).intersection(&rb(&must))),
-            ),
-            RelDiff => (
-                Mask::Rel(ra(&may).difference(&rb(&must))),
-                Mask::Rel(ra(&must).difference(&rb(&may))),
-            ),
-            RelCompl => (
-                Mask::Rel(ra(&must).complement()),
-                Mask::Rel(ra(&may).complement()),
-            ),
+            SetUnion | RelUnion => (ma.zip(&mb, Bool::Union), ua.zip(&ub, Bool::Union)),
+            SetInter | RelInter => (ma.zip(&mb, Bool::Inter), ua.zip(&ub, Bool::Inter)),
+            SetDiff | RelDiff => (ma.zip(&ub, Bool::Diff), ua.zip(&mb, Bool::Diff)),
+            SetCompl | RelCompl => (ua.complement(), ma.complement()),
             Seq => (
                 Mask::Rel(ra(&may).compose(&rb(&may))),
                 Mask::Rel(Relation::empty(n)),

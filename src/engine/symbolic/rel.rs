@@ -19,7 +19,7 @@
 //! its upper bound (Dartagnan's may/must sets), computed as a by-product.
 
 use super::sat::{Lit, Polarity, Sat, FALSE, TRUE};
-use crate::rel::{EventSet, Relation};
+use crate::rel::{iter_bits as bits, EventSet, Relation};
 use std::collections::HashMap;
 
 /// What the relational operations need to know about events.
@@ -162,21 +162,6 @@ impl SetAcc {
         sym.sort_unstable();
         SymSet { sure, sym }
     }
-}
-
-fn bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    words.iter().enumerate().flat_map(|(wi, &w)| {
-        let mut w = w;
-        std::iter::from_fn(move || {
-            if w == 0 {
-                None
-            } else {
-                let b = w.trailing_zeros() as usize;
-                w &= w - 1;
-                Some(wi * 64 + b)
-            }
-        })
-    })
 }
 
 impl SymSet {
