@@ -32,6 +32,9 @@ pub struct Cfg {
     /// body does not end the loop's entry, since the jump may come back
     /// without passing the header.
     pub open: BTreeSet<usize>,
+    /// Header → per instruction, whether it can reach a back-edge to that
+    /// header. Elsewhere the loop's count is never consulted again.
+    pub reaches_back: HashMap<usize, Vec<bool>>,
 }
 
 impl Cfg {
@@ -82,6 +85,10 @@ impl Cfg {
                 }
             }
         }
+        let reaches_back = headers
+            .iter()
+            .map(|(&h, bes)| (h, reaching(t, &labels, bes)))
+            .collect();
         Ok(Cfg {
             labels,
             loop_end,
@@ -89,8 +96,41 @@ impl Cfg {
             headers,
             live,
             open,
+            reaches_back,
         })
     }
+}
+
+/// Per instruction of `t`, whether some path leads from it to one of
+/// `targets`.
+fn reaching(
+    t: &crate::ir::Thread,
+    labels: &HashMap<String, usize>,
+    targets: &[usize],
+) -> Vec<bool> {
+    let n = t.instrs.len();
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    for (i, ins) in t.instrs.iter().enumerate() {
+        match &ins.kind {
+            InstrKind::Branch { target, .. } => {
+                preds[labels[target]].push(i);
+                preds[i + 1].push(i);
+            }
+            InstrKind::Goto(target) => preds[labels[target]].push(i),
+            InstrKind::Unreachable => {}
+            _ => preds[i + 1].push(i),
+        }
+    }
+    let mut seen = vec![false; n + 1];
+    let mut stack: Vec<usize> = targets.to_vec();
+    while let Some(i) = stack.pop() {
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        stack.extend(preds[i].iter().copied().filter(|&p| !seen[p]));
+    }
+    seen.truncate(n);
+    seen
 }
 
 fn reg_of(o: &Operand, out: &mut Vec<String>) {

@@ -109,11 +109,17 @@ fn unsupported(msg: impl Into<String>) -> Error {
 /// The loop counters on arriving at `pc` other than by a back-edge: a
 /// loop whose header `pc` is starts afresh; so does a loop whose body was
 /// left (it can only be entered again through its header, unless it is
-/// an open one).
+/// an open one). A count no path from `pc` consults again (no back-edge
+/// to its header is reachable) is dropped too, so that code after a loop
+/// laid out inside its range is not copied once per iteration count.
 fn canon(cfg: &Cfg, pc: usize, counters: &Counters) -> Counters {
     counters
         .iter()
-        .filter(|(h, _)| *h != pc && ((*h <= pc && pc <= cfg.loop_end[h]) || cfg.open.contains(h)))
+        .filter(|(h, _)| {
+            *h != pc
+                && ((*h <= pc && pc <= cfg.loop_end[h]) || cfg.open.contains(h))
+                && cfg.reaches_back[h].get(pc).copied().unwrap_or(false)
+        })
         .copied()
         .collect()
 }
