@@ -2,6 +2,7 @@
 //! the model (every unit of the compiled `.cat` program, eagerly, over
 //! symbolic sets and relations), axioms, final states and conditions.
 
+use super::acyclic;
 use super::bv::{self, Bv};
 use super::demand::{self, Mask};
 use super::rel::{Ctx, RelAcc, SymRel, SymSet, SymVal};
@@ -16,6 +17,11 @@ use std::collections::HashMap;
 
 /// Bound on the symbolic iterations of one `let rec` fixpoint.
 const MAX_FIX_ROUNDS: usize = 4096;
+
+/// The most clauses vertex elimination may add for one component of an
+/// acyclicity axiom; beyond, ranks (far fewer clauses, weaker
+/// propagation).
+const ELIMINATION_BUDGET: usize = 400_000;
 
 pub struct Enc<'p> {
     pub sat: Sat,
@@ -541,7 +547,11 @@ impl<'p> Enc<'p> {
                     self.slots[s] = Some(restrict(v, &dem[s]));
                 }
                 Unit::Op(op) => {
-                    let (t0, v0) = (std::time::Instant::now(), self.sat.num_vars());
+                    let (t0, v0, c0) = (
+                        std::time::Instant::now(),
+                        self.sat.num_vars(),
+                        self.sat.num_clauses(),
+                    );
                     self.mask = dem[op.dst as usize].as_ref().and_then(|m| m.rel()).cloned();
                     self.ordered = op.a != NONE && orders[op.a as usize].is_some();
                     self.sat.polarity = match pol[op.dst as usize] {
@@ -559,14 +569,17 @@ impl<'p> Enc<'p> {
                             SymVal::Set(x) => (x.sure.len(), x.sym.len()),
                         };
                         eprintln!(
-                            "  {:?} -> slot {} {} {:?}: sure {} sym {}; +{} vars, {:?}",
+                            "  {:?}({} {}) -> slot {} {} {:?}: sure {} sym {}; +{} vars +{} clauses, {:?}",
                             op.code,
+                            op.a,
+                            op.b,
                             op.dst,
                             model.slot_name(op.dst).unwrap_or(""),
                             pol[op.dst as usize],
                             size.0,
                             size.1,
                             self.sat.num_vars() - v0,
+                            self.sat.num_clauses() - c0,
                             t0.elapsed()
                         );
                     }
@@ -746,9 +759,10 @@ impl<'p> Enc<'p> {
         })
     }
 
-    /// Acyclicity: ranks (binary counters) on the nodes of each non-trivial
-    /// strongly connected component of the may-graph; every present edge
-    /// inside a component must increase the rank.
+    /// Acyclicity, per non-trivial strongly connected component of the
+    /// may-graph: by vertex elimination ([`acyclic`]) where its fill-in is
+    /// small, otherwise by ranks (binary counters) that every present edge
+    /// inside the component must increase.
     fn acyclic(&mut self, r: &SymRel) {
         let n = r.n();
         let entries = r.entries();
@@ -762,54 +776,55 @@ impl<'p> Enc<'p> {
             }
         }
         let comp = scc(&adj);
-        let mut size: HashMap<usize, usize> = HashMap::new();
-        for &c in &comp {
-            *size.entry(c).or_insert(0) += 1;
+        let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (e, &c) in comp.iter().enumerate() {
+            members.entry(c).or_default().push(e);
         }
-        let mut ranks: HashMap<usize, Vec<Lit>> = HashMap::new();
+        let mut by_comp: HashMap<usize, Vec<(usize, usize, Lit)>> = HashMap::new();
         for &(a, b, l) in &entries {
-            if a == b || comp[a] != comp[b] {
-                continue;
-            }
-            // 2-cycles directly: the solver sees them without the ranks.
-            if a < b {
-                let back = r.get(b, a);
-                if back != FALSE {
-                    let (ea, eb) = (self.ctx.exec[a], self.ctx.exec[b]);
-                    self.sat.clause(&[-l, -back, -ea, -eb]);
-                }
-            }
-            let sz = size[&comp[a]];
-            let bits = (usize::BITS - (sz - 1).leading_zeros()).max(1) as usize;
-            for x in [a, b] {
-                if let std::collections::hash_map::Entry::Vacant(slot) = ranks.entry(x) {
-                    let v: Vec<Lit> = (0..bits).map(|_| self.sat.var()).collect();
-                    slot.insert(v);
-                }
-            }
-            let g = self.less(&ranks[&a].clone(), &ranks[&b].clone());
-            let (ea, eb) = (self.ctx.exec[a], self.ctx.exec[b]);
-            self.sat.clause(&[-l, -ea, -eb, g]);
-        }
-    }
-
-    /// A literal `g` with `g ⇒ A < B` (bit vectors, most significant first).
-    fn less(&mut self, a: &[Lit], b: &[Lit]) -> Lit {
-        let g = self.sat.var();
-        let mut cur = g;
-        for k in 0..a.len() {
-            self.sat.clause(&[-cur, -a[k], b[k]]);
-            if k + 1 == a.len() {
-                self.sat.clause(&[-cur, -a[k]]);
-                self.sat.clause(&[-cur, b[k]]);
-            } else {
-                let next = self.sat.var();
-                self.sat.clause(&[-cur, a[k], b[k], next]);
-                self.sat.clause(&[-cur, -a[k], -b[k], next]);
-                cur = next;
+            if a != b && comp[a] == comp[b] {
+                by_comp.entry(comp[a]).or_default().push((a, b, l));
             }
         }
-        g
+        let debug = std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some();
+        let mut comps: Vec<usize> = by_comp.keys().copied().collect();
+        comps.sort_unstable();
+        for c in comps {
+            let nodes = &members[&c];
+            let edges = &by_comp[&c];
+            let m = nodes.len();
+            let mut idx = HashMap::new();
+            for (i, &e) in nodes.iter().enumerate() {
+                idx.insert(e, i);
+            }
+            // Effective edges (present, both ends executed), each a fresh
+            // variable that only has to be at least the edge: elimination
+            // forces edge variables true along paths, which must not
+            // constrain the relation's own literals.
+            let mut mat = vec![FALSE; m * m];
+            for &(a, b, l) in edges {
+                let (ea, eb) = (self.ctx.exec[a], self.ctx.exec[b]);
+                let e = self.sat.var();
+                self.sat.clause(&[-l, -ea, -eb, e]);
+                mat[idx[&a] * m + idx[&b]] = e;
+            }
+            let order = acyclic::elimination_order(m, &mat, ELIMINATION_BUDGET);
+            if debug {
+                eprintln!(
+                    "symbolic: acyclic component of {m} nodes, {} edges: {}",
+                    edges.len(),
+                    if order.is_some() {
+                        "vertex elimination"
+                    } else {
+                        "ranks"
+                    }
+                );
+            }
+            match order {
+                Some(order) => acyclic::eliminate(&mut self.sat, m, mat, &order),
+                None => acyclic::ranks(&mut self.sat, m, &mat),
+            }
+        }
     }
 
     /// Per physical location, the write whose value is final: a co-maximal

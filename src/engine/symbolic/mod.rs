@@ -26,6 +26,7 @@
 //! `executions` counts the executions the engine actually produced (0 or
 //! 1), not all of them.
 
+mod acyclic;
 mod bv;
 mod demand;
 mod encode;
@@ -116,9 +117,31 @@ fn build<'p>(
         },
     };
     let t1 = t0.elapsed();
+    if debug {
+        eprintln!(
+            "symbolic: unrolled {} vars, {} clauses",
+            sat.num_vars(),
+            sat.num_clauses()
+        );
+        if std::env::var("GPUMC_SYMBOLIC_DEBUG").is_ok_and(|v| v == "3") {
+            for (i, e) in u.events.iter().enumerate() {
+                eprintln!(
+                    "  e{i}: thread {:?} instr {:?} {:?} loc {:?} exec {}",
+                    e.ev.thread, e.ev.instr, e.ev.kind, e.ev.phys, e.exec
+                );
+            }
+        }
+    }
     let mut enc = Enc::new(sat, u, model.partial_co());
     enc.encode_spinning();
     let t2 = t0.elapsed();
+    if debug {
+        eprintln!(
+            "symbolic: execution {} vars, {} clauses",
+            enc.sat.num_vars(),
+            enc.sat.num_clauses()
+        );
+    }
     enc.encode_model(model, needed)?;
     let t3 = t0.elapsed();
     for (i, ax) in model.axioms().iter().enumerate() {
@@ -595,9 +618,14 @@ fn undefined_behaviour(
 
 /// Whether a consistent execution has a thread cut by the bound.
 fn some_thread_cut(enc: &mut Enc<'_>, model: &Model, stats: &mut Stats) -> Result<bool> {
+    let cut = any_cut(enc);
+    solve_checked(enc, model, &[cut], stats)
+}
+
+/// Some thread is cut by the bound.
+fn any_cut(enc: &mut Enc<'_>) -> Lit {
     let cuts: Vec<Lit> = enc.u.threads.iter().map(|t| t.cut).collect();
-    let any_cut = enc.sat.or(&cuts);
-    solve_checked(enc, model, &[any_cut], stats)
+    enc.sat.or(&cuts)
 }
 
 fn complete_lit(enc: &mut Enc<'_>) -> Lit {
@@ -664,10 +692,23 @@ pub fn check_races_stats(
     let mut races = Vec::new();
     let mut witness = None;
     let mut found = false;
+    // One query first asks for a race or a cut thread: when neither
+    // exists (the usual PASS), one unsatisfiability proof settles both.
+    // A cut model only says the bound was hit; the race query goes on.
+    let race = enc.sat.and(&[complete, filter, fire]);
+    let cut = any_cut(&mut enc);
+    let either = enc.sat.or2(race, cut);
+    let mut bound_hit = None;
+    let mut assumptions = vec![either];
     // The re-check also requires a flag to fire on the rebuilt execution.
     loop {
-        if !solve_checked(&mut enc, model, &[complete, filter, fire], &mut stats)? {
+        if !solve_checked(&mut enc, model, &assumptions, &mut stats)? {
             break;
+        }
+        if !enc.sat.value(race) {
+            bound_hit = Some(true);
+            assumptions = vec![race];
+            continue;
         }
         let c = enc.concrete()?;
         let mut ev = evaluator(model, &c, &enc.u.vocab);
@@ -682,10 +723,7 @@ pub fn check_races_stats(
         found = true;
         break;
     }
-    let mut bound_hit = false;
-    if !found {
-        bound_hit = some_thread_cut(&mut enc, model, &mut stats)?;
-    }
+    let bound_hit = !found && bound_hit.unwrap_or(false);
     let verdict = if found {
         Verdict::Fail
     } else if bound_hit {

@@ -67,18 +67,19 @@ pub enum SymVal {
     Rel(SymRel),
 }
 
-/// Collects disjuncts per pair; `finish` ORs them.
+/// Collects disjuncts per pair; `finish` ORs them. A disjunct is a
+/// conjunction of literals; under [`Polarity::UP`] it becomes one clause
+/// `conj ⇒ pair` with no gate of its own (only the up direction of the
+/// sum of products is needed).
 pub struct RelAcc {
     sure: Relation,
+    /// Per pair, its disjuncts, each a conjunction ended by a 0.
     map: HashMap<(u32, u32), Vec<Lit>>,
 }
 
 impl RelAcc {
     pub fn new(n: usize) -> Self {
-        RelAcc {
-            sure: Relation::empty(n),
-            map: HashMap::new(),
-        }
+        RelAcc::with_sure(Relation::empty(n))
     }
 
     pub fn with_sure(sure: Relation) -> Self {
@@ -90,25 +91,43 @@ impl RelAcc {
 
     #[inline]
     pub fn add(&mut self, a: usize, b: usize, l: Lit) {
-        if l == FALSE || self.sure.contains(a, b) {
+        self.add_and(a, b, &[l]);
+    }
+
+    /// Adds the disjunct `⋀ lits` to pair `(a, b)`.
+    pub fn add_and(&mut self, a: usize, b: usize, lits: &[Lit]) {
+        if self.sure.contains(a, b) || lits.contains(&FALSE) {
             return;
         }
-        if l == TRUE {
+        if lits.iter().all(|&l| l == TRUE) {
             self.sure.insert(a, b);
             self.map.remove(&(a as u32, b as u32));
             return;
         }
-        self.map.entry((a as u32, b as u32)).or_default().push(l);
+        let v = self.map.entry((a as u32, b as u32)).or_default();
+        v.extend(lits.iter().copied().filter(|&l| l != TRUE));
+        v.push(0);
     }
 
     pub fn finish(self, sat: &mut Sat) -> SymRel {
         let mut sure = self.sure;
         let mut sym = Vec::with_capacity(self.map.len());
-        for ((a, b), lits) in self.map {
+        let direct = sat.polarity == Polarity::UP;
+        // In pair order: the formula (and so the solver's run) must not
+        // depend on the hash map's per-process seed.
+        let mut pairs: Vec<((u32, u32), Vec<Lit>)> = self.map.into_iter().collect();
+        pairs.sort_unstable_by_key(|p| p.0);
+        for ((a, b), flat) in pairs {
             if sure.contains(a as usize, b as usize) {
                 continue;
             }
-            let l = sat.or(&lits);
+            let terms = flat.split(|&l| l == 0).filter(|t| !t.is_empty());
+            let l = if direct && terms.clone().count() > 1 {
+                sat.sum_of_products_up(terms)
+            } else {
+                let lits: Vec<Lit> = terms.map(|t| sat.and(t)).collect();
+                sat.or(&lits)
+            };
             if l == TRUE {
                 sure.insert(a as usize, b as usize);
             } else if l != FALSE {
@@ -148,7 +167,9 @@ impl SetAcc {
     pub fn finish(self, sat: &mut Sat) -> SymSet {
         let mut sure = self.sure;
         let mut sym = Vec::with_capacity(self.map.len());
-        for (a, lits) in self.map {
+        let mut items: Vec<(u32, Vec<Lit>)> = self.map.into_iter().collect();
+        items.sort_unstable_by_key(|p| p.0);
+        for (a, lits) in items {
             if sure.contains(a as usize) {
                 continue;
             }
@@ -460,14 +481,14 @@ impl SymRel {
             for z in bits(o.sure.row(m)) {
                 if want(x, z) {
                     let em = ctx.mid(m, x, z);
-                    acc.add(x, z, sat.and2(la, em));
+                    acc.add_and(x, z, &[la, em]);
                 }
             }
             for &(z, lb) in &o_rows[m] {
                 let z = z as usize;
                 if want(x, z) {
                     let em = ctx.mid(m, x, z);
-                    acc.add(x, z, sat.and(&[la, em, lb]));
+                    acc.add_and(x, z, &[la, em, lb]);
                 }
             }
         }
@@ -479,7 +500,7 @@ impl SymRel {
                 for x in bits(a_inv.row(m)) {
                     if want(x, z) {
                         let em = ctx.mid(m, x, z);
-                        acc.add(x, z, sat.and2(em, lb));
+                        acc.add_and(x, z, &[em, lb]);
                     }
                 }
             }
@@ -606,7 +627,7 @@ impl SymRel {
         let t_all = t.entries();
         for &(x, lx) in &s.sym {
             for &(y, ly) in &t_all {
-                acc.add(x as usize, y, sat.and2(lx, ly));
+                acc.add_and(x as usize, y, &[lx, ly]);
             }
         }
         for x in s.sure.iter() {

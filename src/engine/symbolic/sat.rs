@@ -84,7 +84,12 @@ impl Default for Sat {
 
 impl Sat {
     pub fn new() -> Self {
-        let mut solver: cadical::Solver = cadical::Solver::new();
+        // A debugging aid: one of CaDiCaL's configurations (default,
+        // plain, sat, unsat); an unknown name keeps the default.
+        let mut solver: cadical::Solver = std::env::var("GPUMC_CADICAL_CONFIG")
+            .ok()
+            .and_then(|c| cadical::Solver::with_config(&c).ok())
+            .unwrap_or_default();
         solver.add_clause([TRUE]);
         Sat {
             solver,
@@ -191,6 +196,18 @@ impl Sat {
         g
     }
 
+    /// A literal `g` with `⋁ ⋀ term ⇒ g` (the up direction only), one
+    /// clause per term; the terms are constant-free.
+    pub fn sum_of_products_up<'t>(&mut self, terms: impl Iterator<Item = &'t [Lit]>) -> Lit {
+        let g = self.var();
+        for t in terms {
+            let mut c: Vec<Lit> = t.iter().map(|&l| -l).collect();
+            c.push(g);
+            self.clause(&c);
+        }
+        g
+    }
+
     pub fn or2(&mut self, a: Lit, b: Lit) -> Lit {
         self.or(&[a, b])
     }
@@ -247,6 +264,11 @@ impl Sat {
             return Some(false);
         }
         let a: Vec<Lit> = assumptions.iter().copied().filter(|&l| l != TRUE).collect();
+        if let Some(path) = std::env::var_os("GPUMC_SYMBOLIC_DIMACS") {
+            // A debugging aid: the formula, and the assumptions on stderr.
+            let _ = self.solver.write_dimacs(std::path::Path::new(&path));
+            eprintln!("symbolic: formula written to {path:?}; assumptions {a:?}");
+        }
         self.solver.solve_with(a)
     }
 

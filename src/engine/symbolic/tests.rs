@@ -2,8 +2,9 @@
 //! relational operation is compared with its concrete meaning on every
 //! assignment of its inputs.
 
+use super::acyclic;
 use super::rel::{Ctx, SymRel, SymSet};
-use super::sat::{Lit, Sat, FALSE, TRUE};
+use super::sat::{Lit, Polarity, Sat, FALSE, TRUE};
 use crate::rel::{EventSet, Relation};
 
 struct Rng(u64);
@@ -200,4 +201,158 @@ fn set_operations() {
     let c = s.compl();
     assert_eq!(c.get(1), -a);
     assert_eq!(c.get(2), TRUE);
+}
+
+/// Under [`Polarity::UP`] an operation's pairs are only bounded below:
+/// every pair of the concrete result is forced, and the concrete result
+/// itself remains a solution (no pair outside it is forced).
+#[test]
+fn up_polarity_operations_are_exact_lower_bounds() {
+    let mut r = Rng(0x0bad_cafe);
+    for _round in 0..30 {
+        let n = 4;
+        let mut sat = Sat::new();
+        let mut inputs = Vec::new();
+        let exec: Vec<Lit> = (0..n)
+            .map(|i| match i % 2 {
+                0 => TRUE,
+                _ => {
+                    let v = sat.var();
+                    inputs.push(v);
+                    v
+                }
+            })
+            .collect();
+        let ctx = Ctx::new(exec.clone());
+        let x = random_rel(&mut sat, &mut r, n, &mut inputs);
+        let y = random_rel(&mut sat, &mut r, n, &mut inputs);
+        if inputs.len() > 16 {
+            continue;
+        }
+        sat.polarity = Polarity::UP;
+        let ops = [
+            x.seq(&y, &ctx, &mut sat, None),
+            x.plus(&ctx, &mut sat, None, false),
+        ];
+        sat.polarity = Polarity::BOTH;
+        for _ in 0..20 {
+            let bits = r.next() & ((1u64 << inputs.len()) - 1);
+            let fix: Vec<Lit> = inputs
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| if bits >> i & 1 == 1 { v } else { -v })
+                .collect();
+            assert_eq!(sat.solve(&fix), Some(true));
+            let ex: Vec<bool> = exec.iter().map(|&l| sat.value(l)).collect();
+            let (cx, cy) = (concrete(&x, &sat, &ex), concrete(&y, &sat, &ex));
+            let want = [cx.compose(&cy), cx.transitive_closure()];
+            for (k, (o, w)) in ops.iter().zip(&want).enumerate() {
+                let mut exact = fix.clone();
+                for (a, b, l) in o.entries() {
+                    if !(ex[a] && ex[b]) {
+                        continue;
+                    }
+                    if w.contains(a, b) {
+                        let mut a2 = fix.clone();
+                        a2.push(-l);
+                        assert_eq!(
+                            sat.solve(&a2),
+                            Some(false),
+                            "operation {k}: ({a},{b}) forced"
+                        );
+                    } else {
+                        exact.push(-l);
+                    }
+                }
+                assert_eq!(
+                    sat.solve(&exact),
+                    Some(true),
+                    "operation {k}: exact value allowed"
+                );
+            }
+        }
+    }
+}
+
+/// Both acyclicity encodings accept exactly the acyclic edge sets: every
+/// assignment of the 12 edges of a complete 4-node digraph.
+#[test]
+fn acyclicity_encodings_refute_exactly_the_cycles() {
+    let m = 4;
+    for elimination in [true, false] {
+        let mut sat = Sat::new();
+        let mut mat = vec![FALSE; m * m];
+        let mut edges = Vec::new();
+        let mut lits = Vec::new();
+        for a in 0..m {
+            for b in 0..m {
+                if a != b {
+                    // The edge, and the variable elimination may raise.
+                    let (l, e) = (sat.var(), sat.var());
+                    sat.implies(l, e);
+                    mat[a * m + b] = e;
+                    edges.push((a, b));
+                    lits.push(l);
+                }
+            }
+        }
+        if elimination {
+            let order = acyclic::elimination_order(m, &mat, usize::MAX).expect("within budget");
+            acyclic::eliminate(&mut sat, m, mat, &order);
+        } else {
+            acyclic::ranks(&mut sat, m, &mat);
+        }
+        for bits in 0..1u64 << edges.len() {
+            let mut g = Relation::empty(m);
+            for (i, &(a, b)) in edges.iter().enumerate() {
+                if bits >> i & 1 == 1 {
+                    g.insert(a, b);
+                }
+            }
+            let acyclic = (0..m).all(|a| !g.transitive_closure().contains(a, a));
+            let fix: Vec<Lit> = lits
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| if bits >> i & 1 == 1 { v } else { -v })
+                .collect();
+            assert_eq!(sat.solve(&fix), Some(acyclic), "{elimination} {bits:012b}");
+        }
+    }
+    assert!(
+        acyclic::elimination_order(m, &[TRUE; 16], 3).is_none(),
+        "budget"
+    );
+}
+
+/// Code after a loop that is laid out between the loop's back-edges is
+/// unrolled once, not once per iteration count: only the loop's own
+/// events grow with the bound.
+#[test]
+fn code_after_a_loop_inside_its_range_is_not_copied_per_iteration() {
+    let src = "PTX after-loop\n{\nflag=0;\nx=0;\ny=0;\n}\n\
+        P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n\
+        LC00: | st.relaxed.gpu flag, 1 ;\n\
+        ld.relaxed.gpu r0, flag | ;\n\
+        beq r0, 0, LC01 | ;\n\
+        st.relaxed.gpu x, 1 | ;\n\
+        st.relaxed.gpu y, 1 | ;\n\
+        goto LC02 | ;\n\
+        LC01: | ;\n\
+        goto LC00 | ;\n\
+        LC02: | ;\n\
+        exists (x == 1)\n";
+    let p = crate::frontend::litmus::parse(src, std::path::Path::new("after-loop.litmus"))
+        .expect("parses");
+    let model = crate::models::load("ptx-v7.5").expect("model");
+    let events = |bound: u32| {
+        let opts = crate::engine::Options {
+            bound,
+            ..Default::default()
+        };
+        let (r, stats) = super::check_safety_stats(&p, &model, &opts).expect("checks");
+        assert_eq!(r.verdict, crate::engine::safety::Verdict::Pass);
+        stats.events
+    };
+    // One more load per iteration; the two stores once.
+    assert_eq!(events(4) - events(2), 2);
 }
