@@ -123,6 +123,13 @@ pub type Domains = HashMap<LocId, BTreeSet<i64>>;
 /// thin-air execution producing a value the test asks about is found
 /// (docs/SEMANTICS.md).
 pub fn value_domains(p: &Program, bound: u32) -> Result<Domains> {
+    value_domains_within(p, bound, MAX_PATHS)
+}
+
+/// [`value_domains`], refused (`unsupported`) once the rounds together
+/// explore more than `max_paths` thread paths.
+pub fn value_domains_within(p: &Program, bound: u32, max_paths: usize) -> Result<Domains> {
+    let mut budget = max_paths;
     if let Some(l) = p.locations.iter().find(|l| l.init_arbitrary) {
         return Err(Error::new(
             crate::diag::ErrorKind::Unsupported,
@@ -152,7 +159,10 @@ pub fn value_domains(p: &Program, bound: u32) -> Result<Domains> {
     for _ in 0..rounds {
         let mut next = dom.clone();
         for th in 0..p.threads.len() {
-            for path in explore(p, th, bound, Reads::Domains(&dom), PathMode::Liveness, true)? {
+            let reads = Reads::Domains(&dom);
+            let paths = explore(p, th, bound, reads, PathMode::Liveness, true, budget)?;
+            budget -= paths.len().min(budget);
+            for path in paths {
                 for e in &path.events {
                     if e.kind == PathEventKind::Write {
                         let phys = p.locations[e.loc.unwrap()].phys;
@@ -183,7 +193,7 @@ pub fn thread_paths(
     dom: &Domains,
     mode: PathMode,
 ) -> Result<Vec<ThreadPath>> {
-    explore(p, th, bound, Reads::Domains(dom), mode, false)
+    explore(p, th, bound, Reads::Domains(dom), mode, false, MAX_PATHS)
 }
 
 /// The paths of thread `th` whose reads return `reads` and whose undefined
@@ -199,7 +209,7 @@ pub fn replay_paths(
     forced: Forced<'_>,
     mode: PathMode,
 ) -> Result<Vec<ThreadPath>> {
-    explore(p, th, bound, Reads::Forced(forced), mode, false)
+    explore(p, th, bound, Reads::Forced(forced), mode, false, MAX_PATHS)
 }
 
 /// The values a replayed path reads, in order, and where it stops.
@@ -330,6 +340,7 @@ fn explore(
     reads: Reads<'_>,
     mode: PathMode,
     domain_pass: bool,
+    max_paths: usize,
 ) -> Result<Vec<ThreadPath>> {
     let t = &p.threads[th];
     let cfg = Cfg::new(p, th)?;
@@ -337,11 +348,11 @@ fn explore(
     let mut out = Vec::new();
     let mut stack = vec![State::new(t)];
     'paths: while let Some(mut s) = stack.pop() {
-        if out.len() + stack.len() > MAX_PATHS {
+        if out.len() + stack.len() > max_paths {
             return Err(Error::new(
                 crate::diag::ErrorKind::Unsupported,
                 format!(
-                    "unsupported: thread {} has more than {MAX_PATHS} paths under this bound",
+                    "unsupported: thread {} has more than {max_paths} paths under this bound",
                     t.name
                 ),
             ));

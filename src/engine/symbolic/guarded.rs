@@ -884,7 +884,39 @@ pub fn unroll<'p>(
         }
         known = next;
     }
-    unroll_with(p, bound, &known, pausing, sat)
+    let u = unroll_with(p, bound, &known, pausing, sat)?;
+    restrict_to_domains(p, bound, &u, sat);
+    Ok(u)
+}
+
+/// Paths per thread up to which [`restrict_to_domains`] computes domains.
+const DOMAIN_PATHS: usize = 4096;
+
+/// Where the explicit engine's value domains (docs/SEMANTICS.md) are cheap
+/// to compute, every read returns a value of its location's domain, as in
+/// the explicit engine. This only matters for values justified by nothing
+/// but a cycle (thin air), which free bit-vectors would allow with any
+/// value. Larger programs keep free values (as Dartagnan's encoding does).
+fn restrict_to_domains(p: &Program, bound: u32, u: &Unrolled<'_>, sat: &mut Sat) {
+    if p.locations.iter().any(|l| l.init_arbitrary) {
+        return;
+    }
+    let Ok(dom) = crate::engine::paths::value_domains_within(p, bound, DOMAIN_PATHS) else {
+        return;
+    };
+    for e in &u.events {
+        let (EventKind::Read, Some(ph)) = (e.ev.kind, e.ev.phys) else {
+            continue;
+        };
+        let Some(values) = dom.get(&ph) else {
+            continue;
+        };
+        let mut any = Vec::with_capacity(values.len());
+        for &v in values {
+            any.push(bv::eq(sat, &e.bits, &bv::constant(v)));
+        }
+        sat.clause(&any);
+    }
 }
 
 /// Per physical location, the bits that are one constant in its initial
