@@ -889,8 +889,9 @@ pub fn unroll<'p>(
     Ok(u)
 }
 
-/// Paths per thread up to which [`restrict_to_domains`] computes domains.
-const DOMAIN_PATHS: usize = 4096;
+/// Thread paths (all rounds together) up to which [`restrict_to_domains`]
+/// computes the value domains.
+const DOMAIN_PATHS: usize = 1024;
 
 /// Where the explicit engine's value domains (docs/SEMANTICS.md) are cheap
 /// to compute, every read returns a value of its location's domain, as in
