@@ -20,14 +20,18 @@ impl Rng {
     }
 }
 
-/// Solves with `inputs` fixed to `bits` and returns the model's value of `l`.
-fn eval(sat: &mut Sat, inputs: &[Lit], bits: u64, ls: &[Lit]) -> Vec<bool> {
-    let a: Vec<Lit> = inputs
+/// The literals fixing `inputs` to `bits` (input `i` is bit `i`).
+fn assignment(inputs: &[Lit], bits: u64) -> Vec<Lit> {
+    inputs
         .iter()
         .enumerate()
         .map(|(i, &v)| if bits >> i & 1 == 1 { v } else { -v })
-        .collect();
-    assert_eq!(sat.solve(&a), Some(true));
+        .collect()
+}
+
+/// Solves with `inputs` fixed to `bits` and returns the model's value of `l`.
+fn eval(sat: &mut Sat, inputs: &[Lit], bits: u64, ls: &[Lit]) -> Vec<bool> {
+    assert_eq!(sat.solve(&assignment(inputs, bits)), Some(true));
     ls.iter().map(|&l| sat.value(l)).collect()
 }
 
@@ -64,11 +68,7 @@ fn cardinality_counters() {
     let ys: Vec<Lit> = (0..8).map(|_| sat.var()).collect();
     sat.exactly_one(&ys);
     for bits in 0..256u64 {
-        let a: Vec<Lit> = ys
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| if bits >> i & 1 == 1 { v } else { -v })
-            .collect();
+        let a = assignment(&ys, bits);
         assert_eq!(sat.solve(&a), Some(bits.count_ones() == 1), "{bits:08b}");
     }
 }
@@ -93,6 +93,25 @@ fn random_rel(sat: &mut Sat, r: &mut Rng, n: usize, vars: &mut Vec<Lit>) -> SymR
     rel
 }
 
+/// Two random relations over `n` events, the odd events conditionally
+/// executed: (input variables, exec literals, x, y).
+fn random_operands(sat: &mut Sat, r: &mut Rng, n: usize) -> (Vec<Lit>, Vec<Lit>, SymRel, SymRel) {
+    let mut inputs = Vec::new();
+    let exec: Vec<Lit> = (0..n)
+        .map(|i| match i % 2 {
+            0 => TRUE,
+            _ => {
+                let v = sat.var();
+                inputs.push(v);
+                v
+            }
+        })
+        .collect();
+    let x = random_rel(sat, r, n, &mut inputs);
+    let y = random_rel(sat, r, n, &mut inputs);
+    (inputs, exec, x, y)
+}
+
 /// The concrete relation (restricted to executed events).
 fn concrete(rel: &SymRel, sat: &Sat, exec: &[bool]) -> Relation {
     let n = exec.len();
@@ -111,21 +130,8 @@ fn relational_operations_match_their_concrete_meaning() {
     for _round in 0..30 {
         let n = 4;
         let mut sat = Sat::new();
-        let mut inputs = Vec::new();
-        let exec: Vec<Lit> = (0..n)
-            .map(|i| {
-                if i % 2 == 0 {
-                    TRUE
-                } else {
-                    let v = sat.var();
-                    inputs.push(v);
-                    v
-                }
-            })
-            .collect();
+        let (inputs, exec, x, y) = random_operands(&mut sat, &mut r, n);
         let ctx = Ctx::new(exec.clone());
-        let x = random_rel(&mut sat, &mut r, n, &mut inputs);
-        let y = random_rel(&mut sat, &mut r, n, &mut inputs);
         let ops = [
             x.union(&y, &mut sat),
             x.inter(&y, &mut sat),
@@ -212,20 +218,8 @@ fn up_polarity_operations_are_exact_lower_bounds() {
     for _round in 0..30 {
         let n = 4;
         let mut sat = Sat::new();
-        let mut inputs = Vec::new();
-        let exec: Vec<Lit> = (0..n)
-            .map(|i| match i % 2 {
-                0 => TRUE,
-                _ => {
-                    let v = sat.var();
-                    inputs.push(v);
-                    v
-                }
-            })
-            .collect();
+        let (inputs, exec, x, y) = random_operands(&mut sat, &mut r, n);
         let ctx = Ctx::new(exec.clone());
-        let x = random_rel(&mut sat, &mut r, n, &mut inputs);
-        let y = random_rel(&mut sat, &mut r, n, &mut inputs);
         if inputs.len() > 16 {
             continue;
         }
@@ -237,11 +231,7 @@ fn up_polarity_operations_are_exact_lower_bounds() {
         sat.polarity = Polarity::BOTH;
         for _ in 0..20 {
             let bits = r.next() & ((1u64 << inputs.len()) - 1);
-            let fix: Vec<Lit> = inputs
-                .iter()
-                .enumerate()
-                .map(|(i, &v)| if bits >> i & 1 == 1 { v } else { -v })
-                .collect();
+            let fix = assignment(&inputs, bits);
             assert_eq!(sat.solve(&fix), Some(true));
             let ex: Vec<bool> = exec.iter().map(|&l| sat.value(l)).collect();
             let (cx, cy) = (concrete(&x, &sat, &ex), concrete(&y, &sat, &ex));
@@ -310,11 +300,7 @@ fn acyclicity_encodings_refute_exactly_the_cycles() {
                 }
             }
             let acyclic = (0..m).all(|a| !g.transitive_closure().contains(a, a));
-            let fix: Vec<Lit> = lits
-                .iter()
-                .enumerate()
-                .map(|(i, &v)| if bits >> i & 1 == 1 { v } else { -v })
-                .collect();
+            let fix = assignment(&lits, bits);
             assert_eq!(sat.solve(&fix), Some(acyclic), "{elimination} {bits:012b}");
         }
     }
