@@ -7,7 +7,7 @@ use super::bv::{self, Bv};
 use super::demand::{self, Mask};
 use super::rel::{Ctx, RelAcc, SymRel, SymSet, SymVal};
 use super::sat::{Lit, Polarity, Sat, FALSE, TRUE};
-use super::unroll::{group, init_reg, Unrolled};
+use super::unroll::{init_reg, Unrolled};
 use crate::cat::{AxiomKind, BaseKind, Model, Op, OpCode, Unit, NONE};
 use crate::diag::{Error, ErrorKind, Result};
 use crate::engine::exec::{base_kind, EventKind};
@@ -645,7 +645,6 @@ impl<'p> Enc<'p> {
         let n = self.u.n();
         let a = op.a;
         let b = op.b;
-        let _ = NONE;
         Ok(match op.code {
             EmptySet => SymVal::Set(SymSet::empty(n)),
             FullSet => SymVal::Set(SymSet::sure(EventSet::full(n))),
@@ -953,7 +952,6 @@ impl<'p> Enc<'p> {
                         None => groups.push((v, vec![l])),
                     }
                 }
-                let _ = group::<i64>;
                 TermVal::Cases(
                     groups
                         .into_iter()

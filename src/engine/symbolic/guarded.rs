@@ -24,7 +24,7 @@
 use super::bv::{self, Bv};
 use super::rel::RelAcc;
 use super::sat::{Lit, Sat, FALSE, TRUE};
-use super::unroll::{tags_of, SymEvent, ThreadUnroll, Unrolled};
+use super::unroll::{init_events, tags_of, SymEvent, ThreadUnroll, Unrolled};
 use crate::diag::{Error, ErrorKind, Result};
 use crate::engine::exec::{Event, EventKind, Vocabulary};
 use crate::engine::loops::Cfg;
@@ -952,29 +952,10 @@ fn unroll_with<'p>(
     sat: &mut Sat,
 ) -> Result<Unrolled<'p>> {
     let vocab = Vocabulary::for_program(p);
-    let tag = |t: &str| vocab.index(t).unwrap_or(0);
-    let nloc = p.locations.len();
-    let mut events: Vec<SymEvent> = Vec::new();
-    let mut init_of = vec![None; nloc];
-    for (li, l) in p.locations.iter().enumerate() {
-        if l.phys == li {
-            init_of[li] = Some(events.len());
-            events.push(SymEvent {
-                ev: Event::init(li, l.init, vec![tag("IW"), tag("I"), tag("W"), tag("M")]),
-                exec: TRUE,
-                values: vec![],
-                bits: if l.init_arbitrary {
-                    bv::fresh(sat)
-                } else {
-                    bv::constant(l.init)
-                },
-                barrier_ids: vec![],
-                barrier_counts: vec![],
-                arrive: false,
-                stuck: FALSE,
-            });
-        }
-    }
+    let (mut events, init_of) = init_events(p, &vocab, |l| match l.init_arbitrary {
+        true => (vec![], bv::fresh(sat)),
+        false => (vec![], bv::constant(l.init)),
+    });
     let mut threads = Vec::new();
     let mut po = Vec::new();
     let mut dep_lists: [Vec<(usize, usize, Lit)>; 3] = Default::default();

@@ -24,7 +24,7 @@ use crate::engine::liveness::axiomatic::{end_state, Masks, Obs, Outcome, Status}
 use crate::engine::liveness::interp::{Code, Local};
 use crate::engine::liveness::{Hierarchy, ProgressSpec};
 use crate::engine::paths::ThreadPath;
-use crate::engine::{Candidate, Observer, Options};
+use crate::engine::{Observer, Options};
 use crate::ir::Program;
 
 /// A thread's status literals: terminated, spinning, blocked, paused
@@ -158,13 +158,7 @@ pub fn stuck(
                 })
                 .collect();
             let refs: Vec<&ThreadPath> = c.paths.iter().collect();
-            let cand = Candidate {
-                skeleton: &c.sk,
-                paths: &refs,
-                rf: &c.rf,
-                co: &c.co,
-                barrier_stuck: c.bar_stuck,
-            };
+            let cand = c.candidate(&refs);
             let fair = hier.fair_set(m.stepped, m.terminated);
             let mut obs = Obs::new(
                 codes,

@@ -47,7 +47,7 @@ use super::witness::Witness;
 use super::{Candidate, Options};
 use crate::cat::{BaseKind, Model, Value};
 use crate::diag::{Error, ErrorKind, Result};
-use crate::ir::{Program, Quantifier, Term};
+use crate::ir::{Program, Quantifier};
 use crate::rel::{EventSet, Relation};
 use encode::Enc;
 use sat::{Lit, Sat, TRUE};
@@ -79,8 +79,20 @@ struct Concrete<'p> {
     sf: Relation,
     bar: Relation,
     bar_stuck: bool,
-    /// Potential event → skeleton event.
-    map: Vec<Option<usize>>,
+}
+
+impl<'p> Concrete<'p> {
+    /// The explicit candidate of this execution; `refs` are its paths
+    /// (`self.paths` by reference).
+    fn candidate<'a>(&'a self, refs: &'a [&'a ThreadPath]) -> Candidate<'a, 'p> {
+        Candidate {
+            skeleton: &self.sk,
+            paths: refs,
+            rf: &self.rf,
+            co: &self.co,
+            barrier_stuck: self.bar_stuck,
+        }
+    }
 }
 
 /// The encoding of `p` under `model` with the axioms `needed`; `pausing`
@@ -278,7 +290,6 @@ impl<'p> Enc<'p> {
             sf,
             bar,
             bar_stuck: self.sat.value(self.bar_stuck),
-            map,
         })
     }
 
@@ -636,15 +647,7 @@ fn complete_lit(enc: &mut Enc<'_>) -> Lit {
 
 fn witness_of(c: &Concrete<'_>, state: Vec<(String, i64)>) -> Witness {
     let refs: Vec<&ThreadPath> = c.paths.iter().collect();
-    let cand = Candidate {
-        skeleton: &c.sk,
-        paths: &refs,
-        rf: &c.rf,
-        co: &c.co,
-        barrier_stuck: c.bar_stuck,
-    };
-    let _ = &c.map;
-    Witness::from_candidate(&cand, state)
+    Witness::from_candidate(&c.candidate(&refs), state)
 }
 
 /// Checks the model's `flag` axioms (same verdicts as
@@ -732,7 +735,6 @@ pub fn check_races_stats(
         Verdict::Pass
     };
     fill_stats(&enc, &mut stats);
-    let _ = Term::Const(0);
     Ok((
         RaceResult {
             verdict,

@@ -622,7 +622,6 @@ impl SymRel {
     }
 
     pub fn prod(s: &SymSet, t: &SymSet, sat: &mut Sat) -> SymRel {
-        let n = s.sure.universe();
         let mut acc = RelAcc::with_sure(Relation::product(&s.sure, &t.sure));
         let t_all = t.entries();
         for &(x, lx) in &s.sym {
@@ -635,7 +634,6 @@ impl SymRel {
                 acc.add(x, y as usize, ly);
             }
         }
-        let _ = n;
         acc.finish(sat)
     }
 

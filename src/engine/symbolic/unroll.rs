@@ -18,7 +18,7 @@ use crate::engine::exec::{Event, EventKind, Skeleton, Vocabulary};
 use crate::engine::paths::{
     thread_paths, value_domains, PathEnd, PathEventKind, PathMode, ThreadPath,
 };
-use crate::ir::{InstrKind, Program};
+use crate::ir::{InstrKind, Location, Program};
 use crate::rel::Relation;
 use std::collections::{BTreeSet, HashMap};
 
@@ -385,6 +385,39 @@ pub fn init_reg(p: &Program, th: usize, r: &str) -> i64 {
 /// Groups `(value, selector)` pairs into one literal per value. A value
 /// shared by every listed path becomes `TRUE` (values are relative to the
 /// event being executed).
+/// The initial writes, one per physical location, and per location the
+/// index of its initial write; `value(location)` gives each one's
+/// `values` and `bits`.
+pub fn init_events(
+    p: &Program,
+    vocab: &Vocabulary,
+    mut value: impl FnMut(&Location) -> (Vec<(i64, Lit)>, Vec<Lit>),
+) -> (Vec<SymEvent>, Vec<Option<usize>>) {
+    let tags: Vec<usize> = ["IW", "I", "W", "M"]
+        .iter()
+        .map(|t| vocab.index(t).unwrap_or(0))
+        .collect();
+    let mut events = Vec::new();
+    let mut init_of = vec![None; p.locations.len()];
+    for (li, l) in p.locations.iter().enumerate() {
+        if l.phys == li {
+            init_of[li] = Some(events.len());
+            let (values, bits) = value(l);
+            events.push(SymEvent {
+                ev: Event::init(li, l.init, tags.clone()),
+                exec: TRUE,
+                values,
+                bits,
+                barrier_ids: vec![],
+                barrier_counts: vec![],
+                arrive: false,
+                stuck: FALSE,
+            });
+        }
+    }
+    (events, init_of)
+}
+
 pub fn group<T: PartialEq + Clone>(sat: &mut Sat, items: &[(T, Lit)]) -> Vec<(T, Lit)> {
     let mut groups: Vec<(T, Vec<Lit>)> = Vec::new();
     for (v, l) in items {
@@ -442,26 +475,7 @@ impl<'p> Unrolled<'p> {
                 symbolic_threads.push(false);
             }
         }
-        let tag = |t: &str| vocab.index(t).unwrap_or(0);
-        let (iw, i_tag, w_tag, m_tag) = (tag("IW"), tag("I"), tag("W"), tag("M"));
-        let nloc = p.locations.len();
-        let mut events: Vec<SymEvent> = Vec::new();
-        let mut init_of = vec![None; nloc];
-        for (li, l) in p.locations.iter().enumerate() {
-            if l.phys == li {
-                init_of[li] = Some(events.len());
-                events.push(SymEvent {
-                    ev: Event::init(li, l.init, vec![iw, i_tag, w_tag, m_tag]),
-                    exec: TRUE,
-                    values: vec![(l.init, TRUE)],
-                    bits: vec![],
-                    barrier_ids: vec![],
-                    barrier_counts: vec![],
-                    arrive: false,
-                    stuck: FALSE,
-                });
-            }
-        }
+        let (mut events, init_of) = init_events(p, &vocab, |l| (vec![(l.init, TRUE)], vec![]));
         let mut threads = Vec::new();
         // Pairs per relation: (a, b) -> global paths where it holds.
         let mut po_paths: PairPaths = HashMap::new();
