@@ -170,7 +170,8 @@ fn instr(p: &Program, i: &Instr) -> String {
             format!("Local {dst} = {} {op:?} {}", operand(a), operand(b))
         }
         InstrKind::Label(l) => format!("Label {l}"),
-        InstrKind::Havoc { dst } => format!("Havoc {dst}"),
+        InstrKind::Havoc { dst, ty } => format!("Havoc {dst} {ty:?}"),
+        InstrKind::Input { dst, input } => format!("Input {dst} = input {input}"),
         InstrKind::Unreachable => "Unreachable".into(),
         InstrKind::Branch { op, a, b, target } => format!(
             "Branch {} {} {} -> {target}",

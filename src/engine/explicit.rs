@@ -87,8 +87,29 @@ pub fn run_combination(
 }
 
 /// Runs the explicit enumeration, reporting each candidate that satisfies
-/// the model's consistency axioms to `obs`.
+/// the model's consistency axioms to `obs`. A program with free inputs is
+/// enumerated once per valuation of them (`engine::inputs`: finite sets
+/// of representatives, or `unsupported`).
 pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Observer) -> Result<()> {
+    let Some(valuations) = super::inputs::valuations(p)? else {
+        return enumerate_fixed(p, model, opts, obs);
+    };
+    for q in &valuations {
+        enumerate_fixed(q, model, opts, obs)?;
+        if !obs.wants_more() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// [`enumerate`] for a program whose inputs are all fixed.
+fn enumerate_fixed(
+    p: &Program,
+    model: &Model,
+    opts: &Options,
+    obs: &mut dyn Observer,
+) -> Result<()> {
     let prep = prepare(p, model)?;
     let mode = if opts.liveness {
         PathMode::Liveness

@@ -153,8 +153,57 @@ fn names(p: &Program, mask: u64) -> String {
 /// Checks whether `p` can run forever under `progress`. `symbolic`: find
 /// stuck configurations with the SAT solver rather than by enumeration
 /// (programs whose loops are all side-effect free; the other method has
-/// one implementation).
+/// one implementation). Free inputs are fixed one valuation at a time
+/// (`engine::inputs`: finite sets of representatives, else unsupported).
 pub fn check(
+    p: &Program,
+    model: &Model,
+    opts: &Options,
+    progress: &ProgressSpec,
+    symbolic: bool,
+) -> Result<LivenessResult> {
+    let Some(valuations) = super::inputs::valuations(p)? else {
+        return check_fixed(p, model, opts, progress, symbolic);
+    };
+    let mut executions = 0;
+    let mut unknown = None;
+    for q in &valuations {
+        let mut r = check_fixed(q, model, opts, progress, symbolic)?;
+        executions += r.executions;
+        match r.verdict {
+            Verdict::Fail => {
+                let chosen: Vec<String> = q
+                    .inputs
+                    .iter()
+                    .zip(&p.inputs)
+                    .filter(|(_, free)| free.value.is_none())
+                    .filter_map(|(i, _)| Some(format!("{}={}", i.name, i.value?)))
+                    .collect();
+                if let Some(v) = &mut r.violation {
+                    v.description = format!("{} (inputs: {})", v.description, chosen.join(" "));
+                }
+                r.executions = executions;
+                return Ok(r);
+            }
+            Verdict::Unknown if unknown.is_none() => unknown = Some(r.note),
+            _ => {}
+        }
+    }
+    let (verdict, note) = match unknown {
+        Some(note) => (Verdict::Unknown, note),
+        None => (Verdict::Pass, None),
+    };
+    Ok(LivenessResult {
+        verdict,
+        executions,
+        violation: None,
+        witness: None,
+        note,
+    })
+}
+
+/// [`check`] for a program whose inputs are all fixed.
+fn check_fixed(
     p: &Program,
     model: &Model,
     opts: &Options,

@@ -174,7 +174,7 @@ pub fn uses_defs(k: &InstrKind) -> (Vec<String>, Option<String>) {
             reg_of(b, &mut uses);
             None
         }
-        InstrKind::Havoc { dst } => Some(dst.clone()),
+        InstrKind::Havoc { dst, .. } | InstrKind::Input { dst, .. } => Some(dst.clone()),
         InstrKind::Fence | InstrKind::Label(_) | InstrKind::Goto(_) | InstrKind::Unreachable => {
             None
         }

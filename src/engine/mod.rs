@@ -7,6 +7,7 @@
 
 pub mod exec;
 pub mod explicit;
+pub mod inputs;
 pub mod liveness;
 pub mod loops;
 pub mod orders;

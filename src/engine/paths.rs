@@ -84,6 +84,9 @@ pub struct ThreadPath {
     pub events: Vec<PathEvent>,
     /// Final register values (sorted by name).
     pub regs: Vec<(String, i64)>,
+    /// The value each executed `Havoc` chose: (instruction, value), in
+    /// program order (for witnesses).
+    pub undefs: Vec<(usize, i64)>,
     pub end: PathEnd,
 }
 
@@ -130,7 +133,7 @@ pub fn value_domains(p: &Program, bound: u32) -> Result<Domains> {
 /// explore more than `max_paths` thread paths.
 pub fn value_domains_within(p: &Program, bound: u32, max_paths: usize) -> Result<Domains> {
     let mut budget = max_paths;
-    if let Some(l) = p.locations.iter().find(|l| l.init_arbitrary) {
+    if let Some(l) = p.locations.iter().find(|l| l.init_arbitrary.is_some()) {
         return Err(Error::new(
             crate::diag::ErrorKind::Unsupported,
             format!(
@@ -196,8 +199,9 @@ pub fn thread_paths(
     explore(p, th, bound, Reads::Domains(dom), mode, false, MAX_PATHS)
 }
 
-/// The paths of thread `th` whose reads return `reads` and whose undefined
-/// values are `havocs`, in order (one path, plus the prefixes that wait
+/// The paths of thread `th` whose reads return `reads`, whose undefined
+/// values are `havocs`, in order, and whose free inputs are `inputs`
+/// (one path, plus the prefixes that wait
 /// forever at a barrier). Reaching `Unreachable` ends a path as `Done`; a
 /// path about to produce event number `limit` (counting from 0) ends
 /// there as `Paused`. Used to rebuild the exact path (events,
@@ -217,6 +221,9 @@ pub fn replay_paths(
 pub struct Forced<'a> {
     pub reads: &'a [i64],
     pub havocs: &'a [i64],
+    /// The value of every input of [`Program::inputs`], by index (a value
+    /// fixed there wins).
+    pub inputs: &'a [i64],
     /// Events the path produces at most before it is paused.
     pub limit: usize,
 }
@@ -238,6 +245,7 @@ struct State {
     taint: HashMap<String, Vec<usize>>,
     ctrl: Vec<usize>,
     events: Vec<PathEvent>,
+    undefs: Vec<(usize, i64)>,
     /// Loop header → back-edges to it taken since the loop was entered.
     back_edges: HashMap<usize, u32>,
     /// The last step was a back-edge.
@@ -257,6 +265,7 @@ impl State {
             taint: HashMap::new(),
             ctrl: vec![],
             events: vec![],
+            undefs: vec![],
             back_edges: HashMap::new(),
             via_back: false,
             iter_start: HashMap::new(),
@@ -305,6 +314,7 @@ impl State {
         ThreadPath {
             events: self.events,
             regs,
+            undefs: self.undefs,
             end,
         }
     }
@@ -345,6 +355,8 @@ fn explore(
     let t = &p.threads[th];
     let cfg = Cfg::new(p, th)?;
     let forced = matches!(reads, Reads::Forced(..));
+    // Representatives of each undefined value (`engine::inputs`).
+    let mut havoc_values: HashMap<usize, Vec<i64>> = HashMap::new();
     let mut out = Vec::new();
     let mut stack = vec![State::new(t)];
     'paths: while let Some(mut s) = stack.pop() {
@@ -388,17 +400,56 @@ fn explore(
             }
             match &ins.kind {
                 InstrKind::Label(_) => {}
-                InstrKind::Havoc { dst } => {
-                    let Reads::Forced(Forced { havocs: hv, .. }) = reads else {
-                        return Err(Error::unsupported(
-                            ins.pos,
-                            "undefined values need the symbolic engine (--engine symbolic)",
-                        ));
+                InstrKind::Havoc { dst, .. } => {
+                    let values = match reads {
+                        Reads::Forced(f) => {
+                            let v = f.havocs.get(s.forced.1).copied();
+                            s.forced.1 += 1;
+                            v.into_iter().collect()
+                        }
+                        Reads::Domains(_) => match havoc_values.get(&i) {
+                            Some(v) => v.clone(),
+                            None => {
+                                let v = super::inputs::havoc_domain(p, th, i)?;
+                                havoc_values.insert(i, v.clone());
+                                v
+                            }
+                        },
                     };
-                    let Some(&v) = hv.get(s.forced.1) else {
+                    let Some((&last, rest)) = values.split_last() else {
                         continue 'paths;
                     };
-                    s.forced.1 += 1;
+                    for &v in rest {
+                        let mut s2 = s.clone();
+                        s2.regs.insert(dst.clone(), v);
+                        s2.taint.insert(dst.clone(), vec![]);
+                        s2.undefs.push((i, v));
+                        stack.push(s2);
+                    }
+                    s.regs.insert(dst.clone(), last);
+                    s.taint.insert(dst.clone(), vec![]);
+                    s.undefs.push((i, last));
+                }
+                InstrKind::Input { dst, input } => {
+                    let v = match (p.inputs.get(*input), reads) {
+                        (Some(crate::ir::Input { value: Some(v), .. }), _) => *v,
+                        (Some(_), Reads::Forced(f)) if *input < f.inputs.len() => f.inputs[*input],
+                        (Some(x), _) => {
+                            return Err(Error::unsupported(
+                                ins.pos,
+                                format!(
+                                    "the free input `{}` is not fixed (the explicit engine checks one valuation of the inputs at a time)",
+                                    x.name
+                                ),
+                            ))
+                        }
+                        (None, _) => {
+                            return Err(Error::semantic(
+                                ins.pos,
+                                format!("input {input} is not declared"),
+                            ))
+                        }
+                    };
                     s.regs.insert(dst.clone(), v);
                     s.taint.insert(dst.clone(), vec![]);
                 }

@@ -25,10 +25,36 @@ pub struct Witness {
     pub co: Vec<(usize, usize)>,
     /// Final values of the observables, as `name = value`.
     pub state: Vec<(String, i64)>,
+    /// The values this execution chose for the program's free values
+    /// (docs/SEMANTICS.md): its inputs by source name, the arbitrary
+    /// initial values it reads by location name, and its undefined values
+    /// as `thread:register` (`#k` for the `k`-th of one instruction).
+    /// Serialised as a JSON object.
+    #[serde(serialize_with = "as_map", skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<(String, i64)>,
+}
+
+fn as_map<S: serde::Serializer>(v: &[(String, i64)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(v.len()))?;
+    for (k, x) in v {
+        m.serialize_entry(k, x)?;
+    }
+    m.end()
 }
 
 impl Witness {
     pub fn from_candidate(c: &Candidate<'_, '_>, state: Vec<(String, i64)>) -> Self {
+        Self::from_execution(c, state, &[])
+    }
+
+    /// [`Witness::from_candidate`], where `input_values` gives the
+    /// value of each input of the program that the program does not fix.
+    pub fn from_execution(
+        c: &Candidate<'_, '_>,
+        state: Vec<(String, i64)>,
+        input_values: &[i64],
+    ) -> Self {
         let sk = c.skeleton;
         let p = sk.program;
         let events = sk
@@ -77,6 +103,43 @@ impl Witness {
             rf: c.rf.pairs().collect(),
             co,
             state,
+            inputs: chosen_values(c, input_values),
         }
     }
+}
+
+/// The free values of the execution `c` (see [`Witness::inputs`]).
+fn chosen_values(c: &Candidate<'_, '_>, input_values: &[i64]) -> Vec<(String, i64)> {
+    let sk = c.skeleton;
+    let p = sk.program;
+    let mut out: Vec<(String, i64)> = p
+        .inputs
+        .iter()
+        .enumerate()
+        .filter_map(|(k, i)| Some((i.name.clone(), i.value.or(input_values.get(k).copied())?)))
+        .collect();
+    for (ph, init) in sk.init_of.iter().enumerate() {
+        let Some(init) = *init else { continue };
+        if p.locations[ph].init_arbitrary.is_some() && c.rf.pairs().any(|(w, _)| w == init) {
+            out.push((p.locations[ph].name.clone(), sk.events[init].value));
+        }
+    }
+    for (th, path) in c.paths.iter().enumerate() {
+        let t = &p.threads[th];
+        let mut seen: std::collections::HashMap<usize, usize> = Default::default();
+        for &(i, v) in &path.undefs {
+            let dst = match &t.instrs[i].kind {
+                crate::ir::InstrKind::Havoc { dst, .. } => dst.as_str(),
+                _ => "?",
+            };
+            let k = seen.entry(i).or_insert(0);
+            *k += 1;
+            let name = match *k {
+                1 => format!("{}:{dst}", t.name),
+                k => format!("{}:{dst}#{k}", t.name),
+            };
+            out.push((name, v));
+        }
+    }
+    out
 }

@@ -73,12 +73,66 @@ pub struct Location {
     pub virt: LocId,
     /// Initial value (of the physical location; aliases repeat the root's).
     pub init: i64,
-    /// The initial value is arbitrary (uninitialised SPIR-V memory); `init`
-    /// is then meaningless.
-    pub init_arbitrary: bool,
+    /// `Some(ty)`: the initial value is an arbitrary value of type `ty`
+    /// (uninitialised SPIR-V memory); `init` is then meaningless.
+    pub init_arbitrary: Option<ValueType>,
     /// Proxy / storage-class annotation from the declaration, if any
     /// (`y @ surface aliases x` gives `Some("surface")`).
     pub space: Option<String>,
+}
+
+/// The values an arbitrary (free) value ranges over, in the canonical
+/// forms front-ends keep values in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum ValueType {
+    /// 0 or 1.
+    Bool,
+    /// A `w`-bit integer (`w` in 1..=64), kept sign-extended in an `i64`
+    /// (so signedness never matters: `-1` is the all-ones pattern).
+    Int(u32),
+}
+
+impl ValueType {
+    /// Any 64-bit value.
+    pub const I64: ValueType = ValueType::Int(64);
+
+    /// The least and the greatest value (signed order).
+    pub fn range(self) -> (i64, i64) {
+        match self {
+            ValueType::Bool => (0, 1),
+            ValueType::Int(w) if w >= 64 => (i64::MIN, i64::MAX),
+            ValueType::Int(w) => {
+                let w = w.max(1);
+                (-(1i64 << (w - 1)), (1i64 << (w - 1)) - 1)
+            }
+        }
+    }
+
+    /// Number of values.
+    pub fn count(self) -> u128 {
+        let (lo, hi) = self.range();
+        (i128::from(hi) - i128::from(lo) + 1) as u128
+    }
+
+    pub fn contains(self, v: i64) -> bool {
+        let (lo, hi) = self.range();
+        lo <= v && v <= hi
+    }
+}
+
+/// A free input of a program: one value per run of the program, the same
+/// for every thread that reads it (a kernel argument or push constant the
+/// harness leaves unset). Threads read it with [`InstrKind::Input`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Input {
+    /// The source name (kernel argument, block member, or variable and
+    /// index path), shown in witnesses.
+    pub name: String,
+    pub ty: ValueType,
+    /// `None`: arbitrary. `Some(v)`: fixed to `v` — the explicit engine
+    /// checks a program once per valuation of its inputs
+    /// (`engine::inputs`).
+    pub value: Option<i64>,
 }
 
 /// An instruction operand: a register or a constant.
@@ -215,9 +269,12 @@ pub enum InstrKind {
     },
     /// `goto target`.
     Goto(String),
-    /// `dst := ` an arbitrary value, a fresh one each time it runs
-    /// (SPIR-V `OpUndef`, reads of uninitialised variables).
-    Havoc { dst: String },
+    /// `dst := ` an arbitrary value of type `ty`, a fresh one each time it
+    /// runs (SPIR-V `OpUndef`, reads of uninitialised variables).
+    Havoc { dst: String, ty: ValueType },
+    /// `dst := ` the value of the program's free input `input` (an index
+    /// into [`Program::inputs`]): the same in every thread, every time.
+    Input { dst: String, input: usize },
     /// Reaching this instruction is undefined behaviour (SPIR-V
     /// `OpUnreachable`): every property fails on an execution that does.
     Unreachable,
@@ -275,11 +332,25 @@ pub struct Program {
     pub assertion: Option<Assertion>,
     /// `locations [...]` clause: extra observables to print in final states.
     pub observed: Vec<Term>,
+    /// Free inputs (read by [`InstrKind::Input`]).
+    pub inputs: Vec<Input>,
 }
 
 impl Program {
     pub fn location_id(&self, name: &str) -> Option<LocId> {
         self.locations.iter().position(|l| l.name == name)
+    }
+
+    /// Whether some value of the program is arbitrary: an uninitialised
+    /// location, an undefined value (`Havoc`) or an input not fixed.
+    pub fn has_free_values(&self) -> bool {
+        self.locations.iter().any(|l| l.init_arbitrary.is_some())
+            || self.inputs.iter().any(|i| i.value.is_none())
+            || self
+                .threads
+                .iter()
+                .flat_map(|t| &t.instrs)
+                .any(|i| matches!(i.kind, InstrKind::Havoc { .. }))
     }
 
     /// Scope-level names, innermost first, for this architecture.

@@ -72,6 +72,10 @@ pub fn text(r: &FileReport) -> String {
 pub fn witness_text(w: &Witness) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "  Witness execution:");
+    if !w.inputs.is_empty() {
+        let v: Vec<String> = w.inputs.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        let _ = writeln!(s, "    inputs: {}", v.join(" "));
+    }
     for e in &w.events {
         let what = match (&e.location, e.value) {
             (Some(l), Some(v)) => format!("{} {}={}", e.kind, l, v),

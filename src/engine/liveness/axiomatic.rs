@@ -287,6 +287,7 @@ fn prefixes(path: &ThreadPath, out: &mut Vec<ThreadPath>, seen: &mut HashSet<Vec
         out.push(ThreadPath {
             events,
             regs: vec![],
+            undefs: vec![],
             end: PathEnd::Paused,
         });
     }
@@ -468,6 +469,7 @@ pub fn check(
             paused.push(ThreadPath {
                 events: vec![],
                 regs: vec![],
+                undefs: vec![],
                 end: PathEnd::Paused,
             });
         }

@@ -251,6 +251,12 @@ pub fn proves_termination(
 ) -> Result<Option<String>> {
     let nloc = p.locations.len();
     let (rel_loc, rel_regs) = relevance(codes, nloc);
+    if let Some(l) = (0..nloc).find(|&l| rel_loc[l] && p.locations[l].init_arbitrary.is_some()) {
+        return Ok(Some(format!(
+            "`{}` has an arbitrary initial value",
+            p.locations[l].name
+        )));
+    }
     // Value domains: a fixpoint over the local graphs. Irrelevant
     // locations keep their initial value only (what reads of them return
     // influences nothing that matters).

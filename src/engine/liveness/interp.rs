@@ -153,6 +153,23 @@ impl Code {
                         "undefined values and unreachable code in liveness checks",
                     ))
                 }
+                // `liveness::check` fixes the inputs (one valuation at a
+                // time) before compiling.
+                InstrKind::Input { dst, input } => match p.inputs.get(*input).and_then(|i| i.value)
+                {
+                    Some(v) => Op::Local {
+                        dst: reg(dst),
+                        op: crate::ir::BinOp::Add,
+                        a: Opnd::Const(v),
+                        b: Opnd::Const(0),
+                    },
+                    None => {
+                        return Err(Error::unsupported(
+                            ins.pos,
+                            "free inputs in liveness checks",
+                        ))
+                    }
+                },
                 InstrKind::Label(_) => Op::Nop,
                 InstrKind::Local { dst, op, a, b } => {
                     let (a, b) = (opnd(a), opnd(b));

@@ -61,6 +61,12 @@ pub fn explore(
     max_states: usize,
 ) -> Result<Outcome> {
     let n = codes.len();
+    if let Some(l) = p.locations.iter().find(|l| l.init_arbitrary.is_some()) {
+        return Ok(Outcome::Unsupported(format!(
+            "`{}` has an arbitrary initial value, which the interleaving graph does not enumerate",
+            l.name
+        )));
+    }
     if codes
         .iter()
         .any(|c| c.ops.iter().any(|o| matches!(o, Op::Barrier)))

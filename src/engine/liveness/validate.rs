@@ -138,6 +138,7 @@ fn paths_of(
         paths.push(ThreadPath {
             events,
             regs: vec![],
+            undefs: vec![],
             end: PathEnd::Paused,
         });
     }

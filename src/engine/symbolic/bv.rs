@@ -33,6 +33,23 @@ pub fn fresh(sat: &mut Sat) -> Bv {
     (0..WIDTH).map(|_| sat.var()).collect()
 }
 
+/// A free value of type `ty`: fresh bits for its width, the others copies
+/// of its sign bit (a boolean: one fresh bit, the others 0), so that it
+/// only takes the canonical values of its type.
+pub fn free(sat: &mut Sat, ty: crate::ir::ValueType) -> Bv {
+    match ty {
+        crate::ir::ValueType::Bool => {
+            let b = sat.var();
+            (0..WIDTH).map(|i| if i == 0 { b } else { FALSE }).collect()
+        }
+        crate::ir::ValueType::Int(w) => {
+            let w = (w as usize).clamp(1, WIDTH);
+            let low: Vec<Lit> = (0..w).map(|_| sat.var()).collect();
+            (0..WIDTH).map(|i| low[i.min(w - 1)]).collect()
+        }
+    }
+}
+
 /// The value under the solver's current model.
 pub fn value(sat: &Sat, a: &[Lit]) -> i64 {
     let mut v: u64 = 0;

@@ -474,12 +474,14 @@ fn read_bits(sat: &mut Sat, known: &[Vec<Option<bool>>], loc: usize) -> Bv {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn unroll_thread(
     p: &Program,
     th: usize,
     bound: u32,
     vocab: &Vocabulary,
     known: &[Vec<Option<bool>>],
+    inputs: &[Bv],
     pausing: Option<Pausing>,
     sat: &mut Sat,
 ) -> Result<ThreadOut> {
@@ -610,10 +612,17 @@ fn unroll_thread(
                 finals.push((g, st.clone()));
                 out_guard = FALSE;
             }
-            InstrKind::Havoc { dst } => {
-                let v = bv::fresh(sat);
+            InstrKind::Havoc { dst, ty } => {
+                let v = bv::free(sat, *ty);
                 ident.extend(v.iter().copied());
                 havocs.push((g, v.clone()));
+                st.regs.insert(dst.clone(), v);
+                st.taint.remove(dst);
+            }
+            InstrKind::Input { dst, input } => {
+                let v = inputs.get(*input).cloned().ok_or_else(|| {
+                    Error::semantic(ins.pos, format!("input {input} is not declared"))
+                })?;
                 st.regs.insert(dst.clone(), v);
                 st.taint.remove(dst);
             }
@@ -899,7 +908,7 @@ const DOMAIN_PATHS: usize = 1024;
 /// but a cycle (thin air), which free bit-vectors would allow with any
 /// value. Larger programs keep free values (as Dartagnan's encoding does).
 fn restrict_to_domains(p: &Program, bound: u32, u: &Unrolled<'_>, sat: &mut Sat) {
-    if p.locations.iter().any(|l| l.init_arbitrary) {
+    if p.locations.iter().any(|l| l.init_arbitrary.is_some()) {
         return;
     }
     let Ok(dom) = crate::engine::paths::value_domains_within(p, bound, DOMAIN_PATHS) else {
@@ -953,14 +962,23 @@ fn unroll_with<'p>(
 ) -> Result<Unrolled<'p>> {
     let vocab = Vocabulary::for_program(p);
     let (mut events, init_of) = init_events(p, &vocab, |l| match l.init_arbitrary {
-        true => (vec![], bv::fresh(sat)),
-        false => (vec![], bv::constant(l.init)),
+        Some(ty) => (vec![], bv::free(sat, ty)),
+        None => (vec![], bv::constant(l.init)),
     });
+    // One value per input, shared by every thread (inputs are uniform).
+    let inputs: Vec<Bv> = p
+        .inputs
+        .iter()
+        .map(|i| match i.value {
+            Some(v) => bv::constant(v),
+            None => bv::free(sat, i.ty),
+        })
+        .collect();
     let mut threads = Vec::new();
     let mut po = Vec::new();
     let mut dep_lists: [Vec<(usize, usize, Lit)>; 3] = Default::default();
     for th in 0..p.threads.len() {
-        let mut out = unroll_thread(p, th, bound, &vocab, known, pausing, sat)?;
+        let mut out = unroll_thread(p, th, bound, &vocab, known, &inputs, pausing, sat)?;
         let base = events.len();
         if let Some(live) = &mut out.guarded.live {
             for (_, reads) in &mut live.spins {
@@ -1004,7 +1022,7 @@ fn unroll_with<'p>(
         rel(&dep_lists[1], sat),
         rel(&dep_lists[2], sat),
     ];
-    Ok(Unrolled::assemble(
-        p, bound, vocab, events, threads, init_of, rels,
-    ))
+    let mut u = Unrolled::assemble(p, bound, vocab, events, threads, init_of, rels);
+    u.inputs = inputs;
+    Ok(u)
 }

@@ -79,6 +79,8 @@ struct Concrete<'p> {
     sf: Relation,
     bar: Relation,
     bar_stuck: bool,
+    /// The value of each input of the program.
+    inputs: Vec<i64>,
 }
 
 impl<'p> Concrete<'p> {
@@ -176,15 +178,16 @@ fn build<'p>(
     Ok(enc)
 }
 
-/// Undefined values, arbitrary initial values or unreachable code: only
-/// the guarded unrolling (bit-vector values) can check such a program.
+/// Free values (undefined values, arbitrary initial values, free inputs)
+/// or unreachable code: only the guarded unrolling (bit-vector values)
+/// can check such a program.
 fn has_arbitrary_values(p: &Program) -> bool {
     use crate::ir::InstrKind;
-    p.locations.iter().any(|l| l.init_arbitrary)
+    p.has_free_values()
         || p.threads
             .iter()
             .flat_map(|t| &t.instrs)
-            .any(|i| matches!(i.kind, InstrKind::Havoc { .. } | InstrKind::Unreachable))
+            .any(|i| matches!(i.kind, InstrKind::Unreachable))
 }
 
 fn consistency_axioms(model: &Model) -> Vec<usize> {
@@ -201,6 +204,7 @@ impl<'p> Enc<'p> {
     fn concrete(&self) -> Result<Concrete<'p>> {
         let u = &self.u;
         let p = u.program;
+        let inputs: Vec<i64> = u.inputs.iter().map(|b| bv::value(&self.sat, b)).collect();
         let mut paths: Vec<ThreadPath> = Vec::new();
         // Per thread: the potential events of its path, in order.
         let mut chosen_events: Vec<Vec<usize>> = Vec::new();
@@ -211,7 +215,7 @@ impl<'p> Enc<'p> {
         };
         for (ti, t) in u.threads.iter().enumerate() {
             if let Some(g) = &t.guarded {
-                let (path, evs) = self.replay(ti, t, g)?;
+                let (path, evs) = self.replay(ti, t, g, &inputs)?;
                 paths.push(path);
                 chosen_events.push(evs);
                 continue;
@@ -230,7 +234,15 @@ impl<'p> Enc<'p> {
             paths.push(path);
         }
         let refs: Vec<&ThreadPath> = paths.iter().collect();
-        let sk = Skeleton::new(p, &u.vocab, &refs);
+        let mut sk = Skeleton::new(p, &u.vocab, &refs);
+        // The initial values the model chose for uninitialised locations.
+        for (ph, i) in u.init_of.iter().enumerate() {
+            if let (Some(i), Some(s)) = (i, sk.init_of[ph]) {
+                if p.locations[ph].init_arbitrary.is_some() {
+                    sk.events[s].value = bv::value(&self.sat, &u.events[*i].bits);
+                }
+            }
+        }
         let mut map = vec![None; u.n()];
         for (ph, i) in u.init_of.iter().enumerate() {
             if let (Some(i), Some(s)) = (i, sk.init_of[ph]) {
@@ -290,6 +302,7 @@ impl<'p> Enc<'p> {
             sf,
             bar,
             bar_stuck: self.sat.value(self.bar_stuck),
+            inputs,
         })
     }
 
@@ -301,6 +314,7 @@ impl<'p> Enc<'p> {
         ti: usize,
         t: &unroll::ThreadUnroll,
         g: &guarded::GuardedThread,
+        inputs: &[i64],
     ) -> Result<(ThreadPath, Vec<usize>)> {
         use super::exec::EventKind;
         use super::paths::{replay_paths, Forced, PathEnd, PathEventKind, PathMode};
@@ -354,6 +368,7 @@ impl<'p> Enc<'p> {
         let forced = Forced {
             reads: &reads,
             havocs: &havocs,
+            inputs,
             limit: match end {
                 PathEnd::Paused => executed.len(),
                 _ => usize::MAX,
@@ -395,6 +410,7 @@ impl<'p> Enc<'p> {
                 lits.extend(&g.ident);
             }
         }
+        lits.extend(self.u.inputs.iter().flatten());
         lits.extend(self.rf.iter().map(|x| x.2));
         lits.extend(self.co_pairs.iter().map(|x| x.2));
         for r in [&self.sf_rel, &self.bar_rel] {
@@ -647,7 +663,7 @@ fn complete_lit(enc: &mut Enc<'_>) -> Lit {
 
 fn witness_of(c: &Concrete<'_>, state: Vec<(String, i64)>) -> Witness {
     let refs: Vec<&ThreadPath> = c.paths.iter().collect();
-    Witness::from_candidate(&c.candidate(&refs), state)
+    Witness::from_execution(&c.candidate(&refs), state, &c.inputs)
 }
 
 /// Checks the model's `flag` axioms (same verdicts as

@@ -110,6 +110,7 @@ fn straight_line(t: &crate::ir::Thread) -> bool {
         | InstrKind::Goto(_)
         | InstrKind::Barrier { .. }
         | InstrKind::Havoc { .. }
+        | InstrKind::Input { .. }
         | InstrKind::Unreachable => false,
         InstrKind::Rmw { op, .. } => !matches!(op, RmwOp::Cas { .. }),
         InstrKind::Local { op, .. } => !matches!(op, BinOp::Div | BinOp::Rem),
@@ -198,6 +199,11 @@ fn abstract_domains(p: &Program) -> Result<crate::engine::paths::Domains> {
                                 .unwrap_or_default();
                             regs.entry(dst.clone()).or_default().extend(d);
                         }
+                        // Free inputs are refused before (`Unrolled::new`).
+                        InstrKind::Input { dst, input } => {
+                            let v = p.inputs.get(*input).and_then(|i| i.value);
+                            regs.entry(dst.clone()).or_default().extend(v);
+                        }
                         InstrKind::Local { dst, op, a, b } => {
                             let (va, vb) = (val(a, &regs), val(b, &regs));
                             let mut out = BTreeSet::new();
@@ -270,6 +276,9 @@ pub struct Unrolled<'p> {
     pub data: SymRel,
     pub ctrl: SymRel,
     pub rmw: SymRel,
+    /// The value of each input of the program (guarded unrollings; the
+    /// path enumeration takes fixed inputs from the program).
+    pub inputs: Vec<super::bv::Bv>,
 }
 
 type Key = (usize, u8, usize);
@@ -442,6 +451,14 @@ type PairPaths = HashMap<(usize, usize), Vec<usize>>;
 
 impl<'p> Unrolled<'p> {
     pub fn new(p: &'p Program, bound: u32, sat: &mut Sat) -> Result<Self> {
+        // Path enumeration draws values from finite domains: free values
+        // need the guarded unrolling's bit-vectors.
+        if p.has_free_values() {
+            return Err(crate::diag::Error::new(
+                crate::diag::ErrorKind::Unsupported,
+                "unsupported: arbitrary values need the guarded unrolling (unset GPUMC_UNROLL)",
+            ));
+        }
         let vocab = Vocabulary::for_program(p);
         // The explicit engine's domains, unless a straight-line thread
         // has so many read-value combinations that computing them (by
@@ -717,6 +734,7 @@ impl<'p> Unrolled<'p> {
             data,
             ctrl,
             rmw,
+            inputs: vec![],
         }
     }
 
@@ -880,6 +898,7 @@ fn symbolic_path(
     let path = ThreadPath {
         events,
         regs: reg_list.iter().map(|(r, _)| (r.clone(), 0)).collect(),
+        undefs: vec![],
         end: PathEnd::Done,
     };
     (

@@ -95,7 +95,7 @@ impl Locs {
             phys: phys.unwrap_or(id),
             virt: virt.unwrap_or(id),
             init,
-            init_arbitrary: false,
+            init_arbitrary: None,
             space,
         });
         self.index.insert(name.to_string(), id);
@@ -207,6 +207,8 @@ impl<'a> Parser<'a> {
             filter,
             assertion,
             observed,
+            // Litmus initial values are all defined (unlisted ones are 0).
+            inputs: Vec::new(),
         })
     }
 

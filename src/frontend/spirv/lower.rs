@@ -30,19 +30,22 @@
 //!
 //! Undefined values: an `OpUndef` scalar is a register (see
 //! `Module::undef`) assigned by a `Havoc` at the start of the invocation
-//! (`Lowerer::undef_havocs`); a read of a never-written Private/Function
+//! (`Lowerer::free_defs`); a read of a never-written Private/Function
 //! cell is a `Havoc` at the read. `OpUnreachable` is `Unreachable`.
+//! Read-only memory without a value is a free input (`inputs.rs`): a
+//! register assigned by an `Input` at the start of the invocation.
 //!
 //! Layout: specs are laid out in reverse post-order of the spec graph, so
 //! every jump to an earlier label is a loop back-edge (the engine's
 //! definition of a loop) and every other jump goes forward.
 
+use super::inputs::FreeInputs;
 use super::layout::{self, bytes, Memory, ADDR_MASK};
 use super::module::{Class, Id, Module, Type};
 use super::tags::{self, Access, Tags};
-use super::value::{fold, sext, Ptr, Region, Val};
+use super::value::{fold, sext, value_type, Ptr, Region, Val};
 use crate::diag::{Error, Result};
-use crate::ir::{BinOp, CmpOp, Instr, InstrKind, Operand, Pos, RmwOp};
+use crate::ir::{BinOp, CmpOp, Instr, InstrKind, Operand, Pos, RmwOp, ValueType};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
@@ -82,6 +85,8 @@ pub(super) struct Shared<'m> {
     pub ro: HashMap<(Id, u64), (u32, i64)>,
     /// Initial cells of Private variables.
     pub private_init: PrivateInit,
+    /// Read-only scalars without a value: the program's free inputs.
+    pub inputs: FreeInputs,
 }
 
 /// State that may be generalised into a fixed register.
@@ -231,6 +236,7 @@ struct Lowerer<'a, 'm> {
     vars: &'a HashMap<Id, (Class, Id)>,
     ro: &'a HashMap<(Id, u64), (u32, i64)>,
     private_init: &'a PrivateInit,
+    inputs: &'a mut FreeInputs,
     inv: Invocation,
     slots: &'a HashSet<Slot>,
     /// Read-only contents specific to this invocation (built-ins).
@@ -295,6 +301,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             vars: &sh.vars,
             ro: &sh.ro,
             private_init: &sh.private_init,
+            inputs: &mut sh.inputs,
             inv: *inv,
             slots,
             ro_inv,
@@ -451,13 +458,14 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         )
     }
 
-    /// `dst := ` an arbitrary value.
-    fn havoc(&mut self, out: &mut Vec<Instr>, dst: &Rc<str>) -> R<()> {
+    /// `dst := ` an arbitrary value of type `ty`.
+    fn havoc(&mut self, out: &mut Vec<Instr>, dst: &Rc<str>, ty: ValueType) -> R<()> {
         self.cmp_origin.remove(dst);
         self.push(
             out,
             InstrKind::Havoc {
                 dst: dst.to_string(),
+                ty,
             },
             vec![],
         )
@@ -560,6 +568,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     fn origin(&self, r: &str) -> &'static str {
         if self.m.undef_line(r).is_some() {
             "an undefined value (`OpUndef`)"
+        } else if self.inputs.input_of(r).is_some() {
+            "a free input (read-only memory no `@Input` sets)"
         } else {
             "a loaded value"
         }
@@ -697,7 +707,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     self.mov(out, &r, &cur)?;
                 }
                 // Never written: an arbitrary value.
-                None => self.havoc(out, &r)?,
+                None => self.havoc(out, &r, value_type(w))?,
             }
             st.cells.insert((var, off), (w, Val::Reg(r)));
         }
@@ -1390,7 +1400,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             }
                         };
                         let r: Rc<str> = Rc::from(format!("{b}.{}", k - 3));
-                        self.havoc(out, &r)?;
+                        let (w, _) = self.elem_width(m.arg_id(li, 0)?, pos)?;
+                        self.havoc(out, &r, value_type(w))?;
                         xs.push(Val::Reg(r));
                     } else {
                         let v = usize::try_from(i)
@@ -1621,17 +1632,38 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         Ok(t.0)
     }
 
-    fn ro_read(&self, var: Id, off: u64, w: u32) -> R<Val> {
+    /// Reads read-only memory: its value, or (none set) a free input.
+    fn ro_read(&mut self, var: Id, off: u64, w: u32) -> R<Val> {
         let hit = self
             .ro_inv
             .get(&(var, off))
             .or_else(|| self.ro.get(&(var, off)));
+        let pos = self.pos();
+        let mixed = || Error::unsupported(pos, "mixed-size access to read-only memory");
         match hit {
             Some(&(cw, v)) if bytes(cw) == bytes(w) => Ok(Val::Int(v)),
-            Some(_) => {
-                Err(Error::unsupported(self.pos(), "mixed-size access to read-only memory").into())
+            Some(_) => Err(mixed().into()),
+            None => {
+                if self.class_of(Region::ReadOnly { var }) == Class::Input {
+                    return Err(Error::unsupported(
+                        pos,
+                        format!(
+                            "a read of the `Input` variable `{}`, which is no built-in and has no value",
+                            self.m.show(var)
+                        ),
+                    )
+                    .into());
+                }
+                let known = self
+                    .ro
+                    .iter()
+                    .filter(|(k, _)| k.0 == var)
+                    .map(|(k, v)| (k.1, v.0));
+                match self.inputs.register(self.m, var, off, w, known) {
+                    Some(r) => Ok(Val::Reg(r)),
+                    None => Err(mixed().into()),
+                }
             }
-            None => Ok(Val::Int(0)),
         }
     }
 
@@ -1666,7 +1698,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     Some(r) => r,
                     None => self.fresh_tmp(),
                 };
-                self.havoc(out, &r)?;
+                self.havoc(out, &r, value_type(w))?;
                 let v = Val::Reg(r);
                 st.cells.insert((var, off), (w, v.clone()));
                 Ok(v)
@@ -2415,15 +2447,17 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         self.cur = end_line;
         out.push(self.instr(InstrKind::Label(END.into()), vec![]));
         let out = tidy(out);
-        let mut havocs = self.undef_havocs(&out);
-        havocs.extend(out);
-        havocs
+        let mut defs = self.free_defs(&out);
+        defs.extend(out);
+        defs
     }
 
-    /// `Havoc`s, at the start of the invocation, of the `OpUndef`
-    /// registers that `code` reads: each undefined scalar is one arbitrary
-    /// value per invocation.
-    fn undef_havocs(&self, code: &[Instr]) -> Vec<Instr> {
+    /// The definitions, at the start of the invocation, of the free
+    /// registers that `code` reads: an `Input` for each free input, then
+    /// a `Havoc` for each `OpUndef` scalar (one arbitrary value per
+    /// invocation).
+    fn free_defs(&self, code: &[Instr]) -> Vec<Instr> {
+        let mut inputs: Vec<(usize, String)> = Vec::new();
         let mut regs: Vec<(usize, String)> = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
         let mut note = |o: &Operand| {
@@ -2431,6 +2465,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 if let Some(li) = self.m.undef_line(r) {
                     if seen.insert(r.clone()) {
                         regs.push((li, r.clone()));
+                    }
+                } else if let Some(k) = self.inputs.input_of(r) {
+                    if seen.insert(r.clone()) {
+                        inputs.push((k, r.clone()));
                     }
                 }
             }
@@ -2457,18 +2495,32 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 _ => {}
             }
         }
+        inputs.sort();
         regs.sort();
-        regs.into_iter()
-            .map(|(li, r)| {
-                let l = self.m.line(li);
-                Instr {
-                    kind: InstrKind::Havoc { dst: r },
-                    tags: vec![],
-                    pos: l.pos(),
-                    text: l.text.clone(),
-                }
-            })
-            .collect()
+        let mut out = Vec::new();
+        for (k, r) in inputs {
+            let var = self.inputs.cells[k].0;
+            let l = self
+                .m
+                .line(self.m.def[var as usize].unwrap_or(self.m.entry.1));
+            out.push(Instr {
+                kind: InstrKind::Input { dst: r, input: k },
+                tags: vec![],
+                pos: l.pos(),
+                text: l.text.clone(),
+            });
+        }
+        for (li, r) in regs {
+            let l = self.m.line(li);
+            let ty = self.m.undef_type(&r).unwrap_or(ValueType::I64);
+            out.push(Instr {
+                kind: InstrKind::Havoc { dst: r, ty },
+                tags: vec![],
+                pos: l.pos(),
+                text: l.text.clone(),
+            });
+        }
+        out
     }
 
     /// Successors of spec `k`, sorted so that popping yields the one
@@ -2657,7 +2709,7 @@ fn tidy(mut v: Vec<Instr>) -> Vec<Instr> {
             }
         }
         v.retain(|x| {
-            !matches!(&x.kind, InstrKind::Local { dst, .. } | InstrKind::Havoc { dst }
+            !matches!(&x.kind, InstrKind::Local { dst, .. } | InstrKind::Havoc { dst, .. }
                 if !live.contains(dst))
         });
         if v.len() == before {

@@ -21,9 +21,11 @@
 //!   CrossWorkgroup storage are shared (one copy); Workgroup variables have
 //!   one copy per workgroup. Their scalar cells (after flattening structs,
 //!   arrays and vectors by byte offset) are the IR locations, named by the
-//!   type path (`%buf[0][3]`). Private and Function variables live in
-//!   registers; Input (built-ins), PushConstant and UniformConstant
-//!   variables are read-only and known while translating.
+//!   type path (`%buf[0][3]`); without an initial value their contents
+//!   are arbitrary. Private and Function variables live in registers;
+//!   Input (built-ins), PushConstant and UniformConstant variables are
+//!   read-only and known while translating, except scalars no one gives a
+//!   value: those are the program's free inputs (`inputs.rs`).
 //! * **Translation** is a partial evaluation per invocation (see
 //!   `lower.rs`): everything that does not depend on a value loaded from
 //!   shared memory is folded, so addresses are static; an address that
@@ -34,6 +36,7 @@
 //! * **Tags** of atomics, barriers and non-atomic accesses: `tags.rs`.
 
 mod header;
+mod inputs;
 mod layout;
 mod lex;
 mod lower;
@@ -46,7 +49,7 @@ mod value;
 use crate::diag::{Error, Result};
 use crate::ir::{
     Arch, Assertion, Cond, InstrKind, Location, Operand, Placement, Pos, Program, Quantifier,
-    RmwOp, Term, Thread,
+    RmwOp, Term, Thread, ValueType,
 };
 use header::{HCond, HTerm, HValue};
 use layout::{bytes, Memory};
@@ -112,6 +115,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         vars: b.vars.clone(),
         ro: std::mem::take(&mut b.ro),
         private_init: std::mem::take(&mut b.private_init),
+        inputs: Default::default(),
     };
     let wg_size = grid.wg_size();
     for t in 0..grid.threads() {
@@ -134,6 +138,8 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         });
     }
     b.mem = shared.mem;
+    let pointees: HashMap<Id, Id> = b.vars.iter().map(|(&v, &(_, t))| (v, t)).collect();
+    let inputs = used_inputs(shared.inputs.to_ir(&m, &pointees), &mut threads);
     b.finish_cells(&threads)?;
     // Locations in declaration order.
     let order: HashMap<Id, usize> = m.globals.iter().enumerate().map(|(i, &g)| (g, i)).collect();
@@ -166,7 +172,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
             phys: new,
             virt: new,
             init: c.init,
-            init_arbitrary: c.uninit,
+            init_arbitrary: c.uninit.then(|| value::value_type(c.width)),
             space: class.map(|c| c.name().to_string()),
         });
         let _ = var;
@@ -199,7 +205,27 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
             cond: remap_cond(a.cond),
         }),
         observed: Vec::new(),
+        inputs,
     })
+}
+
+/// The inputs some thread reads (a value read but never used, or read
+/// only by an abandoned translation, is no input), renumbered.
+fn used_inputs(all: Vec<crate::ir::Input>, threads: &mut [Thread]) -> Vec<crate::ir::Input> {
+    let mut remap: Vec<Option<usize>> = vec![None; all.len()];
+    let mut out = Vec::new();
+    for t in threads.iter_mut() {
+        for i in &mut t.instrs {
+            if let InstrKind::Input { input, .. } = &mut i.kind {
+                let k = *remap[*input].get_or_insert_with(|| {
+                    out.push(all[*input].clone());
+                    out.len() - 1
+                });
+                *input = k;
+            }
+        }
+    }
+    out
 }
 
 fn remap_cond(c: Cond, remap: &[usize]) -> Cond {
@@ -329,7 +355,7 @@ impl<'m> Builder<'m> {
                     let x = match v {
                         Val::Int(x) => x,
                         // An `OpUndef` initialiser: as uninitialised shared
-                        // memory (initial value 0).
+                        // memory (an arbitrary initial value).
                         Val::Reg(r) if self.m.undef_line(r).is_some() => continue,
                         _ => return Err(Error::semantic(pos, "initial value must be a constant")),
                     };
@@ -503,18 +529,11 @@ impl<'m> Builder<'m> {
             c.init = by_region
                 .get(&c.region)
                 .map_or(0, |init| layout::compose_init(init, c.offset, c.width));
-            // Buffers the harness gives no contents start arbitrary (as in
-            // Dat3M). Workgroup memory starts at 0: the spec leaves it
-            // undefined too, but the liveness engine cannot enumerate
-            // arbitrary values, and kernels write it before a barrier
-            // before reading it (docs/SPIRV.md: a known simplification).
-            c.uninit = match c.region {
-                Region::Shared { var, .. } => {
-                    !by_region.contains_key(&c.region)
-                        && self.vars.get(&var).is_some_and(|v| v.0 != Class::Workgroup)
-                }
-                _ => false,
-            };
+            // Shared memory (buffers and Workgroup memory) the harness
+            // gives no contents starts arbitrary (as in Dat3M for buffers;
+            // the spec leaves Workgroup memory undefined too).
+            c.uninit =
+                matches!(c.region, Region::Shared { .. }) && !by_region.contains_key(&c.region);
         }
         let overlaps = self.mem.overlaps();
         if overlaps.is_empty() {
@@ -641,7 +660,7 @@ pub fn render(p: &Program) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "program {} ({:?})", p.name, p.arch);
     for (i, l) in p.locations.iter().enumerate() {
-        if l.init_arbitrary {
+        if l.init_arbitrary.is_some() {
             let _ = write!(s, "loc {i} {} = undef", l.name);
         } else {
             let _ = write!(s, "loc {i} {} = {}", l.name, l.init);
@@ -650,6 +669,9 @@ pub fn render(p: &Program) -> String {
             let _ = write!(s, " [{sp}]");
         }
         s.push('\n');
+    }
+    for (k, i) in p.inputs.iter().enumerate() {
+        let _ = writeln!(s, "input {k} {} : {}", i.name, type_name(i.ty));
     }
     let loc = |i: usize| {
         p.locations
@@ -716,7 +738,11 @@ pub fn render(p: &Program) -> String {
                     target,
                 } => format!("if {} {} {} goto {target}", op(a), c, op(b)),
                 InstrKind::Goto(t) => format!("goto {t}"),
-                InstrKind::Havoc { dst } => format!("{dst} := undef"),
+                InstrKind::Havoc { dst, ty } => format!("{dst} := undef {}", type_name(*ty)),
+                InstrKind::Input { dst, input } => format!(
+                    "{dst} := input {}",
+                    p.inputs.get(*input).map_or("?", |i| i.name.as_str())
+                ),
                 InstrKind::Unreachable => "unreachable".to_string(),
             };
             let _ = write!(s, "    {body}");
@@ -739,6 +765,13 @@ pub fn render(p: &Program) -> String {
         let _ = writeln!(s, "{q} {}", cond(&a.cond));
     }
     s
+}
+
+fn type_name(t: ValueType) -> String {
+    match t {
+        ValueType::Bool => "bool".into(),
+        ValueType::Int(w) => format!("int{w}"),
+    }
 }
 
 fn render_cond(c: &Cond, p: &Program) -> String {

@@ -7,9 +7,9 @@
 
 use super::header::Grid;
 use super::lex::{Kind, Line, Tok};
-use super::value::{canon_lit, Val};
+use super::value::{canon_lit, value_type, Val};
 use crate::diag::{Error, Result};
-use crate::ir::Pos;
+use crate::ir::{Pos, ValueType};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -361,6 +361,8 @@ pub(super) struct Module {
     pub def: Vec<Option<usize>>,
     pub decos: HashMap<Id, Vec<Deco>>,
     pub member_decos: HashMap<(Id, u32), Vec<Deco>>,
+    /// `OpMemberName` (debug names of struct members, for witnesses).
+    member_names: HashMap<(Id, u32), String>,
     pub functions: Vec<Func>,
     pub func_of: HashMap<Id, usize>,
     /// The entry point's function index and the `OpEntryPoint` line.
@@ -373,8 +375,8 @@ pub(super) struct Module {
     types: RefCell<HashMap<Id, Rc<Type>>>,
     consts: RefCell<HashMap<Id, Val>>,
     /// The registers standing for the scalars of `OpUndef` values (see
-    /// [`Module::undef`]), with the line of their `OpUndef`.
-    undef_regs: RefCell<HashMap<Rc<str>, usize>>,
+    /// [`Module::undef`]), with the line of their `OpUndef` and their type.
+    undef_regs: RefCell<HashMap<Rc<str>, (usize, ValueType)>>,
     /// SpecId → workgroup-size dimension (clspv `SpecConstantWorkgroupSize`).
     wg_spec_ids: RefCell<Option<HashMap<i64, usize>>>,
 }
@@ -401,6 +403,7 @@ impl Module {
             def: Vec::new(),
             decos: HashMap::new(),
             member_decos: HashMap::new(),
+            member_names: HashMap::new(),
             functions: Vec::new(),
             func_of: HashMap::new(),
             entry: (0, 0),
@@ -504,6 +507,18 @@ impl Module {
                 self.def[id as usize] = Some(li);
             }
             let op = op.as_str();
+            if op == "OpMemberName" {
+                // Debug information: kept when well-formed, never an error.
+                if let (Ok(ty), Ok(k), Ok(name)) = (
+                    self.arg_id(li, 0),
+                    self.arg_lit(li, 1),
+                    self.arg_string(li, 2),
+                ) {
+                    if let Ok(k) = u32::try_from(k) {
+                        self.member_names.insert((ty, k), name);
+                    }
+                }
+            }
             if IGNORED.contains(&op) {
                 continue;
             }
@@ -814,6 +829,20 @@ impl Module {
         }
     }
 
+    pub fn arg_string(&self, li: usize, k: usize) -> Result<String> {
+        match self.lines[li].args.get(k).map(|t| &t.kind) {
+            Some(Kind::Str(s)) => Ok(s.clone()),
+            Some(_) => Err(Error::syntax(self.arg_pos(li, k), "expected a string")),
+            None => Err(self.missing(li, k, "a string")),
+        }
+    }
+
+    /// The `OpMemberName` of member `k` of struct type `ty`, if any.
+    pub fn member_name(&self, ty: Id, k: usize) -> Option<String> {
+        let k = u32::try_from(k).ok()?;
+        self.member_names.get(&(ty, k)).cloned()
+    }
+
     pub fn nargs(&self, li: usize) -> usize {
         self.lines[li].args.len()
     }
@@ -867,10 +896,11 @@ impl Module {
             "OpTypeBool" => Type::Bool,
             "OpTypeInt" => {
                 let w = self.arg_lit(li, 0)?;
-                if !(1..=64).contains(&w) {
+                // Width 1 stands for booleans (`value_type`).
+                if !(2..=64).contains(&w) {
                     return Err(Error::unsupported(
                         self.arg_pos(li, 0),
-                        format!("integer width {w} (1 to 64 supported)"),
+                        format!("integer width {w} (2 to 64 supported)"),
                     ));
                 }
                 Type::Int { width: w as u32 }
@@ -1264,7 +1294,8 @@ impl Module {
         Ok(match &*t {
             Type::Bool | Type::Int { .. } => {
                 let r: Rc<str> = Rc::from(name);
-                self.undef_regs.borrow_mut().insert(r.clone(), li);
+                let vt = value_type(self.scalar_width(ty, pos)?);
+                self.undef_regs.borrow_mut().insert(r.clone(), (li, vt));
                 Val::Reg(r)
             }
             Type::Vector { elem, n } => items(*elem, u64::from(*n))?,
@@ -1287,7 +1318,12 @@ impl Module {
 
     /// The `OpUndef` line whose value register `r` is (see [`Module::undef`]).
     pub fn undef_line(&self, r: &str) -> Option<usize> {
-        self.undef_regs.borrow().get(r).copied()
+        self.undef_regs.borrow().get(r).map(|x| x.0)
+    }
+
+    /// The type of the `OpUndef` scalar whose value register `r` is.
+    pub fn undef_type(&self, r: &str) -> Option<ValueType> {
+        self.undef_regs.borrow().get(r).map(|x| x.1)
     }
 
     /// The all-zero value of `ty`.

@@ -785,8 +785,12 @@ fn kinds(p: &Program, t: usize) -> Vec<InstrKind> {
         .collect()
 }
 
+/// A `Havoc` of a 32-bit integer (every undefined value below is a `uint`).
 fn havoc(r: &str) -> InstrKind {
-    InstrKind::Havoc { dst: r.to_string() }
+    InstrKind::Havoc {
+        dst: r.to_string(),
+        ty: crate::ir::ValueType::Int(32),
+    }
 }
 
 fn store_to(p: &Program, loc: &str, value: Operand) -> InstrKind {
@@ -1129,8 +1133,8 @@ fn corpus_undef_and_unreachable_renderings() {
         assert_eq!(
             body(f),
             format!(
-                "thread P0 @ [0, 0, 0]\n{reg} := undef\nstore %out[0] = {reg}  {{SC0}}\n\
-                 thread P1 @ [0, 0, 0]\n{reg} := undef\nstore %out[1] = {reg}  {{SC0}}"
+                "thread P0 @ [0, 0, 0]\n{reg} := undef int32\nstore %out[0] = {reg}  {{SC0}}\n\
+                 thread P1 @ [0, 0, 0]\n{reg} := undef int32\nstore %out[1] = {reg}  {{SC0}}"
             ),
             "{f}"
         );
@@ -1144,11 +1148,13 @@ fn corpus_undef_and_unreachable_renderings() {
         "thread P0 @ [0, 0, 0]\nthread P1 @ [0, 0, 0]\nthread P2 @ [0, 0, 0]\n\
          store %out[0][2] = 1  {SC0}\nunreachable"
     );
-    // Uniform memory without `@Input` keeps initial value 0 (an IR
-    // location has one initial value).
+    // A buffer without `@Input` starts arbitrary, a `uint` per cell.
     let f = root.join("uninitialized-forall.spvasm");
     let p = parse(&std::fs::read_to_string(&f).expect("corpus file"), &f).unwrap();
-    assert!(p.locations.iter().all(|l| l.init == 0));
+    assert!(p
+        .locations
+        .iter()
+        .all(|l| l.init_arbitrary == Some(crate::ir::ValueType::Int(32))));
 }
 
 /// An `OpUndef` entering a loop phi and deciding a branch: the loop still
@@ -1179,7 +1185,11 @@ fn undef_in_a_loop_phi_and_a_branch() {
     let p = ok(&src);
     let text = render(&p);
     let k = kinds(&p, 0);
-    assert_eq!(k[..2], [havoc("%u"), havoc("%ub")], "{text}");
+    let ub = InstrKind::Havoc {
+        dst: "%ub".into(),
+        ty: crate::ir::ValueType::Bool,
+    };
+    assert_eq!(k[..2], [havoc("%u"), ub], "{text}");
     assert_eq!(
         k.iter()
             .filter(|i| matches!(i, InstrKind::Havoc { .. }))

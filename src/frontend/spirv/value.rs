@@ -6,7 +6,7 @@
 //! A value known while translating is folded; one that depends on a value
 //! loaded from shared memory lives in an IR register.
 
-use crate::ir::BinOp;
+use crate::ir::{BinOp, ValueType};
 use std::rc::Rc;
 
 /// A memory region a pointer points into.
@@ -47,6 +47,15 @@ impl Val {
             Val::Int(v) => Some(*v),
             _ => None,
         }
+    }
+}
+
+/// The values a scalar of width `w` takes: width 1 is a boolean (0 or 1;
+/// the module refuses 1-bit integer types), others sign-extended integers.
+pub(super) fn value_type(w: u32) -> ValueType {
+    match w {
+        1 => ValueType::Bool,
+        w => ValueType::Int(w),
     }
 }
 
