@@ -296,6 +296,7 @@ fn witnesses_name_clspv_arguments_in_text_and_json() {
     let v: serde_json::Value = serde_json::from_str(&gpumc::report::json(&r)).unwrap();
     let count = v["witness"]["inputs"]["count"].as_i64();
     assert!(count.is_some_and(|c| c != 0), "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Liveness fixes the inputs one valuation at a time: the spinloop only

@@ -123,7 +123,16 @@ pub fn havoc_domain(p: &Program, th: usize, i: usize) -> Result<Vec<i64>> {
 
 fn every_value(ty: ValueType) -> Vec<i64> {
     let (lo, hi) = ty.range();
-    (lo..=hi).collect()
+    let mut out: Vec<i64> = (lo..=hi).collect();
+    witness_order(&mut out);
+    out
+}
+
+/// Small non-negative values first (the first valuation that shows a
+/// violation gives the witness: `n = 1` reads better than `n = -1`, the
+/// all-ones pattern of a `uint`).
+fn witness_order(v: &mut [i64]) {
+    v.sort_by_key(|&x| (x < 0, x.unsigned_abs()));
 }
 
 /// One value per class of the partition of `ty`'s values induced by the
@@ -221,6 +230,7 @@ fn comparison_classes(p: &Program, regs: &[(usize, &str)], ty: ValueType) -> Opt
             out.push(c + 1);
         }
     }
+    witness_order(&mut out);
     Some(out)
 }
 
@@ -296,12 +306,12 @@ mod tests {
             );
         }
         assert!(reps.iter().all(|&r| ty.contains(r)));
-        assert_eq!(classes(&[0], ValueType::Int(32)), vec![-1, 0, 1]);
+        assert_eq!(classes(&[0], ValueType::Int(32)), vec![0, 1, -1]);
     }
 
     #[test]
     fn small_types_are_enumerated() {
         assert_eq!(classes(&[], ValueType::Bool), vec![0, 1]);
-        assert_eq!(classes(&[], ValueType::Int(2)), vec![-2, -1, 0, 1]);
+        assert_eq!(classes(&[], ValueType::Int(2)), vec![0, 1, -1, -2]);
     }
 }
