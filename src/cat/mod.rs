@@ -65,6 +65,7 @@ pub mod kernel;
 pub mod lexer;
 mod load;
 pub mod parser;
+pub mod prelude;
 
 #[cfg(test)]
 mod tests;
@@ -73,7 +74,7 @@ pub use compile::{Fix, Op, OpCode, Slot, Unit, NONE};
 pub use eval::Evaluator;
 
 use crate::diag::Result;
-use crate::ir::Pos;
+use crate::ir::{Arch, Coherence, Pos};
 use crate::rel::{EventSet, Relation};
 use compile::{Prog, Val};
 use std::path::{Path, PathBuf};
@@ -150,7 +151,7 @@ pub struct Model {
     inputs: Vec<(String, BaseKind)>,
     axioms: Vec<Axiom>,
     axiom_slots: Vec<Slot>,
-    partial_co: bool,
+    coherence: Option<Coherence>,
     prog: Prog,
     /// Top-level value bindings (last definition wins on lookup).
     bindings: Vec<(String, Val)>,
@@ -226,7 +227,7 @@ impl Model {
             inputs: compiled.inputs,
             axioms,
             axiom_slots,
-            partial_co: loaded.partial_co,
+            coherence: loaded.coherence.map(|c| c.0),
             prog,
             bindings: compiled.bindings,
             axiom_units,
@@ -255,10 +256,17 @@ impl Model {
         &self.axioms
     }
 
-    /// True if the source (or an included file) contains the line comment
-    /// `// gpumc: partial-co`.
-    pub fn partial_co(&self) -> bool {
-        self.partial_co
+    /// The coherence the model states with a `// gpumc: partial-co` or
+    /// `// gpumc: total-co` line comment (in the file or an include), if any.
+    pub fn coherence_override(&self) -> Option<Coherence> {
+        self.coherence
+    }
+
+    /// Whether `co` is enumerated as partial orders for a program of
+    /// `arch`: the model's directive if it has one, else the architecture's
+    /// ([`Arch::coherence`]: partial for PTX, total for Vulkan).
+    pub fn partial_co(&self, arch: Arch) -> bool {
+        self.coherence.unwrap_or(arch.coherence()) == Coherence::Partial
     }
 
     /// A fresh evaluator for executions of `n` events.

@@ -33,7 +33,27 @@ pub enum Arch {
     Vulkan,
 }
 
+/// How coherence (`co`) orders the writes to one location.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Coherence {
+    /// A strict total order per location (initial write first).
+    Total,
+    /// Any strict partial order per location with the initial write first.
+    Partial,
+}
+
 impl Arch {
+    /// The architecture's coherence: partial for PTX (overlapping morally
+    /// weak writes need not be ordered; Lustig et al., ASPLOS 2019,
+    /// sec. 3.5.1; Dat3M treats PTX the same way), total for Vulkan (the
+    /// spec's location order; a model may override it, docs/MODELS.md).
+    pub fn coherence(self) -> Coherence {
+        match self {
+            Arch::Ptx => Coherence::Partial,
+            Arch::Vulkan => Coherence::Total,
+        }
+    }
+
     /// The model used when the user names none.
     pub fn default_model(self) -> &'static str {
         match self {

@@ -144,7 +144,7 @@ fn build<'p>(
             }
         }
     }
-    let mut enc = Enc::new(sat, u, model.partial_co());
+    let mut enc = Enc::new(sat, u, model.partial_co(p.arch));
     enc.encode_spinning();
     let t2 = t0.elapsed();
     if debug {
