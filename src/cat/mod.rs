@@ -32,8 +32,10 @@
 //!
 //! # Language summary
 //!
-//! See [`parser`] for the grammar and operator precedence. Free names that
-//! are not bound by `let` are *inputs*, resolved through the `base`
+//! See [`parser`] for the grammar and operator precedence. A free name
+//! that no `let` in scope binds is looked up in the standard library
+//! ([`prelude`]: herd7's and Dat3M's `po-loc`, `rfe`, `fencerel`, …, written
+//! over the base names), then is an *input*, resolved through the `base`
 //! callback of [`Model::parse`]; `id`, `0` and `_` are built in, as are the
 //! functions `domain(r)`, `range(r)` and `toid(s)` (= `[s]`).
 //!
@@ -50,13 +52,19 @@
 //! * `flag` axioms are not consistency conditions: they *fire* when their
 //!   test holds (`flag ~empty dr` fires when `dr` is not empty).
 //! * `show` / `unshow` are parsed and ignored. Includes are inlined (their
-//!   header is skipped), looked up next to the including file first.
+//!   header is skipped), looked up next to the including file first; the
+//!   standard files `stdlib.cat`, `cos.cat`, `basic.cat` and `filters.cat`
+//!   otherwise resolve to the built-in library, already in scope.
+//! * Coherence is total or partial as the program's architecture says
+//!   unless a line comment `// gpumc: partial-co` or `// gpumc: total-co`
+//!   overrides it ([`Model::partial_co`]).
 //!
 //! Unsupported (reported as such, with a position): `procedure`, `call`,
 //! `forall`, `with … from`, `enum`, `match`, `debug`, `requires` /
 //! `undefined_unless`, `let … in`, `fun`, `if`, `try`, tuples, tag literals
 //! `'t`, explicit sets `{…}`, `++`, recursive functions, non-monotone
-//! recursion, and `~acyclic` / `~irreflexive`.
+//! recursion, `~acyclic` / `~irreflexive`, and the herd7/Dat3M built-ins
+//! gpumc does not provide (`classes-loc`, `linearisations`, `sdv`, …).
 
 pub mod ast;
 mod compile;
@@ -67,6 +75,8 @@ mod load;
 pub mod parser;
 pub mod prelude;
 
+#[cfg(test)]
+mod stdlib_tests;
 #[cfg(test)]
 mod tests;
 

@@ -234,6 +234,10 @@ impl Parser<'_> {
             | Tok::Kw(Kw::Acyclic)
             | Tok::Kw(Kw::Irreflexive)
             | Tok::Kw(Kw::Empty) => self.axiom().map(|s| Some((s, true))),
+            Tok::Kw(Kw::If) => Err(Error::unsupported(
+                t.pos,
+                "`if` statements (herd7 model variants)",
+            )),
             Tok::Kw(k @ (Kw::Requires | Kw::UndefinedUnless)) => Err(Error::unsupported(
                 t.pos,
                 format!("`{}` checks (undefined-behaviour axioms)", k.as_str()),
