@@ -250,9 +250,53 @@ pub struct Instr {
     /// Base tags for the events this instruction produces (besides the
     /// kind-derived `R`/`W`/`F`/`M`/`RMW`/`B`), e.g. `["ACQ", "GPU", "GEN"]`.
     pub tags: Vec<String>,
+    /// Tags only one event of an `Rmw` carries, on top of `tags`: an
+    /// acquire RMW's write is relaxed, its read alone is visible, ...
+    /// (`frontend::halves`, docs/EVENTS.md). Empty for other kinds.
+    pub halves: HalfTags,
     pub pos: Pos,
     /// The instruction as written (for witnesses and error messages).
     pub text: String,
+}
+
+/// The tags of an RMW that belong to its read or to its write only.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HalfTags {
+    pub read: Vec<String>,
+    pub write: Vec<String>,
+}
+
+impl Instr {
+    /// An instruction with no half-specific tags.
+    pub fn new(kind: InstrKind, tags: Vec<String>, pos: Pos, text: String) -> Instr {
+        Instr {
+            kind,
+            tags,
+            halves: HalfTags::default(),
+            pos,
+            text,
+        }
+    }
+
+    /// The tags of this instruction's write event (`write`) or of its
+    /// other event (a read, fence or barrier).
+    pub fn event_tags(&self, write: bool) -> impl Iterator<Item = &str> {
+        let half = if write {
+            &self.halves.write
+        } else {
+            &self.halves.read
+        };
+        self.tags.iter().chain(half).map(String::as_str)
+    }
+
+    /// Every tag any event of this instruction carries.
+    pub fn all_tags(&self) -> impl Iterator<Item = &str> {
+        self.tags
+            .iter()
+            .chain(&self.halves.read)
+            .chain(&self.halves.write)
+            .map(String::as_str)
+    }
 }
 
 /// A thread.

@@ -320,12 +320,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     fn instr(&self, kind: InstrKind, tags: Vec<String>) -> Instr {
         let l = self.m.line(self.cur);
-        Instr {
-            kind,
-            tags,
-            pos: l.pos(),
-            text: l.text.clone(),
-        }
+        let mut ins = Instr::new(kind, tags, l.pos(), l.text.clone());
+        crate::frontend::tagging::finish(crate::ir::Arch::Vulkan, &mut ins);
+        ins
     }
 
     fn push(&mut self, out: &mut Vec<Instr>, kind: InstrKind, tags: Vec<String>) -> R<()> {
@@ -2461,12 +2458,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         regs.into_iter()
             .map(|(li, r)| {
                 let l = self.m.line(li);
-                Instr {
-                    kind: InstrKind::Havoc { dst: r },
-                    tags: vec![],
-                    pos: l.pos(),
-                    text: l.text.clone(),
-                }
+                Instr::new(InstrKind::Havoc { dst: r }, vec![], l.pos(), l.text.clone())
             })
             .collect()
     }
