@@ -89,18 +89,33 @@ fn agree_on_corpus(dir: &str, embedded: &str, style: &str, property: Property) {
         diffs.is_empty(),
         "{} differences (first 20):\n{}",
         diffs.len(),
-        diffs.iter().take(20).map(|d| d.as_str()).collect::<Vec<_>>().join("\n")
+        diffs
+            .iter()
+            .take(20)
+            .map(|d| d.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
 #[test]
 fn ptx_v6_0_herd_style_agrees_on_every_ptx_test() {
-    agree_on_corpus("PTX", "ptx-v6.0", "ptx-v6.0-herd-style.cat", Property::Safety);
+    agree_on_corpus(
+        "PTX",
+        "ptx-v6.0",
+        "ptx-v6.0-herd-style.cat",
+        Property::Safety,
+    );
 }
 
 #[test]
 fn vulkan_herd_style_agrees_on_every_vulkan_test() {
-    agree_on_corpus("VULKAN", "vulkan", "vulkan-herd-style.cat", Property::Safety);
+    agree_on_corpus(
+        "VULKAN",
+        "vulkan",
+        "vulkan-herd-style.cat",
+        Property::Safety,
+    );
 }
 
 #[test]
@@ -142,7 +157,9 @@ fn reachable(test: &str, forbidden: &str) -> bool {
 }
 
 fn ptx_rmw(order: &str) -> String {
-    format!("PTX t\n{{ x=0; }}\n P0@cta 0,gpu 0 ;\n atom{order}.gpu.add r0, x, 1 ;\nexists (x == 1)\n")
+    format!(
+        "PTX t\n{{ x=0; }}\n P0@cta 0,gpu 0 ;\n atom{order}.gpu.add r0, x, 1 ;\nexists (x == 1)\n"
+    )
 }
 
 #[test]
@@ -157,7 +174,10 @@ fn ptx_rmw_halves_carry_dat3m_orders() {
     ] {
         let t = ptx_rmw(order);
         assert!(reachable(&t, &format!("R & ({not_read})")), "{order} read");
-        assert!(reachable(&t, &format!("W & ({not_write})")), "{order} write");
+        assert!(
+            reachable(&t, &format!("W & ({not_write})")),
+            "{order} write"
+        );
         // ... and the halves do carry an order; ACQ_REL is on no memory event.
         assert!(!reachable(&t, "R & (RLX | ACQ)"), "{order}");
         assert!(!reachable(&t, "W & (RLX | REL)"), "{order}");
@@ -173,8 +193,14 @@ fn vulkan(cell: &str) -> String {
 
 #[test]
 fn vulkan_atomics_are_implicitly_available_and_visible() {
-    assert!(!reachable(&vulkan("st.atom.wg.sc0 x, 1"), "W & ATOM & AV & NONPRIV & WG"));
-    assert!(!reachable(&vulkan("ld.atom.dv.sc0 r0, x"), "R & ATOM & VIS & NONPRIV & DV"));
+    assert!(!reachable(
+        &vulkan("st.atom.wg.sc0 x, 1"),
+        "W & ATOM & AV & NONPRIV & WG"
+    ));
+    assert!(!reachable(
+        &vulkan("ld.atom.dv.sc0 r0, x"),
+        "R & ATOM & VIS & NONPRIV & DV"
+    ));
     // A plain access is neither.
     assert!(reachable(&vulkan("st.sc0 x, 1"), "AV | VIS | ATOM"));
     // An RMW: the read is visible and the acquire, the write available and
@@ -182,7 +208,10 @@ fn vulkan_atomics_are_implicitly_available_and_visible() {
     let rmw = vulkan("rmw.atom.acq_rel.wg.sc0.semsc0.semav.semvis r0, x, 1");
     assert!(!reachable(&rmw, "R & ATOM & VIS & ACQ & SEMSC0 & SEMVIS"));
     assert!(!reachable(&rmw, "W & ATOM & AV & REL & SEMSC0 & SEMAV"));
-    assert!(reachable(&rmw, "(R & (AV | REL | SEMAV)) | (W & (VIS | ACQ | SEMVIS))"));
+    assert!(reachable(
+        &rmw,
+        "(R & (AV | REL | SEMAV)) | (W & (VIS | ACQ | SEMVIS))"
+    ));
     assert!(reachable(&rmw, "M & ACQ_REL"));
 }
 
@@ -237,7 +266,11 @@ fn display_directives_and_dat3m_idioms_are_accepted() {
     assert_eq!(names, ["sc-per-location", "tso", "has-fences"]);
     // A file that is really missing is still an error with its position.
     let e = load_file("m\n\ninclude \"nowhere.cat\"\n").expect_err("missing include");
-    assert!(e.to_string().contains(".cat:3:1: cannot find included file"), "{e}");
+    assert!(
+        e.to_string()
+            .contains(".cat:3:1: cannot find included file"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -956,7 +956,6 @@ fn in_library(e: Error, name: &str, pos: Pos) -> Error {
     }
 }
 
-
 fn check_params(ps: &[(String, Pos)]) -> Result<()> {
     for (i, (p, pos)) in ps.iter().enumerate() {
         if ps[..i].iter().any(|(q, _)| q == p) {

@@ -28,10 +28,22 @@ pub const STANDARD_INCLUDES: &[&str] = &["stdlib.cat", "cos.cat", "basic.cat", "
 /// Built-in names of herd7 or Dat3M that gpumc does not provide, with the
 /// reason (reported as `unsupported:` instead of "unknown identifier").
 const NOT_PROVIDED: &[(&str, &str)] = &[
-    ("classes-loc", "herd7's sets of event classes (no set-of-sets values)"),
-    ("partition", "herd7's sets of event classes (no set-of-sets values)"),
-    ("linearisations", "herd7's order enumeration (`with ... from`)"),
-    ("generate_cos", "herd7's coherence enumeration (`with ... from`)"),
+    (
+        "classes-loc",
+        "herd7's sets of event classes (no set-of-sets values)",
+    ),
+    (
+        "partition",
+        "herd7's sets of event classes (no set-of-sets values)",
+    ),
+    (
+        "linearisations",
+        "herd7's order enumeration (`with ... from`)",
+    ),
+    (
+        "generate_cos",
+        "herd7's coherence enumeration (`with ... from`)",
+    ),
     ("tag2events", "herd7's tag values"),
     ("tag2instrs", "herd7's tag values"),
     ("fromto", "herd7's instruction-level relations"),

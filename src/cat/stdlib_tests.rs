@@ -57,10 +57,21 @@ fn inputs() -> HashMap<&'static str, Value> {
         }
         out
     };
-    let same_thread = |a: usize, b: usize| thread(a) == thread(b) && (thread(a).is_some() || a == b);
+    let same_thread =
+        |a: usize, b: usize| thread(a) == thread(b) && (thread(a).is_some() || a == b);
     let x = [0, 2, 3, 7, 8];
     let loc = all(&|a, b| x.contains(&a) == x.contains(&b) && a != 4 && b != 4);
-    let po = r(&[(2, 3), (2, 4), (2, 5), (3, 4), (3, 5), (4, 5), (6, 7), (6, 8), (7, 8)]);
+    let po = r(&[
+        (2, 3),
+        (2, 4),
+        (2, 5),
+        (3, 4),
+        (3, 5),
+        (4, 5),
+        (6, 7),
+        (6, 8),
+        (7, 8),
+    ]);
     let rf = r(&[(2, 3), (5, 6), (2, 7)]);
     let co = r(&[(0, 2), (0, 8), (2, 8), (1, 5)]);
     let fr = rf.inverse().compose(&co);
@@ -163,10 +174,7 @@ fn communication_relations() {
         rel_of(eval("ca")),
         r(&[(3, 8), (7, 8), (0, 2), (0, 8), (2, 8), (1, 5)])
     );
-    assert_eq!(
-        rel_of(eval("co0")),
-        r(&[(0, 2), (0, 8), (1, 5), (2, 8)])
-    );
+    assert_eq!(rel_of(eval("co0")), r(&[(0, 2), (0, 8), (1, 5), (2, 8)]));
     assert_eq!(rel_of(eval("amo")), r(&[(7, 8)]));
     assert_eq!(rel_of(eval("lxsx")), r(&[]));
 }
@@ -255,9 +263,14 @@ fn errors_inside_the_library_point_at_the_use() {
     let e = err("t\nacyclic fencerel(rf)");
     assert_eq!(e.kind, ErrorKind::Semantic);
     assert_eq!(e.pos, Some(Pos { line: 2, col: 9 }), "{e}");
-    assert!(e.message.contains("`fencerel`") && e.message.contains("type error"), "{e}");
+    assert!(
+        e.message.contains("`fencerel`") && e.message.contains("type error"),
+        "{e}"
+    );
     // Arity, and values versus functions.
-    assert!(err("t\nacyclic fencerel(F, F)").message.contains("takes 1 argument"));
+    assert!(err("t\nacyclic fencerel(F, F)")
+        .message
+        .contains("takes 1 argument"));
     assert!(err("t\nacyclic rfe(F)").message.contains("not a function"));
     assert!(err("t\nacyclic fencerel").message.contains("is a function"));
 }
@@ -288,9 +301,19 @@ fn standard_includes_resolve_to_the_library() {
     assert!(e.message.contains("cannot find included file"), "{e}");
     // A file the resolver supplies under a standard name wins.
     let res = |name: &str, _: &Path| {
-        (name == "cos.cat").then(|| (PathBuf::from("lib/cos.cat"), "c\nacyclic po as mine\n".into()))
+        (name == "cos.cat").then(|| {
+            (
+                PathBuf::from("lib/cos.cat"),
+                "c\nacyclic po as mine\n".into(),
+            )
+        })
     };
-    let m = Model::parse("t\ninclude \"cos.cat\"", Path::new("m.cat"), &res, &engine_base)
-        .expect("parses");
+    let m = Model::parse(
+        "t\ninclude \"cos.cat\"",
+        Path::new("m.cat"),
+        &res,
+        &engine_base,
+    )
+    .expect("parses");
     assert_eq!(m.axioms()[0].name, "mine");
 }

@@ -610,7 +610,10 @@ fn ptx_atomics() {
     // the acquire, the write the release, the other half relaxed.
     let i = one(Arch::Ptx, "atom.acq_rel.gpu.add r1, x, 1");
     assert_eq!(tags(&i), ["GPU", "GEN"]);
-    assert_eq!(halves(&i), (vec!["GPU", "GEN", "ACQ"], vec!["GPU", "GEN", "REL"]));
+    assert_eq!(
+        halves(&i),
+        (vec!["GPU", "GEN", "ACQ"], vec!["GPU", "GEN", "REL"])
+    );
     assert_eq!(
         i.kind,
         InstrKind::Rmw {
@@ -621,7 +624,10 @@ fn ptx_atomics() {
         }
     );
     let i = one(Arch::Ptx, "atom.relaxed.gpu.cas r1, y, 1, r2");
-    assert_eq!(halves(&i), (vec!["GPU", "GEN", "RLX"], vec!["GPU", "GEN", "RLX"]));
+    assert_eq!(
+        halves(&i),
+        (vec!["GPU", "GEN", "RLX"], vec!["GPU", "GEN", "RLX"])
+    );
     assert_eq!(
         i.kind,
         InstrKind::Rmw {
@@ -661,7 +667,10 @@ fn ptx_atomics() {
         }
     }
     let i = one(Arch::Ptx, "red.acq_rel.sys.sub x, r3");
-    assert_eq!(halves(&i), (vec!["SYS", "GEN", "ACQ"], vec!["SYS", "GEN", "REL"]));
+    assert_eq!(
+        halves(&i),
+        (vec!["SYS", "GEN", "ACQ"], vec!["SYS", "GEN", "REL"])
+    );
     assert_eq!(
         i.kind,
         InstrKind::Rmw {
@@ -927,7 +936,11 @@ fn vulkan_accesses() {
          &["ATOM", "A", "NONPRIV", "QF", "SC1", "REL", "SEMSC0", "AV", "SEMAV"]),
     ];
     for (cell, read, write) in rmws {
-        assert_eq!(halves(&one(Arch::Vulkan, cell)), (read.to_vec(), write.to_vec()), "{cell}");
+        assert_eq!(
+            halves(&one(Arch::Vulkan, cell)),
+            (read.to_vec(), write.to_vec()),
+            "{cell}"
+        );
     }
     assert_eq!(
         one(Arch::Vulkan, "rmw.atom.wg.sc0 r0, y, 1").kind,
