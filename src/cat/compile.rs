@@ -13,6 +13,11 @@
 //! empty value until nothing changes; the rest is hoisted out as ordinary
 //! units. Recursion must be monotone (no recursive variable under `~` or on
 //! the right of `\`), so the iteration reaches the least fixpoint.
+//!
+//! A name no `let` binds is a standard-library definition (`prelude`),
+//! compiled on first use in the library's own scope and cached (the cache
+//! is rolled back with everything else when a trial compilation of a
+//! `let rec` round or a function check is undone), else a base input.
 
 use super::ast::{BinOp, Binding, Expr, ExprKind, Stmt, Test, UnOp};
 use super::prelude::{self, prelude};
