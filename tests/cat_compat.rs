@@ -16,6 +16,7 @@ use gpumc::engine::safety::{self, Verdict};
 use gpumc::ir::Arch;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod common;
 
@@ -219,9 +220,11 @@ fn vulkan_atomics_are_implicitly_available_and_visible() {
 // Language: what is rejected, and where; what is accepted.
 
 fn load_file(text: &str) -> Result<Model, gpumc::diag::Error> {
+    // One file per call: tests run in parallel threads.
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!("gpumc-cat-compat-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("m{}.cat", text.len()));
+    let path = dir.join(format!("m{}.cat", NEXT.fetch_add(1, Ordering::Relaxed)));
     std::fs::write(&path, text).unwrap();
     let r = gpumc::models::load(&path.display().to_string());
     let _ = std::fs::remove_file(&path);
