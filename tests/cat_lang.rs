@@ -2,6 +2,7 @@
 //! the base names of `docs/EVENTS.md`.
 
 use gpumc::cat::{AxiomKind, BaseKind, Model, Value};
+use gpumc::ir::{Arch, Coherence};
 use gpumc::rel::{EventSet, Relation};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -195,7 +196,8 @@ fn random_inputs(m: &Model, n: usize, rng: &mut Lcg) -> Vec<Value> {
 fn ptx_like_model_compiles_and_evaluates() {
     let m = load(PTX_LIKE);
     assert_eq!(m.name(), "ptx-like");
-    assert!(m.partial_co());
+    assert_eq!(m.coherence_override(), Some(Coherence::Partial));
+    assert!(m.partial_co(Arch::Vulkan));
     let names: Vec<_> = m.axioms().iter().map(|a| a.name.as_str()).collect();
     assert_eq!(
         names,
@@ -238,7 +240,10 @@ fn ptx_like_model_compiles_and_evaluates() {
 fn vulkan_like_model_flags_races() {
     let m = load(VULKAN_LIKE);
     assert_eq!(m.name(), "Vulkan-like");
-    assert!(!m.partial_co());
+    // No directive: the architecture decides.
+    assert_eq!(m.coherence_override(), None);
+    assert!(!m.partial_co(Arch::Vulkan));
+    assert!(m.partial_co(Arch::Ptx));
     let flag = m.axioms().iter().position(|a| a.flag).expect("a flag");
     assert_eq!(m.axioms()[flag].name, "data-race");
     assert_eq!(m.axioms()[flag].kind, AxiomKind::NotEmpty);

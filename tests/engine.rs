@@ -12,9 +12,11 @@ fn model(src: &str) -> Model {
     Model::parse(src, Path::new("test.cat"), &none, &base).expect("model parses")
 }
 
-const SC: &str = "SC\nlet fr = rf^-1 ; co\nacyclic po | rf | co | fr as sc\n";
+// The inline models below are written for total coherence; the tests are
+// PTX, whose default is partial, so they say so (docs/MODELS.md).
+const SC: &str = "SC\n// gpumc: total-co\nlet fr = rf^-1 ; co\nacyclic po | rf | co | fr as sc\n";
 const COHERENCE_ONLY: &str =
-    "coh\nlet fr = rf^-1 ; co\nacyclic (po & loc) | rf | co | fr as coherence\n";
+    "coh\n// gpumc: total-co\nlet fr = rf^-1 ; co\nacyclic (po & loc) | rf | co | fr as coherence\n";
 
 fn run(test: &str, cat: &str, bound: u32) -> safety::SafetyResult {
     let p = gpumc::frontend::litmus::parse(test, Path::new("t.litmus")).expect("test parses");
@@ -69,16 +71,27 @@ fn final_memory_is_co_maximal_write() {
 fn partial_coherence_leaves_writes_unordered() {
     // Seed 000 Fig. 6: with partial co the readers may disagree.
     let t = "PTX fig6\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 | P3@cta 0,gpu 0 ;\n st.weak x, 1 | st.weak x, 2 | ld.weak r0, x | ld.weak r2, x ;\n | | ld.weak r1, x | ld.weak r3, x ;\nexists (P2:r0 == 1 /\\ P2:r1 == 2 /\\ P3:r2 == 2 /\\ P3:r3 == 1)\n";
-    let total = "m\nlet fr = rf^-1;co\nacyclic (po & loc) | rf | co | fr\n";
-    assert_eq!(run(t, total, 1).verdict, Verdict::Fail);
-    let partial = format!("{total}// gpumc: partial-co\n");
+    let model = "m\nlet fr = rf^-1;co\nacyclic (po & loc) | rf | co | fr\n";
+    // PTX coherence is partial unless the model says otherwise.
+    assert_eq!(run(t, model, 1).verdict, Verdict::Pass);
+    let total = format!("{model}// gpumc: total-co\n");
+    assert_eq!(run(t, &total, 1).verdict, Verdict::Fail);
+    let partial = format!("{model}// gpumc: partial-co\n");
     assert_eq!(run(t, &partial, 1).verdict, Verdict::Pass);
+    // The same program as Vulkan: total by default.
+    let v = t
+        .replace("PTX fig6", "VULKAN fig6")
+        .replace("@cta 0,gpu 0", "@sg 0,wg 0,qf 0")
+        .replace("st.weak", "st.sc0")
+        .replace("ld.weak", "ld.sc0");
+    assert_eq!(run(&v, model, 1).verdict, Verdict::Fail);
+    assert_eq!(run(&v, &partial, 1).verdict, Verdict::Pass);
 }
 
 #[test]
 fn rmw_add_values_and_atomicity() {
     let t = "PTX inc\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n atom.relaxed.gpu.add r0, x, 1 | atom.relaxed.gpu.add r1, x, 1 ;\nexists (x == 1)\n";
-    let atomic = "a\nlet fr = rf^-1;co\nacyclic po | rf | co | fr\nempty rmw & (fr ; co)\n";
+    let atomic = "a\n// gpumc: total-co\nlet fr = rf^-1;co\nacyclic po | rf | co | fr\nempty rmw & (fr ; co)\n";
     let r = run(t, atomic, 1);
     assert_eq!(r.verdict, Verdict::Fail, "{:?}", r.states);
     assert_eq!(r.states, vec![vec![2]]);
@@ -103,7 +116,7 @@ fn loops_side_effect_free_spin_and_bound_cut() {
 fn barrier_quorum_semantics() {
     // Quorum 2, three arrivals: two may leave without the third, which
     // passes after them (docs/SEMANTICS.md).
-    let bar = "bar\nlet fr = rf^-1;co\nlet sync = po ; sync_barrier ; po\nacyclic po | rf | co | fr | sync\n";
+    let bar = "bar\n// gpumc: total-co\nlet fr = rf^-1;co\nlet sync = po ; sync_barrier ; po\nacyclic po | rf | co | fr | sync\n";
     let t = |q: u32| {
         format!("PTX q\n{{ x=0; }}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n st.weak x, 1 | bar.cta.sync 1, 1, {q} | bar.cta.sync 1, 1, {q} ;\n bar.cta.sync 1, 1, {q} | ld.weak r0, x | ;\nexists (P1:r0 == 0)\n")
     };
@@ -187,7 +200,7 @@ fn failed_cas_attempts_are_spinning_iterations() {
     // register, so the bound never cuts the lock loop (docs/SEMANTICS.md),
     // in both engines.
     let lock = "PTX lock\n{ x=0; m=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n LC00: | LC01: ;\n atom.relaxed.gpu.cas r0, m, 0, 1 | atom.relaxed.gpu.cas r1, m, 0, 1 ;\n bne r0, 0, LC00 | bne r1, 0, LC01 ;\n ld.weak r2, x | ld.weak r3, x ;\n add r2, r2, 1 | add r3, r3, 1 ;\n st.weak x, r2 | st.weak x, r3 ;\n atom.relaxed.gpu.exch r4, m, 0 | atom.relaxed.gpu.exch r5, m, 0 ;\nforall (x == 2)\n";
-    let atomic = "a\nlet fr = rf^-1;co\nacyclic po | rf | co | fr\nempty rmw & (fr ; co)\n";
+    let atomic = "a\n// gpumc: total-co\nlet fr = rf^-1;co\nacyclic po | rf | co | fr\nempty rmw & (fr ; co)\n";
     assert_eq!(run_both(lock, atomic, 1), (Verdict::Pass, Verdict::Pass));
     assert_eq!(run_both(lock, atomic, 2), (Verdict::Pass, Verdict::Pass));
 }

@@ -181,7 +181,16 @@ fn instr(p: &Program, i: &Instr) -> String {
         ),
         InstrKind::Goto(l) => format!("Goto {l}"),
     };
-    format!("{} {kind} [{}] `{}`", i.pos, i.tags.join(","), i.text)
+    let mut tags = i.tags.join(",");
+    if i.halves != Default::default() {
+        // An RMW's read-only and write-only tags (frontend::tagging).
+        tags = format!(
+            "{tags} r:{} w:{}",
+            i.halves.read.join(","),
+            i.halves.write.join(",")
+        );
+    }
+    format!("{} {kind} [{tags}] `{}`", i.pos, i.text)
 }
 
 fn render(p: &Program) -> String {
@@ -328,15 +337,15 @@ Ptx MICRO24-Fig4b-correct
 loc 0 sum phys=0 init=0 space=-
 loc 1 flag phys=1 init=0 space=-
 P0 @[0, 0] init[]
-  15:2 Rmw r1 <- sum Add 1 [RLX,GPU,GEN] `atom.relaxed.gpu.add r1, sum, 1`
+  15:2 Rmw r1 <- sum Add 1 [GPU,GEN r:RLX w:RLX] `atom.relaxed.gpu.add r1, sum, 1`
   16:2 Fence [F,SC,ACQ_REL,ACQ,REL,GPU,GEN] `fence.sc.gpu`
-  17:2 Rmw r2 <- flag Exch 1 [RLX,GPU,GEN] `atom.relaxed.gpu.exch r2, flag, 1`
+  17:2 Rmw r2 <- flag Exch 1 [GPU,GEN r:RLX w:RLX] `atom.relaxed.gpu.exch r2, flag, 1`
 P1 @[1, 0] init[r1=0 r2=0]
   15:38 Label LC00 [] `LC00:`
-  16:38 Rmw r1 <- flag Cas(expected 1) 0 [RLX,GPU,GEN] `atom.relaxed.gpu.cas r1, flag, 1, 0`
+  16:38 Rmw r1 <- flag Cas(expected 1) 0 [GPU,GEN r:RLX w:RLX] `atom.relaxed.gpu.cas r1, flag, 1, 0`
   17:38 Branch r1 != 1 -> LC00 [] `bne r1, 1, LC00`
   18:38 Fence [F,SC,ACQ_REL,ACQ,REL,GPU,GEN] `fence.sc.gpu`
-  19:38 Rmw r2 <- sum Add 0 [RLX,GPU,GEN] `atom.relaxed.gpu.add r2, sum, 0`
+  19:38 Rmw r2 <- sum Add 0 [GPU,GEN r:RLX w:RLX] `atom.relaxed.gpu.add r2, sum, 0`
 Exists (P1:r1 == 1 /\ P1:r2 != 1)
 "#,
     );
@@ -350,9 +359,9 @@ fn golden_ptx_red_without_destination() {
 Ptx Atom-plus-register
 loc 0 x phys=0 init=0 space=-
 P0 @[0, 0] init[r0=0]
-  9:2 Rmw _ <- x Add 1 [ACQ_REL,ACQ,REL,CTA,GEN] `red.acq_rel.cta.add x, 1`
+  9:2 Rmw _ <- x Add 1 [CTA,GEN r:ACQ w:REL] `red.acq_rel.cta.add x, 1`
 P1 @[1, 0] init[r0=0]
-  9:37 Rmw _ <- x Add 1 [ACQ_REL,ACQ,REL,CTA,GEN] `red.acq_rel.cta.add x, 1`
+  9:37 Rmw _ <- x Add 1 [CTA,GEN r:ACQ w:REL] `red.acq_rel.cta.add x, 1`
   10:37 Load r0 <- x [ACQ,CTA,GEN] `ld.acquire.cta r0, x`
 Exists P1:r0 == 1
 "#,

@@ -320,9 +320,10 @@ fn model(src: &str) -> Model {
     Model::parse(src, Path::new("test.cat"), &none, &base).expect("model parses")
 }
 
-const SC: &str = "SC\nlet fr = rf^-1 ; co\nacyclic po | rf | co | fr as sc\n";
+// Written for total coherence; the tests are PTX (partial by default).
+const SC: &str = "SC\n// gpumc: total-co\nlet fr = rf^-1 ; co\nacyclic po | rf | co | fr as sc\n";
 const COHERENCE_ONLY: &str =
-    "coh\nlet fr = rf^-1 ; co\nacyclic (po & loc) | rf | co | fr as coherence\n";
+    "coh\n// gpumc: total-co\nlet fr = rf^-1 ; co\nacyclic (po & loc) | rf | co | fr as coherence\n";
 
 fn live(src: &str, cat: &str, progress: &str, bound: u32) -> liveness::LivenessResult {
     live_in(src, &model(cat), progress, bound)

@@ -123,9 +123,9 @@ loc 2 %19[0][0] = 0 [StorageBuffer]
 loc 3 %20[0][0] = 0 [StorageBuffer]
 thread P0 @ [0, 0, 0]
     store %18[0][0] = 1  {DV SC0 AV NONPRIV}  ; line 104
-    store %17[0][0] = 1  {ATOM A NONPRIV REL DV SC0 SEMSC0}  ; line 105
+    store %17[0][0] = 1  {ATOM A NONPRIV REL DV SC0 SEMSC0 AV}  ; line 105
 thread P1 @ [0, 0, 0]
-    load %45 = %17[0][0]  {ATOM A NONPRIV ACQ DV SC0 SEMSC0}  ; line 94
+    load %45 = %17[0][0]  {ATOM A NONPRIV ACQ DV SC0 SEMSC0 VIS}  ; line 94
     store %19[0][0] = %45  {SC0}  ; line 95
     load %46 = %18[0][0]  {DV SC0 VIS NONPRIV}  ; line 96
     store %20[0][0] = %46  {SC0}  ; line 97
@@ -147,7 +147,7 @@ loc 2 %19[0][0] = -1 [StorageBuffer]
 loc 3 %19[0][1] = -1 [StorageBuffer]
 thread P0 @ [0, 0, 0]
   L1:
-    rmw.cas %32 = %17[0][0], expected 0, new 1  {ATOM A NONPRIV ACQ DV SC0 SEMSC0}  ; line 76
+    rmw.cas %32 = %17[0][0], expected 0, new 1  {ATOM A NONPRIV DV SC0} read {ACQ SEMSC0 VIS} write {AV}  ; line 76
     if %32 == 0 goto L2  ; line 79
     goto L1  ; line 79
   L2:
@@ -156,11 +156,11 @@ thread P0 @ [0, 0, 0]
     %39 := Shl %39 32  ; line 82
     %39 := Shr %39 32  ; line 82
     store %18[0][0] = %39  {DV SC0 AV NONPRIV}  ; line 83
-    store %17[0][0] = 0  {ATOM A NONPRIV REL DV SC0 SEMSC0}  ; line 84
+    store %17[0][0] = 0  {ATOM A NONPRIV REL DV SC0 SEMSC0 AV}  ; line 84
     store %19[0][0] = %38  {SC0}  ; line 91
 thread P1 @ [0, 1, 0]
   L1:
-    rmw.cas %32 = %17[0][0], expected 0, new 1  {ATOM A NONPRIV ACQ DV SC0 SEMSC0}  ; line 76
+    rmw.cas %32 = %17[0][0], expected 0, new 1  {ATOM A NONPRIV DV SC0} read {ACQ SEMSC0 VIS} write {AV}  ; line 76
     if %32 == 0 goto L2  ; line 79
     goto L1  ; line 79
   L2:
@@ -169,7 +169,7 @@ thread P1 @ [0, 1, 0]
     %39 := Shl %39 32  ; line 82
     %39 := Shr %39 32  ; line 82
     store %18[0][0] = %39  {DV SC0 AV NONPRIV}  ; line 83
-    store %17[0][0] = 0  {ATOM A NONPRIV REL DV SC0 SEMSC0}  ; line 84
+    store %17[0][0] = 0  {ATOM A NONPRIV REL DV SC0 SEMSC0 AV}  ; line 84
     store %19[0][1] = %38  {SC0}  ; line 91
 forall ((%19[0][0] == -1 \/ %19[0][1] == -1) \/ %19[0][0] != %19[0][1])
 ",
@@ -193,22 +193,22 @@ loc 5 %18[0][1] = 0 [StorageBuffer]
 loc 6 %18[0][2] = 0 [StorageBuffer]
 loc 7 %18[0][3] = 0 [StorageBuffer]
 thread P0 @ [0, 0, 0]
-    store %17[0][0] = 1  {ATOM A NONPRIV REL DV SC0 SEMSC0}  ; line 85
+    store %17[0][0] = 1  {ATOM A NONPRIV REL DV SC0 SEMSC0 AV}  ; line 85
     barrier id 0 count 2  {B CBAR F ACQ REL ACQ_REL WG SEMSC0}  ; line 86
-    load %52 = %17[0][1]  {ATOM A NONPRIV ACQ DV SC0 SEMSC0}  ; line 91
+    load %52 = %17[0][1]  {ATOM A NONPRIV ACQ DV SC0 SEMSC0 VIS}  ; line 91
     store %18[0][0] = %52  {SC0}  ; line 95
-    store %17[0][2] = 1  {ATOM A NONPRIV REL DV SC0 SEMSC0}  ; line 85
+    store %17[0][2] = 1  {ATOM A NONPRIV REL DV SC0 SEMSC0 AV}  ; line 85
     barrier id 1 count 2  {B CBAR F ACQ REL ACQ_REL WG SEMSC0}  ; line 86
-    load %52#1 = %17[0][3]  {ATOM A NONPRIV ACQ DV SC0 SEMSC0}  ; line 91
+    load %52#1 = %17[0][3]  {ATOM A NONPRIV ACQ DV SC0 SEMSC0 VIS}  ; line 91
     store %18[0][2] = %52#1  {SC0}  ; line 95
 thread P1 @ [1, 0, 0]
-    store %17[0][1] = 1  {ATOM A NONPRIV REL DV SC0 SEMSC0}  ; line 85
+    store %17[0][1] = 1  {ATOM A NONPRIV REL DV SC0 SEMSC0 AV}  ; line 85
     barrier id 0 count 2  {B CBAR F ACQ REL ACQ_REL WG SEMSC0}  ; line 86
-    load %52 = %17[0][0]  {ATOM A NONPRIV ACQ DV SC0 SEMSC0}  ; line 91
+    load %52 = %17[0][0]  {ATOM A NONPRIV ACQ DV SC0 SEMSC0 VIS}  ; line 91
     store %18[0][1] = %52  {SC0}  ; line 95
-    store %17[0][3] = 1  {ATOM A NONPRIV REL DV SC0 SEMSC0}  ; line 85
+    store %17[0][3] = 1  {ATOM A NONPRIV REL DV SC0 SEMSC0 AV}  ; line 85
     barrier id 1 count 2  {B CBAR F ACQ REL ACQ_REL WG SEMSC0}  ; line 86
-    load %52#1 = %17[0][2]  {ATOM A NONPRIV ACQ DV SC0 SEMSC0}  ; line 91
+    load %52#1 = %17[0][2]  {ATOM A NONPRIV ACQ DV SC0 SEMSC0 VIS}  ; line 91
     store %18[0][3] = %52#1  {SC0}  ; line 95
 exists ((%18[0][0] == 0 /\ %18[0][1] == 0) \/ (%18[0][2] == 0 /\ %18[0][3] == 0))
 ",

@@ -1,6 +1,6 @@
 //! Syntax trees of `.cat` files.
 
-use crate::ir::Pos;
+use crate::ir::{Coherence, Pos};
 use std::fmt;
 
 /// Binary operators. `Union`, `Seq` and `Inter` are associative and parsed
@@ -159,6 +159,7 @@ pub struct File {
     /// The model name from the header, if there is one.
     pub name: Option<String>,
     pub stmts: Vec<Stmt>,
-    /// Whether a `// gpumc: partial-co` line comment is present.
-    pub partial_co: bool,
+    /// A `// gpumc: partial-co` or `// gpumc: total-co` line comment, which
+    /// overrides the architecture's coherence, with its position.
+    pub coherence: Option<(Coherence, Pos)>,
 }

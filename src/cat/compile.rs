@@ -13,8 +13,14 @@
 //! empty value until nothing changes; the rest is hoisted out as ordinary
 //! units. Recursion must be monotone (no recursive variable under `~` or on
 //! the right of `\`), so the iteration reaches the least fixpoint.
+//!
+//! A name no `let` binds is a standard-library definition (`prelude`),
+//! compiled on first use in the library's own scope and cached (the cache
+//! is rolled back with everything else when a trial compilation of a
+//! `let rec` round or a function check is undone), else a base input.
 
 use super::ast::{BinOp, Binding, Expr, ExprKind, Stmt, Test, UnOp};
+use super::prelude::{self, prelude};
 use super::{AxiomKind, BaseKind};
 use crate::diag::{Error, Result};
 use crate::ir::Pos;
@@ -173,6 +179,7 @@ struct Checkpoint {
     units: usize,
     inputs: usize,
     globals: usize,
+    lib_vals: usize,
 }
 
 struct Compiler<'a> {
@@ -183,6 +190,8 @@ struct Compiler<'a> {
     inputs: Vec<(String, BaseKind)>,
     input_index: HashMap<String, usize>,
     globals: Vec<(String, Entry)>,
+    /// Standard-library values compiled so far (on first use).
+    lib_vals: Vec<(String, Val)>,
     fix: Option<FixBuilder>,
     work: usize,
     call_depth: u32,
@@ -190,11 +199,16 @@ struct Compiler<'a> {
 }
 
 /// Where names are looked up: function parameters, then the first
-/// `env_len` global entries.
+/// `env_len` global entries, then the first `lib_len` definitions of the
+/// standard library (`prelude`), then the engine's base names.
 struct Scope<'s> {
     locals: &'s [(String, Entry)],
     env_len: usize,
+    lib_len: usize,
 }
+
+/// Model code sees the whole standard library.
+const ALL_LIB: usize = usize::MAX;
 
 fn kind_name(k: BaseKind) -> &'static str {
     match k {
@@ -216,6 +230,7 @@ pub fn compile(
         inputs: Vec::new(),
         input_index: HashMap::new(),
         globals: Vec::new(),
+        lib_vals: Vec::new(),
         fix: None,
         work: 0,
         call_depth: 0,
@@ -262,6 +277,7 @@ impl Compiler<'_> {
                             let scope = Scope {
                                 locals: &[],
                                 env_len: scope_len,
+                                lib_len: ALL_LIB,
                             };
                             Entry::Val(self.expr(&b.body, &scope)?)
                         }
@@ -285,6 +301,7 @@ impl Compiler<'_> {
                 let scope = Scope {
                     locals: &[],
                     env_len: self.globals.len(),
+                    lib_len: ALL_LIB,
                 };
                 let v = self.expr(expr, &scope)?;
                 let slot = match (test, v) {
@@ -337,6 +354,7 @@ impl Compiler<'_> {
         let scope = Scope {
             locals: &locals,
             env_len,
+            lib_len: ALL_LIB,
         };
         let r = self.expr(&b.body, &scope);
         self.rollback(&cp);
@@ -349,6 +367,7 @@ impl Compiler<'_> {
             units: self.prog.units.len(),
             inputs: self.inputs.len(),
             globals: self.globals.len(),
+            lib_vals: self.lib_vals.len(),
         }
     }
 
@@ -361,6 +380,7 @@ impl Compiler<'_> {
         }
         self.prog.input_slots.truncate(cp.inputs);
         self.globals.truncate(cp.globals);
+        self.lib_vals.truncate(cp.lib_vals);
         let limit = cp.slots as Slot;
         self.cse.retain(|_, s| *s < limit);
         self.fix = None;
@@ -446,6 +466,7 @@ impl Compiler<'_> {
         let scope = Scope {
             locals: &[],
             env_len: self.globals.len(),
+            lib_len: ALL_LIB,
         };
         let mut results = Vec::new();
         let mut out_kinds = Vec::new();
@@ -580,6 +601,12 @@ impl Compiler<'_> {
             return Ok(Val::Slot(self.prog.input_slots[i]));
         }
         let Some(kind) = (self.base)(name) else {
+            if let Some(why) = prelude::not_provided(name) {
+                return Err(Error::unsupported(
+                    pos,
+                    format!("the herd7/Dat3M built-in `{name}`: {why}"),
+                ));
+            }
             return Err(Error::semantic(pos, format!("unknown identifier `{name}`")));
         };
         let i = self.inputs.len();
@@ -632,8 +659,7 @@ impl Compiler<'_> {
                     e.pos,
                     format!("`{n}` is a function: apply it to arguments, as in `{n}(...)`"),
                 )),
-                None if n == "id" => Ok(Val::Slot(self.emit(OpCode::Id, NONE, NONE))),
-                None => self.input(n, e.pos),
+                None => self.free_name(n, e.pos, scope),
             },
             ExprKind::Nary(op, es) => {
                 let mut acc = self.expr(&es[0], scope)?;
@@ -758,6 +784,36 @@ impl Compiler<'_> {
         Ok(Val::Slot(s))
     }
 
+    /// A name no `let` in scope binds: a standard-library value, `id`, or
+    /// a base name of the engine.
+    fn free_name(&mut self, n: &str, pos: Pos, scope: &Scope<'_>) -> Result<Val> {
+        if let Some((k, b)) = prelude().get(n, scope.lib_len) {
+            if b.params.is_some() {
+                return Err(Error::semantic(
+                    pos,
+                    format!("`{n}` is a function: apply it to arguments, as in `{n}(...)`"),
+                ));
+            }
+            if let Some((_, v)) = self.lib_vals.iter().find(|(m, _)| m == n) {
+                return Ok(*v);
+            }
+            let lib = Scope {
+                locals: &[],
+                env_len: 0,
+                lib_len: k,
+            };
+            let v = self
+                .expr(&b.body, &lib)
+                .map_err(|e| in_library(e, n, pos))?;
+            self.lib_vals.push((n.to_string(), v));
+            return Ok(v);
+        }
+        if n == "id" {
+            return Ok(Val::Slot(self.emit(OpCode::Id, NONE, NONE)));
+        }
+        self.input(n, pos)
+    }
+
     fn call(&mut self, name: &str, args: &[Expr], pos: Pos, scope: &Scope<'_>) -> Result<Val> {
         let def = match self.lookup(name, scope) {
             Some(Entry::Func(f)) => Some(f.clone()),
@@ -771,7 +827,7 @@ impl Compiler<'_> {
                 "domain" => OpCode::Domain,
                 "range" => OpCode::Range,
                 "toid" => OpCode::IdOn,
-                _ => return Err(Error::semantic(pos, format!("unknown function `{name}`"))),
+                _ => return self.call_library(name, args, pos, scope),
             };
             if args.len() != 1 {
                 return Err(Error::semantic(
@@ -788,19 +844,71 @@ impl Compiler<'_> {
             let s = self.want(v, want, pos, &format!("`{name}`"))?;
             return Ok(Val::Slot(self.emit(code, s, NONE)));
         };
-        if args.len() != def.params.len() {
+        let callee = Callee {
+            params: &def.params,
+            body: &def.body,
+            env_len: def.env_len,
+            lib_len: ALL_LIB,
+            file: def.file,
+        };
+        self.apply(name, callee, args, pos, scope)
+    }
+
+    /// A call of a standard-library function (or of an unknown one).
+    fn call_library(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        pos: Pos,
+        scope: &Scope<'_>,
+    ) -> Result<Val> {
+        let Some((k, b)) = prelude().get(name, scope.lib_len) else {
+            if let Some(why) = prelude::not_provided(name) {
+                return Err(Error::unsupported(
+                    pos,
+                    format!("the herd7/Dat3M built-in `{name}`: {why}"),
+                ));
+            }
+            return Err(Error::semantic(pos, format!("unknown function `{name}`")));
+        };
+        let Some(params) = &b.params else {
+            return Err(Error::semantic(pos, format!("`{name}` is not a function")));
+        };
+        let params: Vec<String> = params.iter().map(|p| p.0.clone()).collect();
+        let callee = Callee {
+            params: &params,
+            body: &b.body,
+            env_len: 0,
+            lib_len: k,
+            file: 0,
+        };
+        // Argument errors are the caller's; errors in the body are reported
+        // at the call, naming the library function.
+        self.apply(name, callee, args, pos, scope)
+    }
+
+    /// Expands a function body with its parameters bound to the arguments.
+    fn apply(
+        &mut self,
+        name: &str,
+        f: Callee<'_>,
+        args: &[Expr],
+        pos: Pos,
+        scope: &Scope<'_>,
+    ) -> Result<Val> {
+        if args.len() != f.params.len() {
             return Err(Error::semantic(
                 pos,
                 format!(
                     "`{name}` takes {} argument{}, but {} were given",
-                    def.params.len(),
-                    if def.params.len() == 1 { "" } else { "s" },
+                    f.params.len(),
+                    if f.params.len() == 1 { "" } else { "s" },
                     args.len()
                 ),
             ));
         }
         let mut locals = Vec::with_capacity(args.len());
-        for (p, a) in def.params.iter().zip(args) {
+        for (p, a) in f.params.iter().zip(args) {
             locals.push((p.clone(), Entry::Val(self.expr(a, scope)?)));
         }
         if self.call_depth >= MAX_CALL_DEPTH {
@@ -809,13 +917,47 @@ impl Compiler<'_> {
         self.call_depth += 1;
         let inner = Scope {
             locals: &locals,
-            env_len: def.env_len,
+            env_len: f.env_len,
+            lib_len: f.lib_len,
         };
-        let r = self
-            .expr(&def.body, &inner)
-            .map_err(|e| e.in_file(&self.files[def.file]));
+        let r = self.expr(f.body, &inner);
         self.call_depth -= 1;
-        r
+        // Errors in the body belong to the file the function is defined in.
+        r.map_err(|e| {
+            if f.lib_len == ALL_LIB {
+                e.in_file(&self.files[f.file])
+            } else {
+                in_library(e, name, pos)
+            }
+        })
+    }
+}
+
+/// What a call expands.
+#[derive(Clone, Copy)]
+struct Callee<'a> {
+    params: &'a [String],
+    body: &'a Expr,
+    env_len: usize,
+    lib_len: usize,
+    /// The defining file (model functions only).
+    file: usize,
+}
+
+/// An error raised inside the standard library, moved to the model's use
+/// site of `name` (the library text is not a file the user has).
+fn in_library(e: Error, name: &str, pos: Pos) -> Error {
+    if e.file.is_some() {
+        return e;
+    }
+    Error {
+        pos: Some(pos),
+        message: format!(
+            "{} (in the standard-library definition of `{name}`, {})",
+            e.message,
+            prelude::FILE
+        ),
+        ..e
     }
 }
 

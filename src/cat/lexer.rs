@@ -215,8 +215,9 @@ pub struct Token {
 pub struct Lexed {
     /// Tokens, always ending with [`Tok::Eof`].
     pub tokens: Vec<Token>,
-    /// Bodies of `//` comments (text after the slashes).
-    pub line_comments: Vec<String>,
+    /// Bodies of `//` comments (text after the slashes), with the position
+    /// of the slashes.
+    pub line_comments: Vec<(Pos, String)>,
 }
 
 fn ident_start(c: char) -> bool {
@@ -323,6 +324,7 @@ pub fn lex(src: &str) -> Result<Lexed> {
             continue;
         }
         if cur.starts_with("//") {
+            let start = cur.pos();
             cur.bump();
             cur.bump();
             let body_start = cur.off;
@@ -332,7 +334,7 @@ pub fn lex(src: &str) -> Result<Lexed> {
                 }
                 cur.bump();
             }
-            line_comments.push(src[body_start..cur.off].to_string());
+            line_comments.push((start, src[body_start..cur.off].to_string()));
             continue;
         }
 

@@ -2,7 +2,9 @@
 
 use super::ast::Stmt;
 use super::parser::parse_file;
+use super::prelude;
 use crate::diag::{Error, Result};
+use crate::ir::{Coherence, Pos};
 use std::path::{Path, PathBuf};
 
 /// Include nesting beyond this is reported as an error (it can only come
@@ -15,7 +17,9 @@ pub struct Loaded {
     pub files: Vec<PathBuf>,
     pub stmts: Vec<(usize, Stmt)>,
     pub name: Option<String>,
-    pub partial_co: bool,
+    /// The coherence directive of the model or an include, with the file
+    /// (index into `files`) and position where it was given.
+    pub coherence: Option<(Coherence, usize, Pos)>,
 }
 
 pub type Resolver<'a> = &'a dyn Fn(&str, &Path) -> Option<(PathBuf, String)>;
@@ -25,7 +29,7 @@ pub fn load(src: &str, file: &Path, resolve: Resolver<'_>) -> Result<Loaded> {
         files: Vec::new(),
         stmts: Vec::new(),
         name: None,
-        partial_co: false,
+        coherence: None,
     };
     let mut stack = Vec::new();
     load_file(&mut l, src, file, resolve, &mut stack, true)?;
@@ -50,7 +54,22 @@ fn load_file(
     if top {
         l.name = parsed.name;
     }
-    l.partial_co |= parsed.partial_co;
+    if let Some((c, pos)) = parsed.coherence {
+        match l.coherence {
+            Some((other, f, at)) if other != c => {
+                return Err(Error::semantic(
+                    pos,
+                    format!(
+                        "contradicts the coherence directive at {}:{at}",
+                        l.files[f].display()
+                    ),
+                )
+                .in_file(path))
+            }
+            Some(_) => {}
+            None => l.coherence = Some((c, id, pos)),
+        }
+    }
     stack.push(identity(path));
     for stmt in parsed.stmts {
         let Stmt::Include { file, pos } = &stmt else {
@@ -61,7 +80,13 @@ fn load_file(
             let text = std::fs::read_to_string(&p).ok()?;
             Some((p, text))
         });
-        let Some((inc_path, text)) = local.or_else(|| resolve(file, path)) else {
+        let found = local.or_else(|| resolve(file, path));
+        if found.is_none() && prelude::is_standard_include(file) {
+            // herd7's / Dat3M's own library file: its definitions are the
+            // built-in standard library, which every model already sees.
+            continue;
+        }
+        let Some((inc_path, text)) = found else {
             return Err(
                 Error::semantic(*pos, format!("cannot find included file \"{file}\""))
                     .in_file(path),

@@ -32,8 +32,10 @@
 //!
 //! # Language summary
 //!
-//! See [`parser`] for the grammar and operator precedence. Free names that
-//! are not bound by `let` are *inputs*, resolved through the `base`
+//! See [`parser`] for the grammar and operator precedence. A free name
+//! that no `let` in scope binds is looked up in the standard library
+//! ([`prelude`]: herd7's and Dat3M's `po-loc`, `rfe`, `fencerel`, …, written
+//! over the base names), then is an *input*, resolved through the `base`
 //! callback of [`Model::parse`]; `id`, `0` and `_` are built in, as are the
 //! functions `domain(r)`, `range(r)` and `toid(s)` (= `[s]`).
 //!
@@ -50,13 +52,19 @@
 //! * `flag` axioms are not consistency conditions: they *fire* when their
 //!   test holds (`flag ~empty dr` fires when `dr` is not empty).
 //! * `show` / `unshow` are parsed and ignored. Includes are inlined (their
-//!   header is skipped), looked up next to the including file first.
+//!   header is skipped), looked up next to the including file first; the
+//!   standard files `stdlib.cat`, `cos.cat`, `basic.cat` and `filters.cat`
+//!   otherwise resolve to the built-in library, already in scope.
+//! * Coherence is total or partial as the program's architecture says
+//!   unless a line comment `// gpumc: partial-co` or `// gpumc: total-co`
+//!   overrides it ([`Model::partial_co`]).
 //!
 //! Unsupported (reported as such, with a position): `procedure`, `call`,
 //! `forall`, `with … from`, `enum`, `match`, `debug`, `requires` /
 //! `undefined_unless`, `let … in`, `fun`, `if`, `try`, tuples, tag literals
 //! `'t`, explicit sets `{…}`, `++`, recursive functions, non-monotone
-//! recursion, and `~acyclic` / `~irreflexive`.
+//! recursion, `~acyclic` / `~irreflexive`, and the herd7/Dat3M built-ins
+//! gpumc does not provide (`classes-loc`, `linearisations`, `sdv`, …).
 
 pub mod ast;
 mod compile;
@@ -65,7 +73,10 @@ pub mod kernel;
 pub mod lexer;
 mod load;
 pub mod parser;
+pub mod prelude;
 
+#[cfg(test)]
+mod stdlib_tests;
 #[cfg(test)]
 mod tests;
 
@@ -73,7 +84,7 @@ pub use compile::{Fix, Op, OpCode, Slot, Unit, NONE};
 pub use eval::Evaluator;
 
 use crate::diag::Result;
-use crate::ir::Pos;
+use crate::ir::{Arch, Coherence, Pos};
 use crate::rel::{EventSet, Relation};
 use compile::{Prog, Val};
 use std::path::{Path, PathBuf};
@@ -150,7 +161,7 @@ pub struct Model {
     inputs: Vec<(String, BaseKind)>,
     axioms: Vec<Axiom>,
     axiom_slots: Vec<Slot>,
-    partial_co: bool,
+    coherence: Option<Coherence>,
     prog: Prog,
     /// Top-level value bindings (last definition wins on lookup).
     bindings: Vec<(String, Val)>,
@@ -226,7 +237,7 @@ impl Model {
             inputs: compiled.inputs,
             axioms,
             axiom_slots,
-            partial_co: loaded.partial_co,
+            coherence: loaded.coherence.map(|c| c.0),
             prog,
             bindings: compiled.bindings,
             axiom_units,
@@ -255,10 +266,17 @@ impl Model {
         &self.axioms
     }
 
-    /// True if the source (or an included file) contains the line comment
-    /// `// gpumc: partial-co`.
-    pub fn partial_co(&self) -> bool {
-        self.partial_co
+    /// The coherence the model states with a `// gpumc: partial-co` or
+    /// `// gpumc: total-co` line comment (in the file or an include), if any.
+    pub fn coherence_override(&self) -> Option<Coherence> {
+        self.coherence
+    }
+
+    /// Whether `co` is enumerated as partial orders for a program of
+    /// `arch`: the model's directive if it has one, else the architecture's
+    /// ([`Arch::coherence`]: partial for PTX, total for Vulkan).
+    pub fn partial_co(&self, arch: Arch) -> bool {
+        self.coherence.unwrap_or(arch.coherence()) == Coherence::Partial
     }
 
     /// A fresh evaluator for executions of `n` events.

@@ -20,7 +20,7 @@
 use super::ast::{BinOp, Binding, Expr, ExprKind, File, Stmt, Test, UnOp};
 use super::lexer::{lex, Kw, Tok, Token};
 use crate::diag::{Error, Result};
-use crate::ir::Pos;
+use crate::ir::{Coherence, Pos};
 
 /// Maximum height of an expression tree and maximum nesting of brackets.
 pub const MAX_DEPTH: u32 = 200;
@@ -28,10 +28,7 @@ pub const MAX_DEPTH: u32 = 200;
 /// Parses one file.
 pub fn parse_file(src: &str) -> Result<File> {
     let lexed = lex(src)?;
-    let partial_co = lexed
-        .line_comments
-        .iter()
-        .any(|c| c.trim().starts_with("gpumc: partial-co"));
+    let coherence = coherence_directive(&lexed.line_comments)?;
     let mut p = Parser {
         src,
         toks: lexed.tokens,
@@ -53,8 +50,35 @@ pub fn parse_file(src: &str) -> Result<File> {
     Ok(File {
         name,
         stmts,
-        partial_co,
+        coherence,
     })
+}
+
+/// The `// gpumc: partial-co` / `// gpumc: total-co` line comment, if any
+/// (a comment, so herd7 and Dat3M ignore it). Both in one file is an error.
+fn coherence_directive(comments: &[(Pos, String)]) -> Result<Option<(Coherence, Pos)>> {
+    let mut found: Option<(Coherence, Pos)> = None;
+    for (pos, c) in comments {
+        let c = c.trim();
+        let this = if c.starts_with("gpumc: partial-co") {
+            Coherence::Partial
+        } else if c.starts_with("gpumc: total-co") {
+            Coherence::Total
+        } else {
+            continue;
+        };
+        match found {
+            Some((other, at)) if other != this => {
+                return Err(Error::semantic(
+                    *pos,
+                    format!("contradicts the coherence directive at {at}"),
+                ))
+            }
+            Some(_) => {}
+            None => found = Some((this, *pos)),
+        }
+    }
+    Ok(found)
 }
 
 /// Parses a single expression (the whole input). For tests and tools.
@@ -210,6 +234,10 @@ impl Parser<'_> {
             | Tok::Kw(Kw::Acyclic)
             | Tok::Kw(Kw::Irreflexive)
             | Tok::Kw(Kw::Empty) => self.axiom().map(|s| Some((s, true))),
+            Tok::Kw(Kw::If) => Err(Error::unsupported(
+                t.pos,
+                "`if` statements (herd7 model variants)",
+            )),
             Tok::Kw(k @ (Kw::Requires | Kw::UndefinedUnless)) => Err(Error::unsupported(
                 t.pos,
                 format!("`{}` checks (undefined-behaviour axioms)", k.as_str()),

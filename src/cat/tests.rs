@@ -3,6 +3,7 @@ use super::lexer::{lex, Kw, Tok};
 use super::parser::{parse_expr, parse_file};
 use super::*;
 use crate::diag::{Error, ErrorKind};
+use crate::ir::{Arch, Coherence};
 use std::collections::HashMap;
 
 // ---------- helpers ----------
@@ -121,7 +122,10 @@ fn lexer_tokens_and_comments() {
         ]
     );
     let lexed = lex("a // gpumc: partial-co\nb").unwrap();
-    assert_eq!(lexed.line_comments, vec![" gpumc: partial-co".to_string()]);
+    assert_eq!(
+        lexed.line_comments,
+        vec![(Pos { line: 1, col: 3 }, " gpumc: partial-co".to_string())]
+    );
     let t = &lex("\n  (* x *) foo").unwrap().tokens[0];
     assert_eq!(t.pos, Pos { line: 2, col: 11 });
 }
@@ -207,7 +211,7 @@ fn statements() {
         include \"x.cat\"\n";
     let f = parse_file(src).unwrap();
     assert_eq!(f.name.as_deref(), Some("Vulkan"));
-    assert!(!f.partial_co);
+    assert_eq!(f.coherence, None);
     assert_eq!(f.stmts.len(), 10);
     match &f.stmts[0] {
         Stmt::Let(bs) => {
@@ -957,14 +961,26 @@ fn simultaneous_let_does_not_see_siblings() {
 }
 
 #[test]
-fn partial_co_and_default_name() {
+fn coherence_directive_and_default_name() {
     let m = model("(* no header *)\n// gpumc: partial-co\nacyclic po");
-    assert!(m.partial_co());
+    assert_eq!(m.coherence_override(), Some(Coherence::Partial));
+    assert!(m.partial_co(Arch::Vulkan));
     assert_eq!(m.name(), "test");
     let m = model("X\n// gpumc: partial-co is not this\nacyclic po");
-    assert!(m.partial_co());
+    assert_eq!(m.coherence_override(), Some(Coherence::Partial));
+    let m = model("X\n// gpumc: total-co\nacyclic po");
+    assert_eq!(m.coherence_override(), Some(Coherence::Total));
+    assert!(!m.partial_co(Arch::Ptx));
+    // Only a line comment is a directive; without one the architecture
+    // decides (PTX partial, Vulkan total).
     let m = model("X\n(* gpumc: partial-co *)\nacyclic po");
-    assert!(!m.partial_co());
+    assert_eq!(m.coherence_override(), None);
+    assert!(m.partial_co(Arch::Ptx));
+    assert!(!m.partial_co(Arch::Vulkan));
+    // Contradicting directives are an error at the second one.
+    let e = err("X\n// gpumc: total-co\nacyclic po\n  // gpumc: partial-co\n");
+    assert_eq!(e.pos, Some(Pos { line: 4, col: 3 }));
+    assert!(e.message.contains("contradicts"), "{e}");
 }
 
 #[test]
@@ -1015,7 +1031,7 @@ fn includes_are_inlined_in_order() {
     let src = "Main\nacyclic po\ninclude \"extra.cat\"\nempty fr";
     let m = Model::parse(src, Path::new("nowhere/main.cat"), &res, &base).unwrap();
     assert_eq!(m.name(), "Main");
-    assert!(m.partial_co());
+    assert_eq!(m.coherence_override(), Some(Coherence::Partial));
     let names: Vec<_> = m.axioms().iter().map(|a| a.name.as_str()).collect();
     assert_eq!(names, ["po", "inc-ax", "fr"]);
     assert_eq!(m.axioms()[1].file, PathBuf::from("lib/extra.cat"));

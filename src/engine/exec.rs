@@ -145,7 +145,7 @@ impl Vocabulary {
         }
         for th in &p.threads {
             for ins in &th.instrs {
-                for t in &ins.tags {
+                for t in ins.all_tags() {
                     v.intern(t);
                 }
             }
@@ -224,7 +224,8 @@ impl<'p> Skeleton<'p> {
             let mut ids = Vec::new();
             for (k, e) in path.events.iter().enumerate() {
                 let ins = &th.instrs[e.instr];
-                let mut tags: Vec<usize> = ins.tags.iter().map(|t| tag(t)).collect();
+                let write = e.kind == PathEventKind::Write;
+                let mut tags: Vec<usize> = ins.event_tags(write).map(tag).collect();
                 let is_rmw = matches!(ins.kind, crate::ir::InstrKind::Rmw { .. });
                 let kind = match e.kind {
                     PathEventKind::Read => {

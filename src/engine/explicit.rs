@@ -63,7 +63,7 @@ pub fn prepare<'m>(p: &Program, model: &'m Model) -> Result<Prepared<'m>> {
         model,
         vocab,
         sources,
-        partial: model.partial_co(),
+        partial: model.partial_co(p.arch),
     })
 }
 

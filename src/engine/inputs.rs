@@ -245,12 +245,7 @@ mod tests {
 
     fn classes(consts: &[i64], ty: ValueType) -> Vec<i64> {
         use crate::ir::{Instr, Pos, Thread};
-        let ins = |kind| Instr {
-            kind,
-            tags: vec![],
-            pos: Pos::default(),
-            text: String::new(),
-        };
+        let ins = |kind| Instr::new(kind, vec![], Pos::default(), String::new());
         let mut instrs = vec![ins(InstrKind::Input {
             dst: "n".into(),
             input: 0,

@@ -297,7 +297,7 @@ fn check_fixed(
         sc::Outcome::Unsupported(why) => Some(why),
     };
     let total_co: Vec<bool> = (0..p.locations.len())
-        .map(|x| !model.partial_co() || coherence::coherent_location(p, model, x).is_ok())
+        .map(|x| !model.partial_co(p.arch) || coherence::coherent_location(p, model, x).is_ok())
         .collect();
     let ev_reason = match eventual::proves_termination(p, &codes, &hier, progress, &total_co)? {
         None => {

@@ -1,5 +1,5 @@
 //! Enumeration of the orders an execution chooses: coherence per location
-//! (total, or strict partial for models that declare `partial-co`) and
+//! (total, or strict partial for PTX programs: `Model::partial_co`) and
 //! the `sync_fence` order on SC fences.
 
 /// A strict order on `k` elements as bit rows: `rows[a] >> b & 1` iff a < b.

@@ -2,3 +2,4 @@
 
 pub mod litmus;
 pub mod spirv;
+pub mod tagging;

@@ -33,7 +33,27 @@ pub enum Arch {
     Vulkan,
 }
 
+/// How coherence (`co`) orders the writes to one location.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Coherence {
+    /// A strict total order per location (initial write first).
+    Total,
+    /// Any strict partial order per location with the initial write first.
+    Partial,
+}
+
 impl Arch {
+    /// The architecture's coherence: partial for PTX (overlapping morally
+    /// weak writes need not be ordered; Lustig et al., ASPLOS 2019,
+    /// sec. 3.5.1; Dat3M treats PTX the same way), total for Vulkan (the
+    /// spec's location order; a model may override it, docs/MODELS.md).
+    pub fn coherence(self) -> Coherence {
+        match self {
+            Arch::Ptx => Coherence::Partial,
+            Arch::Vulkan => Coherence::Total,
+        }
+    }
+
     /// The model used when the user names none.
     pub fn default_model(self) -> &'static str {
         match self {
@@ -287,9 +307,53 @@ pub struct Instr {
     /// Base tags for the events this instruction produces (besides the
     /// kind-derived `R`/`W`/`F`/`M`/`RMW`/`B`), e.g. `["ACQ", "GPU", "GEN"]`.
     pub tags: Vec<String>,
+    /// Tags only one event of an `Rmw` carries, on top of `tags`: an
+    /// acquire RMW's write is relaxed, its read alone is visible, ...
+    /// (`frontend::halves`, docs/EVENTS.md). Empty for other kinds.
+    pub halves: HalfTags,
     pub pos: Pos,
     /// The instruction as written (for witnesses and error messages).
     pub text: String,
+}
+
+/// The tags of an RMW that belong to its read or to its write only.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HalfTags {
+    pub read: Vec<String>,
+    pub write: Vec<String>,
+}
+
+impl Instr {
+    /// An instruction with no half-specific tags.
+    pub fn new(kind: InstrKind, tags: Vec<String>, pos: Pos, text: String) -> Instr {
+        Instr {
+            kind,
+            tags,
+            halves: HalfTags::default(),
+            pos,
+            text,
+        }
+    }
+
+    /// The tags of this instruction's write event (`write`) or of its
+    /// other event (a read, fence or barrier).
+    pub fn event_tags(&self, write: bool) -> impl Iterator<Item = &str> {
+        let half = if write {
+            &self.halves.write
+        } else {
+            &self.halves.read
+        };
+        self.tags.iter().chain(half).map(String::as_str)
+    }
+
+    /// Every tag any event of this instruction carries.
+    pub fn all_tags(&self) -> impl Iterator<Item = &str> {
+        self.tags
+            .iter()
+            .chain(&self.halves.read)
+            .chain(&self.halves.write)
+            .map(String::as_str)
+    }
 }
 
 /// A thread.

@@ -9,7 +9,7 @@
 //!    reused), a one-hot path selector per thread, potential events merged
 //!    across paths, with execution and value literals.
 //! 2. [`encode`]: rf (one same-location same-value write per executed
-//!    read), co (total, or a strict partial order for `partial-co` models),
+//!    read), co (total, or a strict partial order for PTX programs),
 //!    `sync_fence`, barrier matching with quorums; then every unit of the
 //!    compiled `.cat` model over symbolic sets and relations ([`rel`]) and
 //!    the consistency axioms, eagerly (acyclicity by ranks).
@@ -146,7 +146,7 @@ fn build<'p>(
             }
         }
     }
-    let mut enc = Enc::new(sat, u, model.partial_co());
+    let mut enc = Enc::new(sat, u, model.partial_co(p.arch));
     enc.encode_spinning();
     let t2 = t0.elapsed();
     if debug {

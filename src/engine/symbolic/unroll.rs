@@ -370,7 +370,8 @@ fn order_keys(all: &[Vec<Key>]) -> Vec<Key> {
 /// its kind (as [`Skeleton`] tags explicit events).
 pub fn tags_of(vocab: &Vocabulary, ins: &crate::ir::Instr, kind: EventKind) -> Vec<usize> {
     let tag = |t: &str| vocab.index(t).unwrap_or(0);
-    let mut tags: Vec<usize> = ins.tags.iter().map(|t| tag(t)).collect();
+    let write = kind == EventKind::Write;
+    let mut tags: Vec<usize> = ins.event_tags(write).map(tag).collect();
     match kind {
         EventKind::Read => tags.extend([tag("R"), tag("M")]),
         EventKind::Write => tags.extend([tag("W"), tag("M")]),

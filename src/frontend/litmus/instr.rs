@@ -199,12 +199,12 @@ pub(super) fn parse_cell(
         let after_ws = after_id.trim_start();
         if id_len > 0 && is_ident(&text[..id_len]) && after_ws.starts_with(':') {
             let label_len = text.len() - after_ws.len() + 1;
-            out.push(Instr {
-                kind: InstrKind::Label(text[..id_len].to_string()),
-                tags: Vec::new(),
-                pos: src.pos(off),
-                text: text[..label_len].to_string(),
-            });
+            out.push(Instr::new(
+                InstrKind::Label(text[..id_len].to_string()),
+                Vec::new(),
+                src.pos(off),
+                text[..label_len].to_string(),
+            ));
             text = text[label_len..].trim();
             continue;
         }
@@ -252,12 +252,9 @@ fn parse_instr(src: &Source, locs: &mut Locs, arch: Arch, text: &str) -> Result<
         Arch::Ptx => ptx::instr(&mut cx, &parts, &args)?,
         Arch::Vulkan => vulkan::instr(&mut cx, &parts, &args)?,
     };
-    Ok(Instr {
-        kind,
-        tags,
-        pos: src.pos(off),
-        text: text.to_string(),
-    })
+    let mut ins = Instr::new(kind, tags, src.pos(off), text.to_string());
+    crate::frontend::tagging::finish(arch, &mut ins);
+    Ok(ins)
 }
 
 /// Splits the operand list at commas and classifies each operand.

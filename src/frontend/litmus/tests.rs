@@ -65,6 +65,11 @@ fn tags(i: &Instr) -> Vec<&str> {
     i.tags.iter().map(String::as_str).collect()
 }
 
+/// The tags of an RMW's read and write events (tagging.rs, Dat3M's split).
+fn halves(i: &Instr) -> (Vec<&str>, Vec<&str>) {
+    (i.event_tags(false).collect(), i.event_tags(true).collect())
+}
+
 fn reg(r: &str) -> Operand {
     Operand::Reg(r.to_string())
 }
@@ -601,8 +606,14 @@ fn ptx_register_assignment() {
 
 #[test]
 fn ptx_atomics() {
+    // The order is split over the two events as Dat3M does: the read is
+    // the acquire, the write the release, the other half relaxed.
     let i = one(Arch::Ptx, "atom.acq_rel.gpu.add r1, x, 1");
-    assert_eq!(tags(&i), ["ACQ_REL", "ACQ", "REL", "GPU", "GEN"]);
+    assert_eq!(tags(&i), ["GPU", "GEN"]);
+    assert_eq!(
+        halves(&i),
+        (vec!["GPU", "GEN", "ACQ"], vec!["GPU", "GEN", "REL"])
+    );
     assert_eq!(
         i.kind,
         InstrKind::Rmw {
@@ -613,7 +624,10 @@ fn ptx_atomics() {
         }
     );
     let i = one(Arch::Ptx, "atom.relaxed.gpu.cas r1, y, 1, r2");
-    assert_eq!(tags(&i), ["RLX", "GPU", "GEN"]);
+    assert_eq!(
+        halves(&i),
+        (vec!["GPU", "GEN", "RLX"], vec!["GPU", "GEN", "RLX"])
+    );
     assert_eq!(
         i.kind,
         InstrKind::Rmw {
@@ -627,12 +641,16 @@ fn ptx_atomics() {
     );
     // No order: relaxed; no scope: gpu.
     assert_eq!(
-        tags(&one(Arch::Ptx, "atom.exch r0, x, 1")),
-        ["RLX", "GPU", "GEN"]
+        halves(&one(Arch::Ptx, "atom.exch r0, x, 1")),
+        (vec!["GPU", "GEN", "RLX"], vec!["GPU", "GEN", "RLX"])
     );
     assert_eq!(
-        tags(&one(Arch::Ptx, "atom.acquire.sys.sub r0, x, 1")),
-        ["ACQ", "SYS", "GEN"]
+        halves(&one(Arch::Ptx, "atom.acquire.sys.sub r0, x, 1")),
+        (vec!["SYS", "GEN", "ACQ"], vec!["SYS", "GEN", "RLX"])
+    );
+    assert_eq!(
+        halves(&one(Arch::Ptx, "atom.release.cta.add r0, x, 1")),
+        (vec!["CTA", "GEN", "RLX"], vec!["CTA", "GEN", "REL"])
     );
     for (q, op) in [
         ("exch", RmwOp::Exch),
@@ -649,7 +667,10 @@ fn ptx_atomics() {
         }
     }
     let i = one(Arch::Ptx, "red.acq_rel.sys.sub x, r3");
-    assert_eq!(tags(&i), ["ACQ_REL", "ACQ", "REL", "SYS", "GEN"]);
+    assert_eq!(
+        halves(&i),
+        (vec!["SYS", "GEN", "ACQ"], vec!["SYS", "GEN", "REL"])
+    );
     assert_eq!(
         i.kind,
         InstrKind::Rmw {
@@ -884,18 +905,42 @@ fn label_errors() {
 fn vulkan_accesses() {
     #[rustfmt::skip]
     let cases: &[(&str, &[&str])] = &[
-        ("ld.atom.wg.sc0 r0, x", &["ATOM", "A", "NONPRIV", "WG", "SC0"]),
-        ("ld.atom.acq.dv.sc1.semsc0.semsc1.semvis r0, x", &["ATOM", "A", "NONPRIV", "ACQ", "DV", "SC1", "SEMSC0", "SEMSC1", "SEMVIS"]),
+        // Atomics are implicitly visible (loads) / available (stores).
+        ("ld.atom.wg.sc0 r0, x", &["ATOM", "A", "NONPRIV", "WG", "SC0", "VIS"]),
+        ("ld.atom.acq.dv.sc1.semsc0.semsc1.semvis r0, x", &["ATOM", "A", "NONPRIV", "ACQ", "DV", "SC1", "SEMSC0", "SEMSC1", "SEMVIS", "VIS"]),
         ("ld.vis.qf.sc0 r0, x", &["VIS", "NONPRIV", "QF", "SC0"]),
         ("ld.nonpriv.sc0 r0, x", &["NONPRIV", "SC0"]),
         ("ld.sc1 r0, x", &["SC1"]),
         ("st.av.sg.sc2 x, 1", &["AV", "NONPRIV", "SG", "SC2"]),
-        ("st.atom.rel.wg.sc3.semsc0.semsc3.semav x, r1", &["ATOM", "A", "NONPRIV", "REL", "WG", "SC3", "SEMSC0", "SEMSC3", "SEMAV"]),
-        ("rmw.atom.wg.sc0 r0, x, 1", &["ATOM", "A", "NONPRIV", "WG", "SC0"]),
-        ("rmw.atom.acq_rel.dv.sc0.semsc0.add r0, x, 1", &["ATOM", "A", "NONPRIV", "ACQ", "REL", "ACQ_REL", "DV", "SC0", "SEMSC0"]),
+        ("st.atom.rel.wg.sc3.semsc0.semsc3.semav x, r1", &["ATOM", "A", "NONPRIV", "REL", "WG", "SC3", "SEMSC0", "SEMSC3", "SEMAV", "AV"]),
+        ("st.atom.wg.sc0 x, r1", &["ATOM", "A", "NONPRIV", "WG", "SC0", "AV"]),
     ];
     for (cell, want) in cases {
         assert_eq!(tags(&one(Arch::Vulkan, cell)), *want, "{cell}");
+    }
+    // RMWs: the read is the acquire and visible, the write the release and
+    // available; storage-class semantics go with the order they qualify.
+    #[rustfmt::skip]
+    let rmws: &[(&str, &[&str], &[&str])] = &[
+        ("rmw.atom.wg.sc0 r0, x, 1",
+         &["ATOM", "A", "NONPRIV", "WG", "SC0", "VIS"],
+         &["ATOM", "A", "NONPRIV", "WG", "SC0", "AV"]),
+        ("rmw.atom.acq_rel.dv.sc0.semsc0.add r0, x, 1",
+         &["ATOM", "A", "NONPRIV", "DV", "SC0", "ACQ", "SEMSC0", "VIS"],
+         &["ATOM", "A", "NONPRIV", "DV", "SC0", "REL", "SEMSC0", "AV"]),
+        ("rmw.atom.acq.wg.sc0.semsc1.semvis r0, x, 1",
+         &["ATOM", "A", "NONPRIV", "WG", "SC0", "ACQ", "SEMSC1", "VIS", "SEMVIS"],
+         &["ATOM", "A", "NONPRIV", "WG", "SC0", "AV"]),
+        ("rmw.atom.rel.qf.sc1.semsc0.semav r0, x, 1",
+         &["ATOM", "A", "NONPRIV", "QF", "SC1", "VIS"],
+         &["ATOM", "A", "NONPRIV", "QF", "SC1", "REL", "SEMSC0", "AV", "SEMAV"]),
+    ];
+    for (cell, read, write) in rmws {
+        assert_eq!(
+            halves(&one(Arch::Vulkan, cell)),
+            (read.to_vec(), write.to_vec()),
+            "{cell}"
+        );
     }
     assert_eq!(
         one(Arch::Vulkan, "rmw.atom.wg.sc0 r0, y, 1").kind,

@@ -327,12 +327,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     fn instr(&self, kind: InstrKind, tags: Vec<String>) -> Instr {
         let l = self.m.line(self.cur);
-        Instr {
-            kind,
-            tags,
-            pos: l.pos(),
-            text: l.text.clone(),
-        }
+        let mut ins = Instr::new(kind, tags, l.pos(), l.text.clone());
+        crate::frontend::tagging::finish(crate::ir::Arch::Vulkan, &mut ins);
+        ins
     }
 
     fn push(&mut self, out: &mut Vec<Instr>, kind: InstrKind, tags: Vec<String>) -> R<()> {
@@ -2503,22 +2500,22 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             let l = self
                 .m
                 .line(self.m.def[var as usize].unwrap_or(self.m.entry.1));
-            out.push(Instr {
-                kind: InstrKind::Input { dst: r, input: k },
-                tags: vec![],
-                pos: l.pos(),
-                text: l.text.clone(),
-            });
+            out.push(Instr::new(
+                InstrKind::Input { dst: r, input: k },
+                vec![],
+                l.pos(),
+                l.text.clone(),
+            ));
         }
         for (li, r) in regs {
             let l = self.m.line(li);
             let ty = self.m.undef_type(&r).unwrap_or(ValueType::I64);
-            out.push(Instr {
-                kind: InstrKind::Havoc { dst: r, ty },
-                tags: vec![],
-                pos: l.pos(),
-                text: l.text.clone(),
-            });
+            out.push(Instr::new(
+                InstrKind::Havoc { dst: r, ty },
+                vec![],
+                l.pos(),
+                l.text.clone(),
+            ));
         }
         out
     }

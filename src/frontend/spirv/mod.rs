@@ -749,6 +749,11 @@ pub fn render(p: &Program) -> String {
             if !i.tags.is_empty() {
                 let _ = write!(s, "  {{{}}}", i.tags.join(" "));
             }
+            for (side, half) in [("read", &i.halves.read), ("write", &i.halves.write)] {
+                if !half.is_empty() {
+                    let _ = write!(s, " {side} {{{}}}", half.join(" "));
+                }
+            }
             let _ = writeln!(s, "  ; line {}", i.pos.line);
         }
     }

@@ -1,0 +1,93 @@
+//! Tag conventions every front-end of an architecture shares, as Dat3M's
+//! front-ends apply them (docs/EVENTS.md, "Dat3M's tags"), so that a model
+//! written against Dat3M's events reads ours the same way.
+//!
+//! * A read-modify-write's order is split over its two events (Dat3M's
+//!   `loadMO` / `storeMO`): the read is the acquire, the write the release.
+//!
+//!   | arch | read event | write event |
+//!   |---|---|---|
+//!   | PTX | `ACQ` (`.acquire`, `.acq_rel`), else `RLX` | `REL` (`.release`, `.acq_rel`), else `RLX` |
+//!   | Vulkan | `ACQ` (`.acq`, `.acq_rel`); `VIS`; `SEMVIS`; the `SEMSCn` of an acquire | `REL` (`.rel`, `.acq_rel`); `AV`; `SEMAV`; the `SEMSCn` of a release |
+//!
+//!   `ACQ_REL` is on neither event (a memory event is an acquire or a
+//!   release); scope, proxy, storage class, `ATOM`, `A`, `NONPRIV` stay on
+//!   both.
+//! * Vulkan atomics are implicitly available (writes) and visible (reads)
+//!   at their scope (Vulkan spec, appendix "Memory Model", Availability
+//!   and Visibility: "atomic operations implicitly have availability /
+//!   visibility operations"): an atomic load carries `VIS`, an atomic store
+//!   `AV`, an RMW one each (above).
+
+use crate::ir::{Arch, HalfTags, Instr, InstrKind};
+
+/// Applies the conventions to an instruction whose `tags` the front-end
+/// has just set.
+pub fn finish(arch: Arch, ins: &mut Instr) {
+    let atomic = ins.tags.iter().any(|t| t == "ATOM");
+    match (&ins.kind, arch) {
+        (InstrKind::Rmw { .. }, _) => split_rmw(arch, ins),
+        (InstrKind::Load { .. }, Arch::Vulkan) if atomic => add(&mut ins.tags, "VIS"),
+        (InstrKind::Store { .. }, Arch::Vulkan) if atomic => add(&mut ins.tags, "AV"),
+        _ => {}
+    }
+}
+
+fn add(tags: &mut Vec<String>, t: &str) {
+    if !tags.iter().any(|x| x == t) {
+        tags.push(t.to_string());
+    }
+}
+
+fn is_class_semantics(t: &str) -> bool {
+    t.strip_prefix("SEMSC")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Moves the order (and, for Vulkan, availability / visibility and
+/// storage-class semantics) of an RMW onto the event each belongs to.
+fn split_rmw(arch: Arch, ins: &mut Instr) {
+    let has = |t: &str| ins.tags.iter().any(|x| x == t);
+    let (acq, rel) = (has("ACQ"), has("REL"));
+    let mut read: Vec<String> = Vec::new();
+    let mut write: Vec<String> = Vec::new();
+    let moved: fn(&str) -> bool = match arch {
+        Arch::Ptx => {
+            read.push(if acq { "ACQ" } else { "RLX" }.into());
+            write.push(if rel { "REL" } else { "RLX" }.into());
+            |t| matches!(t, "RLX" | "ACQ" | "REL" | "ACQ_REL")
+        }
+        Arch::Vulkan => {
+            let sem: Vec<String> = ins
+                .tags
+                .iter()
+                .filter(|t| is_class_semantics(t))
+                .cloned()
+                .collect();
+            if acq {
+                read.push("ACQ".into());
+                read.extend(sem.iter().cloned());
+            }
+            read.push("VIS".into());
+            if has("SEMVIS") {
+                read.push("SEMVIS".into());
+            }
+            if rel {
+                write.push("REL".into());
+                write.extend(sem);
+            }
+            write.push("AV".into());
+            if has("SEMAV") {
+                write.push("SEMAV".into());
+            }
+            |t| {
+                matches!(
+                    t,
+                    "ACQ" | "REL" | "ACQ_REL" | "AV" | "VIS" | "SEMAV" | "SEMVIS"
+                ) || is_class_semantics(t)
+            }
+        }
+    };
+    ins.tags.retain(|t| !moved(t));
+    ins.halves = HalfTags { read, write };
+}
