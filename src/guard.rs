@@ -57,6 +57,9 @@ pub struct Guard {
     deadline: Option<Instant>,
     /// Bytes.
     budget: Option<u64>,
+    /// The budget is what the process's `ulimit -v` leaves, below
+    /// `--max-memory`.
+    by_ulimit: bool,
     resident: bool,
 }
 
@@ -65,11 +68,10 @@ impl Guard {
     /// to what the process's own address-space limit (`ulimit -v`) leaves,
     /// so that an estimate trips before an allocation fails.
     pub fn new(limits: &Limits, start: Instant) -> Guard {
-        let budget = limits.max_memory_mb.map(|m| m.saturating_mul(MIB));
-        let budget = match (budget, address_space_headroom()) {
-            (Some(b), Some(h)) => Some(b.min(h)),
-            (b, h) => b.or(h),
-        };
+        let asked = limits.max_memory_mb.map(|m| m.saturating_mul(MIB));
+        let headroom = address_space_headroom();
+        let by_ulimit = headroom.is_some_and(|h| asked.is_none_or(|b| h < b));
+        let budget = if by_ulimit { headroom } else { asked };
         Guard {
             start,
             deadline: limits
@@ -77,6 +79,7 @@ impl Guard {
                 .filter(|t| t.is_finite() && *t > 0.0)
                 .map(|t| start + Duration::from_secs_f64(t)),
             budget,
+            by_ulimit,
             resident: limits.resident,
         }
     }
@@ -87,6 +90,7 @@ impl Guard {
             start: Instant::now(),
             deadline: None,
             budget: None,
+            by_ulimit: false,
             resident: false,
         }
     }
@@ -128,13 +132,17 @@ impl Guard {
         )
     }
 
-    fn memory_error(&self, what: &str, bytes: u64) -> Error {
+    /// `what` says how much, e.g. "the formula needs about 900 MiB".
+    fn memory_error(&self, what: String) -> Error {
         Error::new(
             ErrorKind::Limit,
             format!(
-                "out of memory: {what} needs about {} MiB, over the budget of {} MiB (--max-memory)",
-                bytes.div_ceil(MIB),
-                self.budget_mb().unwrap_or(0)
+                "out of memory: {what}, over the budget of {} MiB ({})",
+                self.budget_mb().unwrap_or(0),
+                match self.by_ulimit {
+                    true => "what the process's ulimit -v leaves",
+                    false => "--max-memory",
+                }
             ),
         )
     }
@@ -208,7 +216,8 @@ pub fn check() -> Result<()> {
                 a.next_resident = now + RESIDENT_PERIOD;
                 if let Some(rss) = resident_bytes() {
                     if rss > budget {
-                        return Err(a.guard.memory_error("the process", rss));
+                        let held = format!("the check holds {} MiB", rss.div_ceil(MIB));
+                        return Err(a.guard.memory_error(held));
                     }
                 }
             }
@@ -228,7 +237,10 @@ pub fn check_estimate(bytes: u64, what: &str) -> Result<()> {
             return Ok(());
         };
         match a.guard.budget {
-            Some(budget) if bytes > budget => Err(a.guard.memory_error(what, bytes)),
+            Some(budget) if bytes > budget => {
+                let need = format!("{what} needs about {} MiB", bytes.div_ceil(MIB));
+                Err(a.guard.memory_error(need))
+            }
             _ => Ok(()),
         }
     })

@@ -121,20 +121,14 @@ impl Pool {
     /// that cannot be started at all, the check in this process.
     pub fn check(&self, path: &Path, cfg: &Config, cache: &ModelCache) -> Rendered {
         let request = serde_json::to_string(&Request::new(path, cfg)).expect("serialisable");
-        // A worker left idle may have died since; one fresh retry.
+        // A request that cannot be written: one retry with a fresh worker.
         for _ in 0..2 {
-            let reused = self.idle.lock().unwrap().pop();
-            let mut w = match reused {
-                Some(w) => w,
-                None => match Worker::spawn(&self.exe) {
-                    Ok(w) => w,
-                    Err(e) => {
-                        eprintln!(
-                            "gpumc: cannot start a worker process ({e}); checking in-process"
-                        );
-                        return Rendered::of(&driver::check_file(path, cfg, cache));
-                    }
-                },
+            let mut w = match self.worker() {
+                Ok(w) => w,
+                Err(e) => {
+                    eprintln!("gpumc: cannot start a worker process ({e}); checking in-process");
+                    return Rendered::of(&driver::check_file(path, cfg, cache));
+                }
             };
             let start = Instant::now();
             if w.send(&request).is_err() {
@@ -165,6 +159,24 @@ impl Pool {
         }
         let msg = "internal error: the worker process does not accept requests".to_string();
         failed(path, cfg, "ERROR", msg, Instant::now())
+    }
+}
+
+impl Pool {
+    /// An idle worker, or a new one. One that died while idle is dropped
+    /// here, not blamed for the next test.
+    fn worker(&self) -> std::io::Result<Worker> {
+        loop {
+            let idle = self.idle.lock().unwrap().pop();
+            match idle {
+                Some(mut w) => {
+                    if matches!(w.child.try_wait(), Ok(None)) {
+                        return Ok(w);
+                    }
+                }
+                None => return Worker::spawn(&self.exe),
+            }
+        }
     }
 }
 
@@ -443,4 +455,45 @@ fn limit_address_space(max_memory_mb: Option<u64>) {
     }
     #[cfg(not(unix))]
     let _ = max_memory_mb;
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::death_reason;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+
+    fn lines(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn allocation_failures_are_out_of_memory() {
+        let abort = ExitStatus::from_raw(libc::SIGABRT);
+        let rust = lines(&["memory allocation of 4294967296 bytes failed"]);
+        assert!(death_reason(&abort, &rust).starts_with("out of memory:"));
+        // CaDiCaL's std::bad_alloc crossing the FFI boundary.
+        let cxx = lines(&["fatal runtime error: Rust cannot catch foreign exceptions"]);
+        assert!(death_reason(&abort, &cxx).starts_with("out of memory:"));
+        let killed = ExitStatus::from_raw(libc::SIGKILL);
+        assert!(death_reason(&killed, &[]).contains("SIGKILL"));
+    }
+
+    #[test]
+    fn panics_and_crashes_are_internal_errors() {
+        let panic = ExitStatus::from_raw(101 << 8);
+        let tail = lines(&[
+            "thread 'main' panicked at src/x.rs:1:2:",
+            "index out of bounds",
+        ]);
+        let why = death_reason(&panic, &tail);
+        assert!(
+            why.starts_with("internal error: the check panicked"),
+            "{why}"
+        );
+        assert!(why.contains("index out of bounds"), "{why}");
+        let segv = ExitStatus::from_raw(libc::SIGSEGV);
+        let why = death_reason(&segv, &[]);
+        assert!(why.contains(&format!("signal {}", libc::SIGSEGV)), "{why}");
+    }
 }

@@ -498,10 +498,15 @@ fn orders_within_limits(sk: &Skeleton<'_>, vocab: &Vocabulary, co: Option<bool>)
     for (k, partial) in co.chain([(fences, false)]) {
         let count = if partial { posets(k) } else { factorial(k) };
         if count > MAX_ORDERS {
+            // Beyond the table (or f64), the count is at least 1e13.
+            let shown = match count.is_finite() {
+                true => format!("{count:.2e}"),
+                false => "over 1e13".into(),
+            };
             return Err(Error::new(
                 ErrorKind::Unsupported,
                 format!(
-                    "unsupported: too large for the explicit engine ({count:.2e} {} orders of {k} events, limit {MAX_ORDERS:.0e}); use the symbolic engine",
+                    "unsupported: too large for the explicit engine ({shown} {} orders of {k} events, limit {MAX_ORDERS:.0e}); use the symbolic engine",
                     if partial { "partial" } else { "total" }
                 ),
             ));
