@@ -291,6 +291,8 @@ pub fn address_space_limit() -> Option<u64> {
         if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } == 0
             && r.rlim_cur != libc::RLIM_INFINITY
         {
+            // `rlim_t` is not `u64` on every Unix.
+            #[allow(clippy::unnecessary_cast)]
             return Some(r.rlim_cur as u64);
         }
     }
@@ -298,14 +300,21 @@ pub fn address_space_limit() -> Option<u64> {
 }
 
 /// Returns freed heap memory to the system (glibc keeps it otherwise), so
-/// that the resident size measures the next check, not the last one.
+/// that the resident size measures the next check, not the last one. Only
+/// above [`TRIM_ABOVE`]: trimming after every small check costs more in
+/// page faults than the check itself.
 pub fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only walks the allocator's own free lists.
-    unsafe {
-        libc::malloc_trim(0);
+    if resident_bytes().is_some_and(|r| r > TRIM_ABOVE) {
+        // SAFETY: malloc_trim only walks the allocator's own free lists.
+        unsafe {
+            libc::malloc_trim(0);
+        }
     }
 }
+
+/// Resident size above which [`release_freed_memory`] trims the heap.
+const TRIM_ABOVE: u64 = 256 * MIB;
 
 #[cfg(test)]
 mod tests {
