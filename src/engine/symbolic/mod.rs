@@ -171,10 +171,11 @@ fn build<'p>(
     enc.sat.check()?;
     if debug {
         eprintln!(
-            "symbolic: {} events, {} vars, {} clauses; unroll {:?}, execution {:?}, model {:?}, axioms {:?}",
+            "symbolic: {} events, {} vars, {} clauses, estimated {} MiB; unroll {:?}, execution {:?}, model {:?}, axioms {:?}",
             enc.u.n(),
             enc.sat.num_vars(),
             enc.sat.num_clauses(),
+            enc.sat.estimated_bytes() >> 20,
             t1,
             t2 - t1,
             t3 - t2,
