@@ -19,6 +19,9 @@ pub enum ErrorKind {
     Io,
     /// Bad command-line usage.
     Usage,
+    /// A resource guard tripped (`--timeout`, `--max-memory`): the check
+    /// stopped without an answer (`crate::guard`).
+    Limit,
 }
 
 /// An error with an optional source location.

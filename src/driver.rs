@@ -6,15 +6,16 @@ use crate::diag::{Error, ErrorKind, Result};
 use crate::engine::safety::{self, Verdict};
 use crate::engine::witness::Witness;
 use crate::engine::Options;
+use crate::guard::{Guard, Limits};
 use crate::ir::Program;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Which property to check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Property {
     /// Final-state assertion (Dat3M: `program_spec`).
@@ -38,7 +39,7 @@ impl Property {
 }
 
 /// Which engine checks safety and races.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
     /// Enumerate every candidate execution (`engine::explicit`).
@@ -74,6 +75,24 @@ impl Engine {
             e => e,
         }
     }
+
+    /// The engine `auto` falls back to.
+    fn other(self) -> Engine {
+        match self {
+            Engine::Explicit => Engine::Symbolic,
+            _ => Engine::Explicit,
+        }
+    }
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Engine::Explicit => "explicit",
+            Engine::Symbolic => "symbolic",
+            Engine::Auto => "auto",
+        })
+    }
 }
 
 /// Everything a check needs besides the file.
@@ -89,6 +108,9 @@ pub struct Config {
     /// Engine (for liveness: the stuck-configuration search; loops with
     /// side effects use the interleaving method on either engine).
     pub engine: Engine,
+    /// Deadline and memory budget per check (none by default; the CLI
+    /// sets `--timeout` and `--max-memory`).
+    pub limits: Limits,
 }
 
 impl Default for Config {
@@ -100,6 +122,7 @@ impl Default for Config {
             ignore_filter: false,
             progress: Default::default(),
             engine: Engine::Auto,
+            limits: Limits::none(),
         }
     }
 }
@@ -111,6 +134,12 @@ pub struct FileReport {
     /// `PASS`, `FAIL`, `UNKNOWN` or `ERROR`.
     pub verdict: String,
     pub model: String,
+    /// The engine that decided (absent when none ran to the end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<Engine>,
+    /// Why `--engine auto` used its second choice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine_note: Option<String>,
     pub property: Property,
     pub time_ms: f64,
     pub executions: u64,
@@ -131,6 +160,28 @@ pub struct FileReport {
 }
 
 impl FileReport {
+    /// The report of `path` before it is checked: verdict `ERROR`, no
+    /// message.
+    pub fn new(path: &Path, cfg: &Config) -> FileReport {
+        FileReport {
+            file: path.display().to_string(),
+            verdict: "ERROR".into(),
+            model: cfg.model.clone().unwrap_or_default(),
+            engine: None,
+            engine_note: None,
+            property: cfg.property,
+            time_ms: 0.0,
+            executions: 0,
+            observables: vec![],
+            states: vec![],
+            witness: None,
+            races: vec![],
+            liveness: None,
+            message: None,
+            error: None,
+        }
+    }
+
     pub fn verdict(&self) -> Option<Verdict> {
         match self.verdict.as_str() {
             "PASS" => Some(Verdict::Pass),
@@ -178,24 +229,16 @@ pub fn load_program(path: &Path) -> Result<Program> {
     }
 }
 
-/// Checks one file. Errors are reported inside the [`FileReport`].
+/// Checks one file. Errors are reported inside the [`FileReport`]; a
+/// tripped resource guard (`cfg.limits`) is verdict `UNKNOWN` with the
+/// reason. Under `--engine auto`, an engine that refuses the test (an
+/// `unsupported` engine limit, or a tripped guard) hands it to the other
+/// engine, which gets the rest of the time; the report names the engine
+/// that decided.
 pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
     let start = Instant::now();
-    let mut report = FileReport {
-        file: path.display().to_string(),
-        verdict: "ERROR".into(),
-        model: cfg.model.clone().unwrap_or_default(),
-        property: cfg.property,
-        time_ms: 0.0,
-        executions: 0,
-        observables: vec![],
-        states: vec![],
-        witness: None,
-        races: vec![],
-        liveness: None,
-        message: None,
-        error: None,
-    };
+    let guard = Guard::new(&cfg.limits, start);
+    let mut report = FileReport::new(path, cfg);
     let outcome = (|| -> Result<()> {
         let program = load_program(path)?;
         let model_name = cfg
@@ -204,67 +247,134 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
             .unwrap_or_else(|| program.arch.default_model().to_string());
         report.model = model_name.clone();
         let model = cache.get(&model_name)?;
-        let opts = Options {
-            bound: cfg.bound,
-            liveness: cfg.property == Property::Liveness,
-            ignore_filter: cfg.ignore_filter,
-            ..Options::default()
-        };
-        let symbolic = cfg.engine.resolve(&program) == Engine::Symbolic;
-        match cfg.property {
-            Property::Safety => {
-                let r = if symbolic {
-                    crate::engine::symbolic::check_safety(&program, &model, &opts)
-                } else {
-                    safety::check(&program, &model, &opts)
-                }
-                .map_err(|e| e.in_file(path))?;
-                report.verdict = r.verdict.to_string();
-                report.executions = r.executions;
-                report.observables = r.observables;
-                report.states = r.states;
-                report.witness = r.witness;
-                report.message = r.note;
-            }
-            Property::Races => {
-                let r = if symbolic {
-                    crate::engine::symbolic::check_races(&program, &model, &opts)
-                } else {
-                    crate::engine::races::check(&program, &model, &opts)
-                }
-                .map_err(|e| e.in_file(path))?;
-                report.verdict = r.verdict.to_string();
-                report.executions = r.executions;
-                report.races = r.races;
-                report.witness = r.witness;
-                report.message = r.note;
-            }
-            Property::Liveness => {
-                let r = crate::engine::liveness::check(
-                    &program,
-                    &model,
-                    &opts,
-                    &cfg.progress,
-                    symbolic,
-                )
-                .map_err(|e| e.in_file(path))?;
-                report.verdict = r.verdict.to_string();
-                report.executions = r.executions;
-                report.liveness = r.violation;
-                report.witness = r.witness;
-                if r.verdict == Verdict::Unknown {
-                    report.message = r.note;
-                }
-            }
+        let first = cfg.engine.resolve(&program);
+        if cfg.engine != Engine::Auto {
+            return run_engine(first, &program, &model, cfg, guard, &mut report).map_err(
+                |e| match e.kind {
+                    ErrorKind::Limit => {
+                        Error::new(e.kind, format!("{first} engine: {}", e.message))
+                    }
+                    _ => e.in_file(path),
+                },
+            );
         }
-        Ok(())
+        // The first choice gets half the time, so that a fallback has some.
+        let g = guard.share(0.5);
+        let refused = match run_engine(first, &program, &model, cfg, g, &mut report) {
+            Err(e) if refusal(&e) => e,
+            other => return other.map_err(|e| e.in_file(path)),
+        };
+        crate::guard::release_freed_memory();
+        let second = first.other();
+        match run_engine(
+            second,
+            &program,
+            &model,
+            cfg,
+            guard.restarted(),
+            &mut report,
+        ) {
+            Ok(()) => {
+                report.engine_note = Some(format!(
+                    "the {first} engine gave up ({refused}); the {second} engine decided"
+                ));
+                Ok(())
+            }
+            Err(e) if refusal(&e) => {
+                // Both gave up: a tripped guard (UNKNOWN) wins over a refusal.
+                let both = format!("{first} engine: {refused}; {second} engine: {e}");
+                Err(
+                    if ErrorKind::Limit == e.kind || ErrorKind::Limit == refused.kind {
+                        Error::new(ErrorKind::Limit, both)
+                    } else {
+                        Error::new(
+                            ErrorKind::Unsupported,
+                            format!("unsupported by both engines ({both})"),
+                        )
+                        .in_file(path)
+                    },
+                )
+            }
+            Err(e) => Err(e.in_file(path)),
+        }
     })();
     if let Err(e) = outcome {
-        report.message = Some(e.to_string());
+        if e.kind == ErrorKind::Limit {
+            report.verdict = Verdict::Unknown.to_string();
+            report.message = Some(e.message.clone());
+        } else {
+            report.message = Some(e.to_string());
+        }
         report.error = Some(e);
     }
     report.time_ms = start.elapsed().as_secs_f64() * 1e3;
     report
+}
+
+/// An engine declining a test the other engine may decide: an engine
+/// limit or unsupported construct, or a tripped resource guard. Input
+/// errors are final.
+fn refusal(e: &Error) -> bool {
+    matches!(e.kind, ErrorKind::Unsupported | ErrorKind::Limit)
+}
+
+/// Runs one engine on a loaded program under `guard`, filling `report`
+/// on success.
+fn run_engine(
+    engine: Engine,
+    program: &Program,
+    model: &crate::cat::Model,
+    cfg: &Config,
+    guard: Guard,
+    report: &mut FileReport,
+) -> Result<()> {
+    let _scope = crate::guard::enter(guard);
+    let opts = Options {
+        bound: cfg.bound,
+        liveness: cfg.property == Property::Liveness,
+        ignore_filter: cfg.ignore_filter,
+        ..Options::default()
+    };
+    let symbolic = engine == Engine::Symbolic;
+    match cfg.property {
+        Property::Safety => {
+            let r = if symbolic {
+                crate::engine::symbolic::check_safety(program, model, &opts)
+            } else {
+                safety::check(program, model, &opts)
+            }?;
+            report.verdict = r.verdict.to_string();
+            report.executions = r.executions;
+            report.observables = r.observables;
+            report.states = r.states;
+            report.witness = r.witness;
+            report.message = r.note;
+        }
+        Property::Races => {
+            let r = if symbolic {
+                crate::engine::symbolic::check_races(program, model, &opts)
+            } else {
+                crate::engine::races::check(program, model, &opts)
+            }?;
+            report.verdict = r.verdict.to_string();
+            report.executions = r.executions;
+            report.races = r.races;
+            report.witness = r.witness;
+            report.message = r.note;
+        }
+        Property::Liveness => {
+            let r = crate::engine::liveness::check(program, model, &opts, &cfg.progress, symbolic)?;
+            report.verdict = r.verdict.to_string();
+            report.executions = r.executions;
+            report.liveness = r.violation;
+            report.witness = r.witness;
+            if r.verdict == Verdict::Unknown {
+                report.message = r.note;
+            }
+        }
+    }
+    report.engine = Some(engine);
+    Ok(())
 }
 
 /// Expands files and directories (recursively, `*.litmus`) in a stable order.

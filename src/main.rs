@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use gpumc::driver::{self, Config, ModelCache, Property};
+use gpumc::isolate::Rendered;
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -44,6 +45,16 @@ struct CheckOpts {
     /// One JSON object per test per line.
     #[arg(long)]
     json: bool,
+    /// Wall-clock limit per test, seconds (0: none); past it the verdict is UNKNOWN.
+    #[arg(long, default_value_t = gpumc::guard::DEFAULT_TIMEOUT_S, value_name = "SECS")]
+    timeout: f64,
+    /// Memory budget per test, MiB (0: none); over it the verdict is UNKNOWN (or ERROR: out of memory).
+    #[arg(long, default_value_t = gpumc::guard::DEFAULT_MAX_MEMORY_MB, value_name = "MB")]
+    max_memory: u64,
+    /// Check every test in this process instead of in worker processes
+    /// (faster to start; a crash or an allocation failure then ends the run).
+    #[arg(long)]
+    no_isolate: bool,
 }
 
 #[derive(Subcommand)]
@@ -94,6 +105,9 @@ enum Cmd {
     /// Progress-model toolkit (seed 003): AXB tests, 11 progress models,
     /// termination oracle, Table 4, synthesis, export to litmus.
     Progress(gpumc::progress::cli::ProgressArgs),
+    /// Internal: a worker process of `check`/`suite` (gpumc::isolate).
+    #[command(hide = true)]
+    Worker,
 }
 
 fn main() -> ExitCode {
@@ -118,6 +132,7 @@ fn main() -> ExitCode {
             count,
             out,
         } => run_gen(&kind, threads, arch, seed, count, out),
+        Cmd::Worker => gpumc::isolate::worker_main(),
         Cmd::Models => {
             for (name, _) in gpumc::models::EMBEDDED {
                 println!("{name}");
@@ -146,6 +161,12 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
     if let Some(m) = &opts.model {
         gpumc::models::load(m).map_err(|e| e.to_string())?;
     }
+    if !(opts.timeout >= 0.0 && opts.timeout.is_finite()) {
+        return Err(format!(
+            "bad --timeout `{}` (expected seconds, 0 for none)",
+            opts.timeout
+        ));
+    }
     Ok(Config {
         model: opts.model.clone(),
         bound: opts.bound,
@@ -153,7 +174,39 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
         ignore_filter: opts.ignore_filter,
         progress,
         engine,
+        limits: gpumc::guard::Limits {
+            timeout_s: (opts.timeout > 0.0).then_some(opts.timeout),
+            max_memory_mb: (opts.max_memory > 0).then_some(opts.max_memory),
+            resident: false,
+        },
     })
+}
+
+/// Checks files in worker processes (`gpumc::isolate`), or in this one
+/// with `--no-isolate` or where the executable cannot be found.
+struct Checker {
+    pool: Option<gpumc::isolate::Pool>,
+    cache: ModelCache,
+}
+
+impl Checker {
+    fn new(opts: &CheckOpts) -> Checker {
+        let isolate = cfg!(unix) && !opts.no_isolate;
+        Checker {
+            pool: isolate
+                .then(std::env::current_exe)
+                .and_then(Result::ok)
+                .map(gpumc::isolate::Pool::new),
+            cache: ModelCache::default(),
+        }
+    }
+
+    fn check(&self, path: &std::path::Path, cfg: &Config) -> Rendered {
+        match &self.pool {
+            Some(p) => p.check(path, cfg, &self.cache),
+            None => Rendered::of(&driver::check_file(path, cfg, &self.cache)),
+        }
+    }
 }
 
 fn usage_error(msg: &str) -> u8 {
@@ -170,12 +223,12 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
         Ok(f) => f,
         Err(e) => return usage_error(&e.to_string()),
     };
-    let cache = ModelCache::default();
+    let checker = Checker::new(opts);
     let progress = Progress::new(files.len(), !opts.json && files.len() > 1);
     let reports: Vec<_> = files
         .par_iter()
         .map(|f| {
-            let r = driver::check_file(f, &cfg, &cache);
+            let r = checker.check(f, &cfg);
             progress.tick();
             r
         })
@@ -186,16 +239,9 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
     for r in &reports {
         any_error |= r.verdict == "ERROR";
         let s = if opts.json {
-            gpumc::report::json(r) + "\n"
+            r.json.clone() + "\n"
         } else {
-            let mut s = gpumc::report::text(r);
-            // Why a verdict is UNKNOWN (e.g. liveness with loops that write).
-            if r.verdict == "UNKNOWN" {
-                if let Some(m) = &r.message {
-                    s.push_str(&format!("  Unknown because: {m}\n"));
-                }
-            }
-            s
+            r.text.clone()
         };
         let _ = out.write_all(s.as_bytes());
     }
@@ -229,7 +275,7 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
         .into_iter()
         .filter(|r| include_disabled || !r.disabled)
         .collect();
-    let cache = ModelCache::default();
+    let checker = Checker::new(opts);
     let start = Instant::now();
     let progress = Progress::new(rows.len(), !opts.json);
     let results: Vec<_> = rows
@@ -237,7 +283,7 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
         .map(|row| {
             let path = root.join(&row.path);
             let r = if path.exists() {
-                Some(driver::check_file(&path, &row.config(&cfg), &cache))
+                Some(checker.check(&path, &row.config(&cfg)))
             } else {
                 None
             };
@@ -257,14 +303,14 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
             continue;
         };
         times.push(r.time_ms);
-        let ok = r.verdict() == Some(row.expected);
+        let ok = r.verdict == row.expected.to_string();
         if ok {
             passed += 1;
         } else {
             failed += 1;
         }
         if opts.json {
-            let mut v = serde_json::to_value(r).expect("serialisable");
+            let mut v: serde_json::Value = serde_json::from_str(&r.json).expect("a report");
             v["expected"] = serde_json::Value::String(row.expected.to_string());
             v["agrees"] = serde_json::Value::Bool(ok);
             let _ = writeln!(out, "{v}");

@@ -36,6 +36,7 @@ fn config(model: &str, property: Property) -> Config {
         ignore_filter: false,
         progress: Default::default(),
         engine: Engine::Auto,
+        ..Config::default()
     }
 }
 

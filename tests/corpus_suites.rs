@@ -18,6 +18,7 @@ fn run_suite(csv_name: &str, model: &str, property: Property, bound: u32) {
         ignore_filter: false,
         progress: Default::default(),
         engine: gpumc::driver::Engine::Auto,
+        limits: Default::default(),
     };
     run_csv(csv_name, &cfg, false);
 }

@@ -27,6 +27,7 @@ fn run_suite(csv_name: &str, model: &str, progress: &str, bound: u32, disabled: 
         ignore_filter: false,
         progress: ProgressSpec::parse(progress).expect("progress"),
         engine: Default::default(),
+        limits: Default::default(),
     };
     run_csv(csv_name, &cfg, disabled);
 }
@@ -103,6 +104,7 @@ fn vulkan_cadp_all_fail_when_unfair() {
         ignore_filter: false,
         progress: ProgressSpec::parse("unfair").unwrap(),
         engine: Default::default(),
+        limits: Default::default(),
     };
     let cache = ModelCache::default();
     let bad: Vec<String> = files

@@ -56,6 +56,7 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
         ignore_filter: false,
         progress: gpumc::engine::liveness::ProgressSpec::parse(progress).expect("progress"),
         engine,
+        limits: Default::default(),
     };
     let (ce, cs) = (cfg(Engine::Explicit), cfg(Engine::Symbolic));
     let cache = ModelCache::default();

@@ -144,6 +144,7 @@ fn enumerate_fixed(
         if !obs.wants_more() {
             return Ok(());
         }
+        crate::guard::check()?;
         run_combination(p, &prep, &paths, obs)?;
         if !advance(
             &mut choice,
@@ -180,6 +181,7 @@ fn combination(
     if sk.reads.iter().any(|(_, c)| c.is_empty()) {
         return Ok(());
     }
+    orders_within_limits(&sk, vocab, Some(partial))?;
     let barrier_options = barrier_matchings(&sk, p.arch);
     if barrier_options.is_empty() {
         return Ok(());
@@ -234,6 +236,7 @@ fn combination(
                         let fr = rf.inverse().compose(&co);
                         set_dyn(&mut ev, Source::Fr, &fr);
                     }
+                    crate::guard::check()?;
                     if ev.first_violation().is_none() {
                         let cand = Candidate {
                             skeleton: &sk,
@@ -293,6 +296,7 @@ pub fn consistent_with(
     choose: &dyn Fn(&Skeleton<'_>) -> (Relation, Relation),
 ) -> Result<bool> {
     let sk = Skeleton::new(p, &prep.vocab, paths);
+    orders_within_limits(&sk, &prep.vocab, None)?;
     let (rf, co) = choose(&sk);
     let sources = &prep.sources;
     let mut ev = prep.model.evaluator(sk.n());
@@ -476,6 +480,61 @@ fn subsets(items: &[usize], k: usize) -> Vec<Vec<usize>> {
     }
     go(items, k, 0, &mut cur, &mut out);
     out
+}
+
+/// The most orders (coherence of one location, or `sync_fence`) the
+/// explicit engine materialises: beyond, it refuses the test, which the
+/// symbolic engine encodes with a quadratic number of variables instead.
+const MAX_ORDERS: f64 = 2e7;
+
+/// Labelled posets on k elements (OEIS A001035), k = 0..=10.
+const POSETS: [f64; 11] = [
+    1.0,
+    1.0,
+    3.0,
+    19.0,
+    219.0,
+    4231.0,
+    130023.0,
+    6129859.0,
+    431723379.0,
+    44511042511.0,
+    6611065248783.0,
+];
+
+/// Refuses (`unsupported`) a combination whose coherence orders (when
+/// enumerated: `co` says whether partial) or `sync_fence` orders are too
+/// many to enumerate, and checks their memory against the resource guard.
+fn orders_within_limits(sk: &Skeleton<'_>, vocab: &Vocabulary, co: Option<bool>) -> Result<()> {
+    let factorial = |k: usize| (1..=k).fold(1f64, |a, i| a * i as f64);
+    let posets = |k: usize| POSETS.get(k).copied().unwrap_or(f64::INFINITY);
+    let fences = vocab.index("SC").map_or(0, |sc| {
+        (0..sk.n())
+            .filter(|&i| sk.events[i].kind == EventKind::Fence && sk.events[i].tags.contains(&sc))
+            .count()
+    });
+    let co = co
+        .into_iter()
+        .flat_map(|partial| sk.writes.iter().map(move |w| (w.len(), partial)));
+    for (k, partial) in co.chain([(fences, false)]) {
+        let count = if partial { posets(k) } else { factorial(k) };
+        if count > MAX_ORDERS {
+            // Beyond the table (or f64), the count is at least 1e13.
+            let shown = match count.is_finite() {
+                true => format!("{count:.2e}"),
+                false => "over 1e13".into(),
+            };
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "unsupported: too large for the explicit engine ({shown} {} orders of {k} events, limit {MAX_ORDERS:.0e}); use the symbolic engine",
+                    if partial { "partial" } else { "total" }
+                ),
+            ));
+        }
+        crate::guard::check_estimate(count as u64 * (4 * k as u64 + 48), "the orders")?;
+    }
+    Ok(())
 }
 
 /// Every `sync_fence` candidate: orientations of the `sr`-related pairs of

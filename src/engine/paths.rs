@@ -369,6 +369,7 @@ fn explore(
                 ),
             ));
         }
+        crate::guard::check()?;
         loop {
             let Some(ins) = t.instrs.get(s.pc) else {
                 out.push(s.finish(PathEnd::Done));

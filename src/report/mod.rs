@@ -16,9 +16,13 @@ pub fn text(r: &FileReport) -> String {
         );
         return s;
     }
+    let engine = r
+        .engine
+        .map(|e| format!("{e} engine, "))
+        .unwrap_or_default();
     let _ = writeln!(
         s,
-        "{}: {}  (model {}, {} execution{}, {:.2} ms)",
+        "{}: {}  (model {}, {engine}{} execution{}, {:.2} ms)",
         r.file,
         r.verdict,
         r.model,
@@ -26,6 +30,14 @@ pub fn text(r: &FileReport) -> String {
         if r.executions == 1 { "" } else { "s" },
         r.time_ms
     );
+    if let Some(n) = &r.engine_note {
+        let _ = writeln!(s, "  Engine: {n}");
+    }
+    // Why a verdict is UNKNOWN (the bound, a resource limit, liveness
+    // with loops that write).
+    if let (true, Some(m)) = (r.verdict == "UNKNOWN", &r.message) {
+        let _ = writeln!(s, "  Unknown because: {m}");
+    }
     if !r.races.is_empty() {
         let _ = writeln!(s, "  Data races ({}):", r.races.len());
         for x in &r.races {

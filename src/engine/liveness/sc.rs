@@ -136,6 +136,7 @@ pub fn explore(
     parent.push(None);
     let mut queue = VecDeque::from([0u32]);
     while let Some(s) = queue.pop_front() {
+        crate::guard::check()?;
         let (locals, mem, stepped) = decode(&keys[s as usize]);
         for t in 0..n {
             let c = &codes[t];

@@ -540,6 +540,7 @@ impl<'p> Enc<'p> {
             if !need_unit[ui] {
                 continue;
             }
+            self.sat.check()?;
             match unit {
                 Unit::Input(i) => {
                     let s = model.input_slot(*i) as usize;
@@ -592,6 +593,7 @@ impl<'p> Enc<'p> {
                     }
                     let mut rounds = 0usize;
                     loop {
+                        self.sat.check()?;
                         for op in &f.body {
                             let v = self.op(op, kinds)?;
                             self.slots[op.dst as usize] = Some(v);

@@ -220,6 +220,7 @@ fn dag(p: &Program, th: usize, cfg: &Cfg, bound: u32) -> Result<Dag> {
     let mut next: Vec<Option<Succ>> = Vec::new();
     let mut taken: Vec<Option<Succ>> = Vec::new();
     while let Some(node) = b.work.pop() {
+        crate::guard::check()?;
         let (pc, counters) = b.keys[node].clone();
         if pc >= n {
             continue;
@@ -518,6 +519,7 @@ fn unroll_thread(
     let mut event_node: Vec<usize> = Vec::new();
     let mut cur_node = 0;
     for &node in &dag.order {
+        sat.check()?;
         event_node.resize(events.len(), cur_node);
         cur_node = node;
         let incoming = std::mem::take(&mut pending[node]);

@@ -107,12 +107,7 @@ pub fn stuck(
         match enc.sat.solve(&assumptions) {
             Some(true) => {}
             Some(false) => break,
-            None => {
-                return Err(Error::new(
-                    ErrorKind::Unsupported,
-                    "unsupported: the SAT solver gave up",
-                ))
-            }
+            None => return Err(enc.sat.gave_up()),
         }
         // The statuses the solver chose.
         let mut picks = Vec::with_capacity(status_lits.len());

@@ -146,7 +146,13 @@ fn build<'p>(
             }
         }
     }
+    sat.check()?;
+    crate::guard::check_estimate(
+        sat.estimated_bytes() + execution_estimate(&u, model.partial_co(p.arch)),
+        "the formula of rf and co",
+    )?;
     let mut enc = Enc::new(sat, u, model.partial_co(p.arch));
+    enc.sat.check()?;
     enc.encode_spinning();
     let t2 = t0.elapsed();
     if debug {
@@ -160,15 +166,18 @@ fn build<'p>(
     let t3 = t0.elapsed();
     for (i, ax) in model.axioms().iter().enumerate() {
         if !ax.flag {
+            enc.sat.check()?;
             enc.assert_axiom(model, i)?;
         }
     }
+    enc.sat.check()?;
     if debug {
         eprintln!(
-            "symbolic: {} events, {} vars, {} clauses; unroll {:?}, execution {:?}, model {:?}, axioms {:?}",
+            "symbolic: {} events, {} vars, {} clauses, estimated {} MiB; unroll {:?}, execution {:?}, model {:?}, axioms {:?}",
             enc.u.n(),
             enc.sat.num_vars(),
             enc.sat.num_clauses(),
+            enc.sat.estimated_bytes() >> 20,
             t1,
             t2 - t1,
             t3 - t2,
@@ -176,6 +185,29 @@ fn build<'p>(
         );
     }
     Ok(enc)
+}
+
+/// Bytes the rf and co clauses of `u` will take, estimated before they
+/// are built: coherence is cubic in the writes to one location (a loop
+/// that writes, unrolled a thousand times, would need gigabytes).
+fn execution_estimate(u: &Unrolled<'_>, partial_co: bool) -> u64 {
+    let mut reads = vec![0u64; u.writes.len()];
+    for &r in &u.reads {
+        if let Some(ph) = u.events[r].ev.phys {
+            reads[ph] += 1;
+        }
+    }
+    let (mut vars, mut clauses) = (0u64, 0u64);
+    for (ws, r) in u.writes.iter().zip(&reads) {
+        let m = ws.len() as u64;
+        let cubic = m.saturating_mul(m).saturating_mul(m);
+        vars = vars.saturating_add(m * m + r * (m + 1));
+        clauses = clauses
+            .saturating_add(if partial_co { cubic } else { cubic / 3 })
+            .saturating_add(r * (m + 1) * 4);
+    }
+    let to = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
+    Sat::estimate(to(vars), to(clauses), to(clauses.saturating_mul(3)))
 }
 
 /// Free values (undefined values, arbitrary initial values, free inputs)
@@ -471,12 +503,7 @@ fn solve_checked(
         match res {
             Some(true) => {}
             Some(false) => return Ok(false),
-            None => {
-                return Err(Error::new(
-                    ErrorKind::Unsupported,
-                    "unsupported: the SAT solver gave up",
-                ))
-            }
+            None => return Err(enc.sat.gave_up()),
         }
         let ok = {
             let c = enc.concrete()?;

@@ -6,6 +6,7 @@
 //! is `1` and [`FALSE`] is `-1`; every gate folds constants, so a formula
 //! over constants never reaches the solver.
 
+use crate::diag::{Error, ErrorKind, Result};
 use std::collections::HashMap;
 
 pub type Lit = i32;
@@ -62,8 +63,21 @@ impl Polarity {
     }
 }
 
+/// Asks CaDiCaL to stop once the current resource guard trips
+/// (`crate::guard`): the deadline, or the resident size in a worker.
+struct Stop;
+
+impl cadical::Callbacks for Stop {
+    fn terminate(&mut self) -> bool {
+        crate::guard::check().is_err()
+    }
+}
+
+/// Clauses between two looks at the resource guard while encoding.
+const GUARD_PERIOD: usize = 1 << 14;
+
 pub struct Sat {
-    solver: cadical::Solver,
+    solver: cadical::Solver<Stop>,
     next: i32,
     /// Gate of each conjunction, and the directions (bits of
     /// [`Polarity`]) encoded so far.
@@ -74,6 +88,11 @@ pub struct Sat {
     clauses: usize,
     /// The formula is already known to be unsatisfiable.
     trivially_unsat: bool,
+    /// Literals over all clauses (for the memory estimate).
+    lits: usize,
+    /// The resource guard tripped while encoding: no more clauses are
+    /// added; [`Sat::check`] reports it.
+    stopped: Option<Error>,
 }
 
 impl Default for Sat {
@@ -86,10 +105,13 @@ impl Sat {
     pub fn new() -> Self {
         // A debugging aid: one of CaDiCaL's configurations (default,
         // plain, sat, unsat); an unknown name keeps the default.
-        let mut solver: cadical::Solver = std::env::var("GPUMC_CADICAL_CONFIG")
+        let mut solver: cadical::Solver<Stop> = std::env::var("GPUMC_CADICAL_CONFIG")
             .ok()
             .and_then(|c| cadical::Solver::with_config(&c).ok())
             .unwrap_or_default();
+        if crate::guard::active() {
+            solver.set_callbacks(Some(Stop));
+        }
         solver.add_clause([TRUE]);
         Sat {
             solver,
@@ -98,6 +120,52 @@ impl Sat {
             polarity: Polarity::BOTH,
             clauses: 1,
             trivially_unsat: false,
+            lits: 1,
+            stopped: None,
+        }
+    }
+
+    /// Estimated bytes for a formula of this size, in CaDiCaL (clause
+    /// headers and literals, two watches per clause, per-variable tables)
+    /// and in our gate cache; calibrated on our encodings (docs/SYMBOLIC.md).
+    pub fn estimate(vars: usize, clauses: usize, lits: usize) -> u64 {
+        let (v, c, l) = (vars as u64, clauses as u64, lits as u64);
+        c.saturating_mul(64)
+            .saturating_add(l.saturating_mul(8))
+            .saturating_add(v.saturating_mul(160))
+    }
+
+    /// [`Sat::estimate`] of the formula so far.
+    pub fn estimated_bytes(&self) -> u64 {
+        Self::estimate(self.num_vars(), self.clauses, self.lits) + 96 * self.and_cache.len() as u64
+    }
+
+    /// Fails when the resource guard tripped while encoding, or trips now.
+    pub fn check(&mut self) -> Result<()> {
+        if self.stopped.is_none() {
+            self.poll();
+        }
+        match &self.stopped {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    fn poll(&mut self) {
+        if let Err(e) = crate::guard::check_estimate(self.estimated_bytes(), "the SAT formula") {
+            self.stopped = Some(e);
+        }
+    }
+
+    /// Why the last [`Sat::solve`] returned `None`: a tripped guard, or
+    /// the solver giving up.
+    pub fn gave_up(&mut self) -> Error {
+        match self.check() {
+            Err(e) => e,
+            Ok(()) => Error::new(
+                ErrorKind::Unsupported,
+                "unsupported: the SAT solver gave up",
+            ),
         }
     }
 
@@ -118,7 +186,7 @@ impl Sat {
 
     /// Adds a clause (constants folded away).
     pub fn clause(&mut self, lits: &[Lit]) {
-        if lits.contains(&TRUE) {
+        if lits.contains(&TRUE) || self.stopped.is_some() {
             return;
         }
         let mut c: Vec<Lit> = lits.iter().copied().filter(|&l| l != FALSE).collect();
@@ -132,7 +200,11 @@ impl Sat {
             c.push(FALSE);
         }
         self.clauses += 1;
+        self.lits += c.len();
         self.solver.add_clause(c);
+        if self.clauses.is_multiple_of(GUARD_PERIOD) {
+            self.poll();
+        }
     }
 
     /// `a ⇒ b`.
@@ -160,6 +232,10 @@ impl Sat {
             0 => return TRUE,
             1 => return c[0],
             _ => {}
+        }
+        if self.stopped.is_some() {
+            // The formula is abandoned: stop growing the cache.
+            return self.var();
         }
         let need = self.polarity.bits();
         let (g, have) = match self.and_cache.get(&c) {
@@ -260,6 +336,9 @@ impl Sat {
 
     /// Solves under assumptions. `None` if the solver gave up.
     pub fn solve(&mut self, assumptions: &[Lit]) -> Option<bool> {
+        if self.check().is_err() {
+            return None;
+        }
         if self.trivially_unsat || assumptions.contains(&FALSE) {
             return Some(false);
         }
