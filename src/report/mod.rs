@@ -26,6 +26,10 @@ pub fn text(r: &FileReport) -> String {
         if r.executions == 1 { "" } else { "s" },
         r.time_ms
     );
+    // A FAIL for a reason other than the property (undefined behaviour).
+    if let (Some(m), "FAIL") = (&r.message, r.verdict.as_str()) {
+        let _ = writeln!(s, "  {m}");
+    }
     if !r.races.is_empty() {
         let _ = writeln!(s, "  Data races ({}):", r.races.len());
         for x in &r.races {

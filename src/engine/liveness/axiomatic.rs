@@ -288,6 +288,7 @@ fn prefixes(path: &ThreadPath, out: &mut Vec<ThreadPath>, seen: &mut HashSet<Vec
             events,
             regs: vec![],
             end: PathEnd::Paused,
+            ub: None,
         });
     }
 }
@@ -469,6 +470,7 @@ pub fn check(
                 events: vec![],
                 regs: vec![],
                 end: PathEnd::Paused,
+                ub: None,
             });
         }
         for path in paths {

@@ -37,12 +37,15 @@
 //! every jump to an earlier label is a loop back-edge (the engine's
 //! definition of a loop) and every other jump goes forward.
 
-use super::layout::{self, bytes, Memory, ADDR_MASK};
+mod address;
+
+use super::layout::{self, bytes, Memory};
 use super::module::{Class, Id, Module, Type};
 use super::tags::{self, Access, Tags};
 use super::value::{fold, sext, Ptr, Region, Val};
 use crate::diag::{Error, Result};
 use crate::ir::{BinOp, CmpOp, Instr, InstrKind, Operand, Pos, RmwOp};
+use address::PtrArg;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
@@ -82,6 +85,9 @@ pub(super) struct Shared<'m> {
     pub ro: HashMap<(Id, u64), (u32, i64)>,
     /// Initial cells of Private variables.
     pub private_init: PrivateInit,
+    /// Per shared variable given initial values: the end of the last one
+    /// (the length of a buffer ending in a runtime array).
+    pub init_end: HashMap<Id, u64>,
 }
 
 /// State that may be generalised into a fixed register.
@@ -231,6 +237,7 @@ struct Lowerer<'a, 'm> {
     vars: &'a HashMap<Id, (Class, Id)>,
     ro: &'a HashMap<(Id, u64), (u32, i64)>,
     private_init: &'a PrivateInit,
+    init_end: &'a HashMap<Id, u64>,
     inv: Invocation,
     slots: &'a HashSet<Slot>,
     /// Read-only contents specific to this invocation (built-ins).
@@ -295,6 +302,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             vars: &sh.vars,
             ro: &sh.ro,
             private_init: &sh.private_init,
+            init_end: &sh.init_end,
             inv: *inv,
             slots,
             ro_inv,
@@ -380,7 +388,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             Val::Comp(_) => {
                 Err(Error::semantic(self.pos(), "expected a scalar, found a composite").into())
             }
-            Val::Ptr(_) => Err(Error::unsupported(self.pos(), "pointer used as an integer").into()),
+            Val::Ptr(_) | Val::DynPtr(_) => {
+                Err(Error::unsupported(self.pos(), "pointer used as an integer").into())
+            }
         }
     }
 
@@ -576,13 +586,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             _ => Err(
                 Error::semantic(self.m.arg_pos(li, k), format!("{what} must be an integer")).into(),
             ),
-        }
-    }
-
-    fn ptr_arg(&self, st: &State, li: usize, k: usize) -> R<Ptr> {
-        match self.arg(st, li, k)? {
-            Val::Ptr(p) => Ok(p),
-            _ => Err(Error::semantic(self.m.arg_pos(li, k), "expected a pointer").into()),
         }
     }
 
@@ -1220,76 +1223,20 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             "OpAccessChain"
             | "OpInBoundsAccessChain"
             | "OpPtrAccessChain"
-            | "OpInBoundsPtrAccessChain" => {
-                let mut p = self.ptr_arg(st, li, 1)?;
-                let mut ty = self.pointee(li, 1)?;
-                let mut k = 2;
-                if op.contains("Ptr") {
-                    let base_ty = m.type_of(m.arg_id(li, 1)?, m.arg_pos(li, 1))?;
-                    let stride = match m.deco_lit(base_ty, "ArrayStride") {
-                        Some(s) => u64::try_from(s).unwrap_or(0),
-                        None => m.stride(base_ty, pos)?,
-                    };
-                    let e = self.index(st, li, k)?;
-                    p.offset = p.offset.wrapping_add((e as u64).wrapping_mul(stride)) & ADDR_MASK;
-                    k += 1;
-                }
-                while k < m.nargs(li) {
-                    let ipos = m.arg_pos(li, k);
-                    match &*m.ty(ty, ipos)? {
-                        Type::Struct { members } => {
-                            let i = self.index(st, li, k)?;
-                            let ix = usize::try_from(i).unwrap_or(usize::MAX);
-                            let Some(&mt) = members.get(ix) else {
-                                return Err(Error::semantic(
-                                    ipos,
-                                    format!("struct has no member {i}"),
-                                )
-                                .into());
-                            };
-                            p.offset =
-                                p.offset.wrapping_add(m.member_offset(ty, ix, ipos)?) & ADDR_MASK;
-                            ty = mt;
-                        }
-                        Type::Vector { elem, .. } => {
-                            let i = self.index(st, li, k)?;
-                            let es = m.size_of(*elem, ipos)?;
-                            p.offset =
-                                p.offset.wrapping_add((i as u64).wrapping_mul(es)) & ADDR_MASK;
-                            ty = *elem;
-                        }
-                        Type::Array { elem, .. } | Type::RuntimeArray { elem } => {
-                            let i = self.index(st, li, k)?;
-                            let s = m.stride(ty, ipos)?;
-                            p.offset =
-                                p.offset.wrapping_add((i as u64).wrapping_mul(s)) & ADDR_MASK;
-                            ty = *elem;
-                        }
-                        other => {
-                            return Err(Error::semantic(
-                                ipos,
-                                format!("cannot index into {}", m.describe(other)),
-                            )
-                            .into())
-                        }
-                    }
-                    k += 1;
-                }
-                self.bind(st, li, Val::Ptr(p))
-            }
+            | "OpInBoundsPtrAccessChain" => self.access_chain(st, li, &op, out),
             "OpLoad" => {
                 let rid = m.result(li)?;
                 let rty = m.arg_id(li, 0)?;
-                let p = self.ptr_arg(st, li, 1)?;
-                let tags = self.access_tags(st, li, 2, p.region, false)?;
+                let p = self.ptr_any(st, li, 1)?;
+                let tags = self.access_tags(st, li, 2, p.region(), false)?;
                 let v = self.load(st, p, rty, tags, rid, out)?;
                 self.bind(st, li, v)
             }
             "OpStore" => {
-                let p = self.ptr_arg(st, li, 0)?;
+                let p = self.ptr_any(st, li, 0)?;
                 let ty = self.pointee(li, 0)?;
                 let v = self.arg(st, li, 1)?;
-                let tags = self.access_tags(st, li, 2, p.region, true)?;
+                let tags = self.access_tags(st, li, 2, p.region(), true)?;
                 self.store(st, p, ty, v, tags, out)
             }
             "OpCopyObject" => {
@@ -1436,7 +1383,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         }
     }
 
-    /// A known index operand (an address must not depend on a load).
+    /// A known component index (of a vector value in registers).
     fn index(&self, st: &State, li: usize, k: usize) -> R<i64> {
         match self.arg(st, li, k)? {
             Val::Int(v) => Ok(v),
@@ -1448,7 +1395,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 };
                 Err(Error::unsupported(
                     self.m.arg_pos(li, k),
-                    format!("address depends on {}{why}", self.origin(&r)),
+                    format!(
+                        "vector component index that depends on {}{why}",
+                        self.origin(&r)
+                    ),
                 )
                 .into())
             }
@@ -1497,9 +1447,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let d = self.local(out, dst, BinOp::Mul, &d, c)?;
                 self.local(out, dst, BinOp::Add, &d, b)
             }
-            (Val::Reg(_), Val::Ptr(_), _) | (Val::Reg(_), _, Val::Ptr(_)) => {
-                Err(Error::unsupported(self.pos(), "pointer selected by a loaded value").into())
-            }
+            (Val::Reg(_), Val::Ptr(_) | Val::DynPtr(_), _)
+            | (Val::Reg(_), _, Val::Ptr(_) | Val::DynPtr(_)) => self.select_ptr(out, c, a, b),
             _ => Err(Error::semantic(self.pos(), "operands of a select do not match").into()),
         }
     }
@@ -1723,7 +1672,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     fn load(
         &mut self,
         st: &mut State,
-        p: Ptr,
+        p: PtrArg,
         ty: Id,
         tags: Vec<String>,
         rid: Id,
@@ -1733,11 +1682,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let pos = self.pos();
         let base = self.fresh(rid);
         let scalar = matches!(&*m.ty(ty, pos)?, Type::Bool | Type::Int { .. });
+        // Scalars at offsets relative to the pointer.
         let mut scalars: Vec<(u64, u32)> = Vec::new();
         layout::gather(
             m,
             ty,
-            p.offset,
+            0,
             pos,
             &mut |off, w| {
                 scalars.push((off, w));
@@ -1752,17 +1702,25 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             } else {
                 Rc::from(format!("{base}.{i}"))
             };
-            let v = match p.region {
-                Region::ReadOnly { var } => self.ro_read(var, off, w)?,
-                Region::Local { var } => self.local_read(st, var, off, w, Some(dst), out)?,
-                Region::Shared { .. } => {
-                    let cell = self.mem.cell(p.region, off, w);
+            let v = match (&p, p.region()) {
+                (PtrArg::Static(sp), Region::ReadOnly { var }) => {
+                    self.ro_read(var, sp.offset.wrapping_add(off) & layout::ADDR_MASK, w)?
+                }
+                (PtrArg::Static(sp), Region::Local { var }) => {
+                    let at = sp.offset.wrapping_add(off) & layout::ADDR_MASK;
+                    self.local_read(st, var, at, w, Some(dst), out)?
+                }
+                (PtrArg::Dyn(_), r @ (Region::ReadOnly { .. } | Region::Local { .. })) => {
+                    return Err(self.not_shared(r))
+                }
+                (_, Region::Shared { .. }) => {
+                    let addr = self.mem_addr(&p, off, w)?;
                     self.cmp_origin.remove(&dst);
                     self.push(
                         out,
                         InstrKind::Load {
                             dst: dst.to_string(),
-                            addr: cell,
+                            addr,
                         },
                         tags.clone(),
                     )?;
@@ -1775,7 +1733,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         Ok(layout::gather(
             m,
             ty,
-            p.offset,
+            0,
             pos,
             &mut |_, _| Ok(it.next().unwrap_or(Val::Int(0))),
             0,
@@ -1785,7 +1743,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     fn store(
         &mut self,
         st: &mut State,
-        p: Ptr,
+        p: PtrArg,
         ty: Id,
         v: Val,
         tags: Vec<String>,
@@ -1793,18 +1751,23 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     ) -> R<()> {
         let m = self.m;
         let pos = self.pos();
+        // Scalars at offsets relative to the pointer.
         let mut cells = Vec::new();
-        layout::flatten_val(m, ty, &v, p.offset, pos, &mut cells, 0)?;
+        layout::flatten_val(m, ty, &v, 0, pos, &mut cells, 0)?;
         for (off, w, x) in cells {
-            match p.region {
-                Region::ReadOnly { .. } => {
+            match (&p, p.region()) {
+                (_, Region::ReadOnly { .. }) => {
                     return Err(Error::semantic(pos, "store to read-only memory").into());
                 }
-                Region::Local { var } => self.local_write(st, var, off, w, x, out)?,
-                Region::Shared { .. } => {
-                    let cell = self.mem.cell(p.region, off, w);
+                (PtrArg::Static(sp), Region::Local { var }) => {
+                    let at = sp.offset.wrapping_add(off) & layout::ADDR_MASK;
+                    self.local_write(st, var, at, w, x, out)?
+                }
+                (PtrArg::Dyn(_), r @ Region::Local { .. }) => return Err(self.not_shared(r)),
+                (_, Region::Shared { .. }) => {
+                    let addr = self.mem_addr(&p, off, w)?;
                     let value = self.opnd(&x)?;
-                    self.push(out, InstrKind::Store { addr: cell, value }, tags.clone())?;
+                    self.push(out, InstrKind::Store { addr, value }, tags.clone())?;
                 }
             }
         }
@@ -1816,7 +1779,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let store = op == "OpAtomicStore";
         // Operand positions: stores have no result type.
         let (pk, sk) = if store { (0, 1) } else { (1, 2) };
-        let p = self.ptr_arg(st, li, pk)?;
+        let pa = self.ptr_any(st, li, pk)?;
         let ty = self.pointee(li, pk)?;
         let pos = self.pos();
         let w = m.scalar_width(ty, m.arg_pos(li, pk))?;
@@ -1835,7 +1798,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         if let Some(s) = tags::scope_tag(scope, m.arg_pos(li, sk))? {
             t.add(s);
         }
-        t.add(tags::class_tag(self.class_of(p.region)));
+        t.add(tags::class_tag(self.class_of(pa.region())));
         tags::sem_tags(&mut t, sem);
         // Operation and operand.
         let (rop, operand): (Option<RmwOp>, Option<Val>) = match op {
@@ -1864,7 +1827,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             "OpAtomicOr" => (Some(RmwOp::Or), Some(self.arg(st, li, 4)?)),
             "OpAtomicXor" => (Some(RmwOp::Xor), Some(self.arg(st, li, 4)?)),
             "OpAtomicUMin" | "OpAtomicUMax" => {
-                if matches!(p.region, Region::Shared { .. }) {
+                if matches!(pa.region(), Region::Shared { .. }) {
                     return Err(Error::unsupported(
                         pos,
                         format!("`{op}` on shared memory (IR min/max are signed)"),
@@ -1876,12 +1839,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             _ => return Err(Error::unsupported(pos, format!("opcode `{op}`")).into()),
         };
         let rid = if store { None } else { Some(m.result(li)?) };
-        match p.region {
+        match pa.region() {
             Region::ReadOnly { .. } => {
                 Err(Error::semantic(pos, "atomic on read-only memory").into())
             }
             Region::Shared { .. } => {
-                let cell = self.mem.cell(p.region, p.offset, w);
+                let addr = self.mem_addr(&pa, 0, w)?;
                 match (op, rop) {
                     ("OpAtomicLoad", _) => {
                         let dst = self.fresh(rid.expect("result"));
@@ -1890,7 +1853,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             out,
                             InstrKind::Load {
                                 dst: dst.to_string(),
-                                addr: cell,
+                                addr,
                             },
                             t.0,
                         )?;
@@ -1898,7 +1861,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     }
                     ("OpAtomicStore", _) => {
                         let value = self.opnd(&operand.expect("value"))?;
-                        self.push(out, InstrKind::Store { addr: cell, value }, t.0)
+                        self.push(out, InstrKind::Store { addr, value }, t.0)
                     }
                     (_, Some(rop)) => {
                         let dst = self.fresh(rid.expect("result"));
@@ -1908,7 +1871,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             out,
                             InstrKind::Rmw {
                                 dst: Some(dst.to_string()),
-                                addr: cell,
+                                addr,
                                 op: rop,
                                 operand,
                             },
@@ -1919,8 +1882,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     _ => Err(Error::unsupported(pos, format!("opcode `{op}`")).into()),
                 }
             }
-            Region::Local { var } => {
+            r @ Region::Local { var } => {
                 // Invocation-private memory: computed in registers.
+                let PtrArg::Static(p) = pa else {
+                    return Err(self.not_shared(r));
+                };
                 let old = self.local_read(st, var, p.offset, w, None, out)?;
                 if op == "OpAtomicLoad" {
                     return self.bind(st, li, old);
@@ -2436,6 +2402,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
         };
         for x in code {
+            if let Some(ix) = x.kind.addr().and_then(|a| a.index()) {
+                note(ix);
+            }
             match &x.kind {
                 InstrKind::Store { value, .. } => note(value),
                 InstrKind::Rmw { op, operand, .. } => {
@@ -2552,7 +2521,7 @@ fn slot_val(base: &str, v: &Val, pos: Pos) -> Result<Val> {
             }
             Ok(Val::Comp(ys.into()))
         }
-        Val::Ptr(_) => Err(Error::unsupported(
+        Val::Ptr(_) | Val::DynPtr(_) => Err(Error::unsupported(
             pos,
             "pointer-valued phi carried around a loop",
         )),
@@ -2621,6 +2590,9 @@ fn tidy(mut v: Vec<Instr>) -> Vec<Instr> {
             }
         };
         for x in &v {
+            if let Some(ix) = x.kind.addr().and_then(|a| a.index()) {
+                reg(ix, &mut live);
+            }
             match &x.kind {
                 InstrKind::Store { value, .. } => reg(value, &mut live),
                 InstrKind::Rmw { op, operand, .. } => {

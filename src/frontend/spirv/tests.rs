@@ -4,7 +4,7 @@
 use super::header::{parse_cond, parse_headers, Grid, HCond, HTerm, HValue};
 use super::{parse, render};
 use crate::diag::{Error, ErrorKind};
-use crate::ir::{CmpOp, Cond, InstrKind, Operand, Pos, Program, Quantifier, Term};
+use crate::ir::{Addr, CmpOp, Cond, InstrKind, Operand, Pos, Program, Quantifier, Term};
 use std::path::Path;
 
 /// A module around a body: common types, constants and variables.
@@ -220,7 +220,7 @@ fn grid_placement_and_builtins() {
     assert_eq!(t5.len(), 1);
     match &t5[0].kind {
         InstrKind::Store { addr, value } => {
-            assert_eq!(p.locations[*addr].name, "%buf[0][5]");
+            assert_eq!(*addr, Addr::Fixed(p.location_id("%buf[0][5]").unwrap()));
             assert_eq!(*value, Operand::Const(5));
         }
         k => panic!("{k:?}"),
@@ -363,7 +363,7 @@ fn known_loops_are_unrolled() {
         .iter()
         .filter_map(|i| match &i.kind {
             InstrKind::Store { addr, value } => {
-                Some((p.locations[*addr].name.clone(), value.clone()))
+                Some((p.locations[addr.cells()[0]].name.clone(), value.clone()))
             }
             _ => None,
         })
@@ -521,7 +521,7 @@ fn function_calls_are_inlined() {
     assert_eq!(
         p.threads[0].instrs[0].kind,
         InstrKind::Store {
-            addr: 0,
+            addr: Addr::Fixed(0),
             value: Operand::Const(5)
         }
     );
@@ -791,7 +791,7 @@ fn havoc(r: &str) -> InstrKind {
 
 fn store_to(p: &Program, loc: &str, value: Operand) -> InstrKind {
     InstrKind::Store {
-        addr: p.location_id(loc).unwrap_or_else(|| panic!("no `{loc}`")),
+        addr: Addr::Fixed(p.location_id(loc).unwrap_or_else(|| panic!("no `{loc}`"))),
         value,
     }
 }
