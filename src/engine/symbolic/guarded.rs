@@ -497,6 +497,18 @@ fn cases(sat: &mut Sat, st: &St, addr: &Addr, g: Lit) -> (Vec<(LocId, Lit)>, Lit
     (out, sat.and2(g, -any))
 }
 
+/// What an unrolling knows beforehand.
+#[derive(Clone, Copy)]
+struct Pass<'a> {
+    /// Per location, the bits known constant (see [`unroll`]).
+    known: &'a [Vec<Option<bool>>],
+    /// A scratch unrolling, for the known bits only: exact values and
+    /// execution literals do not matter, so an access at a run-time
+    /// address reaches every cell under the node's guard and reads fresh
+    /// bits (a sound over-approximation, linear in the cells).
+    scratch: bool,
+}
+
 /// Fresh value bits for a read of `loc`, except the bits `known` fixes.
 fn read_bits(sat: &mut Sat, known: &[Vec<Option<bool>>], loc: usize) -> Bv {
     match known.get(loc) {
@@ -517,10 +529,11 @@ fn unroll_thread(
     th: usize,
     bound: u32,
     vocab: &Vocabulary,
-    known: &[Vec<Option<bool>>],
+    pass: Pass<'_>,
     pausing: Option<Pausing>,
     sat: &mut Sat,
 ) -> Result<ThreadOut> {
+    let known = pass.known;
     let t = &p.threads[th];
     let cfg = Cfg::new(p, th)?;
     let dag = dag(p, th, &cfg, bound)?;
@@ -701,7 +714,10 @@ fn unroll_thread(
             }
             InstrKind::Load { .. } | InstrKind::Store { .. } | InstrKind::Rmw { .. } => {
                 let addr = ins.kind.addr().expect("a memory instruction");
-                let (cells, oob) = cases(sat, &st, addr, g);
+                let (cells, oob) = match pass.scratch {
+                    true => (addr.cells().iter().map(|&c| (c, g)).collect(), FALSE),
+                    false => cases(sat, &st, addr, g),
+                };
                 if oob != FALSE {
                     // Undefined behaviour: the thread stops here.
                     ub.push(oob);
@@ -710,71 +726,86 @@ fn unroll_thread(
                 }
                 let at = taint_of_addr(&st, addr);
                 let first = events.len();
-                // Per cell: the value read (if any) and its guard.
-                let mut olds: Vec<(Lit, Bv)> = Vec::new();
-                for (k, &(c, gk)) in cells.iter().enumerate() {
-                    let phys = p.locations[c].phys;
-                    type Deps = [Vec<(usize, usize, Lit)>; 4];
-                    let access = |events: &mut Vec<SymEvent>,
-                                  deps: &mut Deps,
-                                  case: &mut Vec<usize>,
-                                  kind,
-                                  exec| {
-                        let e = new_at(events, kind, exec, Some(c));
-                        case.resize(events.len(), 0);
-                        case[e] = k;
-                        for &(r, l) in &st.ctrl {
-                            deps[1].push((r, e, l));
+                type Deps = [Vec<(usize, usize, Lit)>; 4];
+                let access = |events: &mut Vec<SymEvent>,
+                              deps: &mut Deps,
+                              case: &mut Vec<usize>,
+                              kind,
+                              exec,
+                              (k, c): (usize, LocId)| {
+                    let e = new_at(events, kind, exec, Some(c));
+                    case.resize(events.len(), 0);
+                    case[e] = k;
+                    for &(r, l) in &st.ctrl {
+                        deps[1].push((r, e, l));
+                    }
+                    for &(r, l) in &at {
+                        deps[3].push((r, e, l));
+                    }
+                    e
+                };
+                // Reads, one per cell; the value read is theirs, chosen
+                // by the cell's guard.
+                let reading = matches!(ins.kind, InstrKind::Load { .. } | InstrKind::Rmw { .. });
+                let mut reads: Vec<usize> = Vec::new();
+                let mut olds: Vec<Bv> = Vec::new();
+                for (k, &(c, gk)) in cells.iter().enumerate().filter(|_| reading) {
+                    let r = access(
+                        &mut events,
+                        &mut deps,
+                        &mut case,
+                        EventKind::Read,
+                        gk,
+                        (k, c),
+                    );
+                    let v = read_bits(sat, known, p.locations[c].phys);
+                    events[r].bits = v.clone();
+                    ident.push(gk);
+                    ident.extend(v.iter().copied());
+                    reads.push(r);
+                    olds.push(v);
+                }
+                let guards: Vec<Lit> = cells.iter().map(|x| x.1).collect();
+                let old = match olds.len() {
+                    0 => bv::constant(0),
+                    1 => olds[0].clone(),
+                    _ if pass.scratch => bv::fresh(sat),
+                    _ => mux_over(sat, &guards, &olds.iter().collect::<Vec<_>>()),
+                };
+                // Writes, one per cell, all of the same value (only the
+                // chosen cell's executes).
+                let written = match &ins.kind {
+                    InstrKind::Store { value, .. } => Some((operand(&st, value), value, TRUE)),
+                    InstrKind::Rmw { op, operand: o, .. } => {
+                        let v = operand(&st, o);
+                        let ok = match op {
+                            RmwOp::Cas { expected } => bv::eq(sat, &old, &operand(&st, expected)),
+                            _ => TRUE,
+                        };
+                        Some((bv::rmw(sat, op, &old, &v), o, ok))
+                    }
+                    _ => None,
+                };
+                if let Some((bits, from, ok)) = written {
+                    let data = taint(&st, from);
+                    for (k, &(c, gk)) in cells.iter().enumerate() {
+                        let wexec = sat.and2(gk, ok);
+                        let w = access(
+                            &mut events,
+                            &mut deps,
+                            &mut case,
+                            EventKind::Write,
+                            wexec,
+                            (k, c),
+                        );
+                        events[w].bits = bits.clone();
+                        ident.push(wexec);
+                        for &(d, l) in &data {
+                            deps[0].push((d, w, l));
                         }
-                        for &(r, l) in &at {
-                            deps[3].push((r, e, l));
-                        }
-                        e
-                    };
-                    match &ins.kind {
-                        InstrKind::Load { .. } => {
-                            let e = access(&mut events, &mut deps, &mut case, EventKind::Read, gk);
-                            let v = read_bits(sat, known, phys);
-                            events[e].bits = v.clone();
-                            ident.push(gk);
-                            ident.extend(v.iter().copied());
-                            olds.push((gk, v));
-                        }
-                        InstrKind::Store { value, .. } => {
-                            let e = access(&mut events, &mut deps, &mut case, EventKind::Write, gk);
-                            events[e].bits = operand(&st, value);
-                            ident.push(gk);
-                            for (r, l) in taint(&st, value) {
-                                deps[0].push((r, e, l));
-                            }
-                        }
-                        InstrKind::Rmw { op, operand: o, .. } => {
-                            let r = access(&mut events, &mut deps, &mut case, EventKind::Read, gk);
-                            let old = read_bits(sat, known, phys);
-                            events[r].bits = old.clone();
-                            ident.push(gk);
-                            ident.extend(old.iter().copied());
-                            let v = operand(&st, o);
-                            let wexec = match op {
-                                RmwOp::Cas { expected } => {
-                                    let ex = operand(&st, expected);
-                                    let ok = bv::eq(sat, &old, &ex);
-                                    sat.and2(gk, ok)
-                                }
-                                _ => gk,
-                            };
-                            let new = bv::rmw(sat, op, &old, &v);
-                            let w =
-                                access(&mut events, &mut deps, &mut case, EventKind::Write, wexec);
-                            events[w].bits = new;
-                            ident.push(wexec);
-                            for (d, l) in taint(&st, o) {
-                                deps[0].push((d, w, l));
-                            }
+                        if let Some(&r) = reads.get(k) {
                             deps[2].push((r, w, TRUE));
-                            olds.push((gk, old));
                         }
-                        _ => unreachable!("a memory instruction"),
                     }
                 }
                 // Iteration bookkeeping (after the loop above, which
@@ -791,18 +822,9 @@ fn unroll_thread(
                     _ => None,
                 };
                 if let Some(d) = dst {
-                    let guards: Vec<Lit> = olds.iter().map(|x| x.0).collect();
-                    let vals: Vec<&Bv> = olds.iter().map(|x| &x.1).collect();
-                    let v = match vals.is_empty() {
-                        true => bv::constant(0),
-                        false => mux_over(sat, &guards, &vals),
-                    };
-                    let reads: Vec<(usize, Lit)> = (first..events.len())
-                        .filter(|&e| events[e].ev.kind == EventKind::Read)
-                        .map(|e| (e, TRUE))
-                        .collect();
-                    st.regs.insert(d.clone(), v);
-                    st.taint.insert(d.clone(), reads);
+                    st.regs.insert(d.clone(), old);
+                    st.taint
+                        .insert(d.clone(), reads.iter().map(|&r| (r, TRUE)).collect());
                 }
             }
             InstrKind::Branch { op, a, b, .. } => {
@@ -958,14 +980,22 @@ pub fn unroll<'p>(
     let mut known: Vec<Vec<Option<bool>>> = vec![];
     for _ in 0..KNOWN_BITS_PASSES {
         let mut scratch = Sat::new();
-        let u = unroll_with(p, bound, &known, pausing, &mut scratch)?;
+        let pass = Pass {
+            known: &known,
+            scratch: true,
+        };
+        let u = unroll_with(p, bound, pass, pausing, &mut scratch)?;
         let next = known_bits(p, &u);
         if next == known {
             break;
         }
         known = next;
     }
-    let u = unroll_with(p, bound, &known, pausing, sat)?;
+    let pass = Pass {
+        known: &known,
+        scratch: false,
+    };
+    let u = unroll_with(p, bound, pass, pausing, sat)?;
     restrict_to_domains(p, bound, &u, sat);
     Ok(u)
 }
@@ -1028,7 +1058,7 @@ fn known_bits(p: &Program, u: &Unrolled<'_>) -> Vec<Vec<Option<bool>>> {
 fn unroll_with<'p>(
     p: &'p Program,
     bound: u32,
-    known: &[Vec<Option<bool>>],
+    pass: Pass<'_>,
     pausing: Option<Pausing>,
     sat: &mut Sat,
 ) -> Result<Unrolled<'p>> {
@@ -1041,7 +1071,7 @@ fn unroll_with<'p>(
     let mut po = Vec::new();
     let mut dep_lists: [Vec<(usize, usize, Lit)>; 4] = Default::default();
     for th in 0..p.threads.len() {
-        let mut out = unroll_thread(p, th, bound, &vocab, known, pausing, sat)?;
+        let mut out = unroll_thread(p, th, bound, &vocab, pass, pausing, sat)?;
         let base = events.len();
         if let Some(live) = &mut out.guarded.live {
             for (_, reads) in &mut live.spins {
