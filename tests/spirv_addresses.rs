@@ -361,3 +361,22 @@ fn loop_counter_indexes_an_array() {
     let r = src(4, 5);
     assert!(r.note.expect("note").contains("index 3"));
 }
+
+/// Liveness checks keep fixed addresses: a run-time one is refused,
+/// naming the access.
+#[test]
+fn liveness_refuses_run_time_addresses() {
+    let src = histogram("1, 3, 1, 0");
+    let p = parse(&src);
+    let progress = gpumc::engine::liveness::ProgressSpec::parse("fair").expect("progress");
+    for symbolic in [false, true] {
+        let e = gpumc::engine::liveness::check(&p, &vulkan(), &opts(1), &progress, symbolic)
+            .expect_err("refused");
+        assert!(
+            e.to_string().contains("unsupported: addresses computed at run time in liveness checks"),
+            "{e}"
+        );
+        let line = src.lines().position(|l| l.contains("OpAtomicIAdd")).expect("atomic") + 1;
+        assert_eq!(e.pos.map(|x| x.line as usize), Some(line));
+    }
+}
