@@ -373,10 +373,51 @@ fn liveness_refuses_run_time_addresses() {
         let e = gpumc::engine::liveness::check(&p, &vulkan(), &opts(1), &progress, symbolic)
             .expect_err("refused");
         assert!(
-            e.to_string().contains("unsupported: addresses computed at run time in liveness checks"),
+            e.to_string()
+                .contains("unsupported: addresses computed at run time in liveness checks"),
             "{e}"
         );
-        let line = src.lines().position(|l| l.contains("OpAtomicIAdd")).expect("atomic") + 1;
+        let line = src
+            .lines()
+            .position(|l| l.contains("OpAtomicIAdd"))
+            .expect("atomic")
+            + 1;
         assert_eq!(e.pos.map(|x| x.line as usize), Some(line));
     }
+}
+
+/// `addr` relates the read an index comes from to the access it chooses,
+/// in both engines (a model flagging every address dependency).
+#[test]
+fn address_dependencies_reach_the_model() {
+    let none = |_: &str, _: &Path| -> Option<(std::path::PathBuf, String)> { None };
+    let base = |n: &str| gpumc::engine::exec::base_kind(n, None);
+    let m = Model::parse(
+        "addr-only\nflag ~empty addr as address_dependency\n",
+        Path::new("addr.cat"),
+        &none,
+        &base,
+    )
+    .expect("model parses");
+    let check = |src: &str| {
+        let p = parse(src);
+        let e = races::check(&p, &m, &opts(1)).expect("explicit");
+        let s = symbolic::check_races(&p, &m, &opts(1)).expect("symbolic");
+        assert_eq!(e.verdict, s.verdict);
+        e
+    };
+    let r = check(&histogram("1, 3, 1, 0"));
+    assert_eq!(r.verdict, Verdict::Fail);
+    let pair = &r.races[0];
+    assert!(
+        pair.instrs.0.contains("OpLoad") && pair.instrs.1.contains("OpAtomicIAdd"),
+        "{pair:?}"
+    );
+    // The same bins computed while translating: fixed addresses, no
+    // dependency.
+    let fixed = histogram("1, 3, 1, 0").replace(
+        "          %d = OpLoad %uint %dp",
+        "          %d = OpUMod %uint %tid %c4",
+    );
+    assert_eq!(check(&fixed).verdict, Verdict::Pass);
 }

@@ -808,12 +808,12 @@ fn unroll_thread(
                         }
                     }
                 }
-                // Iteration bookkeeping (after the loop above, which
-                // borrows the state).
-                for e in first..events.len() {
-                    match events[e].ev.kind {
+                // Iteration bookkeeping (after the cases above, which
+                // borrow the state).
+                for (e, ev) in events.iter().enumerate().skip(first) {
+                    match ev.ev.kind {
                         EventKind::Read => read(&mut st, e),
-                        _ => effect(&mut st, events[e].exec),
+                        _ => effect(&mut st, ev.exec),
                     }
                 }
                 let dst = match &ins.kind {

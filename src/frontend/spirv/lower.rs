@@ -14,7 +14,8 @@
 //! Loops. A loop whose iterations are decided by known values (no branch
 //! on a register leaves the loop from inside the iteration) is unrolled
 //! while translating, so loop counters stay known and addresses stay
-//! static. When a branch on a register may leave the loop, the iteration
+//! static (an index in a register makes a run-time address, see
+//! [`address`]). When a branch on a register may leave the loop, the iteration
 //! must lead back to the same header spec: the parts of the state that
 //! differ (phis of the header, Private/Function cells, barrier counters)
 //! are *generalised* into fixed registers and the invocation is translated
