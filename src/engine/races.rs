@@ -51,6 +51,11 @@ struct RaceObserver<'p> {
 }
 
 impl Observer for RaceObserver<'_> {
+    /// Undefined behaviour decides the verdict: no need to go on.
+    fn wants_more(&self) -> bool {
+        self.ub.is_none()
+    }
+
     fn consistent(&mut self, c: &Candidate<'_, '_>, ev: &mut Evaluator<'_>) {
         super::safety::note_ub(self.program, c, &mut self.ub);
         if c.paths.iter().any(|p| p.end == PathEnd::Cut) {

@@ -118,6 +118,11 @@ pub(super) fn note_ub(p: &Program, c: &Candidate<'_, '_>, slot: &mut Option<(Str
 }
 
 impl Observer for SafetyObserver<'_> {
+    /// Undefined behaviour decides the verdict: no need to go on.
+    fn wants_more(&self) -> bool {
+        self.ub.is_none()
+    }
+
     fn consistent(&mut self, c: &Candidate<'_, '_>, _ev: &mut Evaluator<'_>) {
         note_ub(self.program, c, &mut self.ub);
         if c.paths.iter().any(|p| p.end == PathEnd::Cut) {
