@@ -139,7 +139,8 @@ fn cond(p: &Program, c: &Cond) -> String {
 }
 
 fn instr(p: &Program, i: &Instr) -> String {
-    let loc = |l: &usize| p.locations[*l].name.clone();
+    // Litmus addresses are fixed.
+    let loc = |a: &gpumc::ir::Addr| p.locations[a.cells()[0]].name.clone();
     let kind = match &i.kind {
         InstrKind::Load { dst, addr } => format!("Load {dst} <- {}", loc(addr)),
         InstrKind::Store { addr, value } => format!("Store {} <- {}", loc(addr), operand(value)),

@@ -1,13 +1,16 @@
 //! Explicit vs symbolic engine on randomly generated litmus tests (PTX and
 //! Vulkan): loads, stores, RMWs, fences, barriers, forward branches,
 //! bounded loops and spinloops, filters, every quantifier; safety and races.
+//! The `*_indexed` variants turn some accesses into run-time addresses
+//! (`ir::Addr::Indexed`, which no litmus dialect writes) indexed by a
+//! register loaded earlier, out of bounds for some values.
 //!
 //! `GPUMC_GEN_TESTS=N` sets the number of tests per (arch, property)
 //! (default: 300, a few seconds in a debug build); `GPUMC_GEN_SEED` the
 //! seed. `GPUMC_TEST_VULKAN_CAT` overrides the Vulkan model with a file.
 
 use gpumc::engine::{races, safety, symbolic, Options};
-use gpumc::ir::Arch;
+use gpumc::ir::{Addr, Arch, Indexed, InstrKind, Operand, Program};
 
 struct Rng(u64);
 
@@ -273,7 +276,56 @@ fn small_enough(p: &gpumc::ir::Program, bound: u32) -> bool {
     combos.saturating_mul(co) <= 20_000
 }
 
+/// Turns about a third of the memory accesses of `p` into run-time
+/// addresses over one or two of its locations (in either order), indexed
+/// by a register some earlier instruction loaded (it holds 0 until then)
+/// or by a constant. Index values reach 2, so some accesses go out of
+/// bounds: undefined behaviour, which both engines must find alike.
+fn index_some(p: &mut Program, r: &mut Rng) {
+    let nloc = p.locations.len();
+    for t in &mut p.threads {
+        let mut loaded: Vec<String> = Vec::new();
+        for ins in &mut t.instrs {
+            let dst = match &ins.kind {
+                InstrKind::Load { dst, .. } => Some(dst.clone()),
+                InstrKind::Rmw { dst, .. } => dst.clone(),
+                _ => None,
+            };
+            if let (Some(Addr::Fixed(l)), true) = (ins.kind.addr(), r.chance(35)) {
+                let mut cells = vec![*l];
+                if nloc > 1 && r.chance(60) {
+                    cells.push((*l + 1) % nloc);
+                }
+                if r.chance(50) {
+                    cells.reverse();
+                }
+                let index = if !loaded.is_empty() && r.chance(80) {
+                    Operand::Reg(loaded[r.below(loaded.len())].clone())
+                } else {
+                    Operand::Const(r.below(2) as i64)
+                };
+                let a = Addr::Indexed(Box::new(Indexed {
+                    index,
+                    cells,
+                    array: "a".into(),
+                }));
+                match &mut ins.kind {
+                    InstrKind::Load { addr, .. }
+                    | InstrKind::Store { addr, .. }
+                    | InstrKind::Rmw { addr, .. } => *addr = a,
+                    _ => {}
+                }
+            }
+            loaded.extend(dst);
+        }
+    }
+}
+
 fn run(arch: Arch, property_races: bool, seed_salt: u64) {
+    run_with(arch, property_races, seed_salt, false);
+}
+
+fn run_with(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool) {
     let Some(model) = model(arch) else { return };
     let n: usize = std::env::var("GPUMC_GEN_TESTS")
         .ok()
@@ -284,7 +336,7 @@ fn run(arch: Arch, property_races: bool, seed_salt: u64) {
         .and_then(|s| s.parse().ok())
         .unwrap_or(0x5eed);
     let mut r = Rng((seed ^ seed_salt).max(1));
-    let (mut checked, mut skipped, mut mismatches) = (0, 0, 0);
+    let (mut checked, mut skipped, mut mismatches, mut undefined) = (0, 0, 0, 0);
     let mut disagree = Vec::new();
     for i in 0..n {
         let threads = 2 + r.below(2);
@@ -300,10 +352,13 @@ fn run(arch: Arch, property_races: bool, seed_salt: u64) {
         };
         let src = g.test(&mut r);
         let path = std::path::Path::new("gen.litmus");
-        let Ok(p) = gpumc::frontend::litmus::parse(&src, path) else {
+        let Ok(mut p) = gpumc::frontend::litmus::parse(&src, path) else {
             skipped += 1;
             continue;
         };
+        if indexed {
+            index_some(&mut p, &mut r);
+        }
         let opts = Options {
             bound: 1 + r.below(2) as u32,
             ..Options::default()
@@ -313,20 +368,21 @@ fn run(arch: Arch, property_races: bool, seed_salt: u64) {
             continue;
         }
         let t0 = std::time::Instant::now();
+        // Verdicts, and whether undefined behaviour decided them.
         let (e, s) = if property_races {
             (
-                races::check(&p, &model, &opts).map(|x| x.verdict),
+                races::check(&p, &model, &opts).map(|x| (x.verdict, x.note.is_some())),
                 symbolic::check_races_stats(&p, &model, &opts).map(|(x, st)| {
                     mismatches += st.mismatches;
-                    x.verdict
+                    (x.verdict, x.note.is_some())
                 }),
             )
         } else {
             (
-                safety::check(&p, &model, &opts).map(|x| x.verdict),
+                safety::check(&p, &model, &opts).map(|x| (x.verdict, x.note.is_some())),
                 symbolic::check_safety_stats(&p, &model, &opts).map(|(x, st)| {
                     mismatches += st.mismatches;
-                    x.verdict
+                    (x.verdict, x.note.is_some())
                 }),
             )
         };
@@ -336,10 +392,16 @@ fn run(arch: Arch, property_races: bool, seed_salt: u64) {
         match (e, s) {
             (Ok(a), Ok(b)) => {
                 checked += 1;
+                undefined += usize::from(a.1);
                 if a != b {
                     disagree.push(format!(
-                        "#{i} (bound {}): explicit {a}, symbolic {b}\n{src}",
-                        opts.bound
+                        "#{i} (bound {}): explicit {a:?}, symbolic {b:?}\n{src}{}",
+                        opts.bound,
+                        if indexed {
+                            format!("\n{p:#?}")
+                        } else {
+                            String::new()
+                        }
                     ));
                 }
             }
@@ -348,13 +410,21 @@ fn run(arch: Arch, property_races: bool, seed_salt: u64) {
         }
     }
     eprintln!(
-        "{arch:?} {}: {checked} agree-checked, {skipped} skipped, {} disagree",
+        "{arch:?} {}{}: {checked} agree-checked ({undefined} undefined behaviour), {skipped} skipped, {} disagree",
         if property_races { "races" } else { "safety" },
+        if indexed { " indexed" } else { "" },
         disagree.len()
     );
     assert!(disagree.is_empty(), "{}", disagree.join("\n"));
     assert_eq!(mismatches, 0, "solver models rejected by the evaluator");
     assert!(checked > n / 2, "too many generated tests skipped");
+    if indexed {
+        // Out-of-bounds indexes are exercised, and not everywhere.
+        assert!(
+            undefined > 0 && undefined < checked,
+            "{undefined} of {checked}"
+        );
+    }
 }
 
 #[test]
@@ -375,4 +445,19 @@ fn generated_vulkan_safety() {
 #[test]
 fn generated_vulkan_races() {
     run(Arch::Vulkan, true, 4);
+}
+
+#[test]
+fn generated_vulkan_safety_indexed() {
+    run_with(Arch::Vulkan, false, 5, true);
+}
+
+#[test]
+fn generated_ptx_races_indexed() {
+    run_with(Arch::Ptx, true, 6, true);
+}
+
+#[test]
+fn generated_vulkan_races_indexed() {
+    run_with(Arch::Vulkan, true, 7, true);
 }

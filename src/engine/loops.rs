@@ -142,6 +142,9 @@ fn reg_of(o: &Operand, out: &mut Vec<String>) {
 /// Registers an instruction reads and the one it writes.
 pub fn uses_defs(k: &InstrKind) -> (Vec<String>, Option<String>) {
     let mut uses = Vec::new();
+    if let Some(ix) = k.addr().and_then(|a| a.index()) {
+        reg_of(ix, &mut uses);
+    }
     let def = match k {
         InstrKind::Load { dst, .. } => Some(dst.clone()),
         InstrKind::Store { value, .. } => {

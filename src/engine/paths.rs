@@ -21,7 +21,7 @@
 
 use super::loops::Cfg;
 use crate::diag::{Error, Result};
-use crate::ir::{BinOp, CmpOp, InstrKind, LocId, Operand, Program, RmwOp, Thread};
+use crate::ir::{Addr, BinOp, CmpOp, InstrKind, LocId, Operand, Program, RmwOp, Thread};
 use std::collections::{BTreeSet, HashMap};
 
 /// What an event of a path does.
@@ -49,8 +49,8 @@ pub struct PathEvent {
     pub value: i64,
     /// For the write half of an RMW: index (in the path) of its read half.
     pub rmw_read: Option<usize>,
-    /// Reads (path indices) this event's address depends on (always empty
-    /// for litmus tests: addresses are static).
+    /// Reads (path indices) this event's address depends on (empty for
+    /// fixed addresses: every litmus access).
     pub addr_deps: Vec<usize>,
     /// Reads whose values flow into the value written.
     pub data_deps: Vec<usize>,
@@ -88,6 +88,45 @@ pub struct ThreadPath {
     /// program order (for witnesses).
     pub undefs: Vec<(usize, i64)>,
     pub end: PathEnd,
+    /// The undefined behaviour that ended the path (then `end` is
+    /// [`PathEnd::Done`]).
+    pub ub: Option<Ub>,
+}
+
+/// Undefined behaviour: every property fails on an execution that reaches
+/// it (docs/SEMANTICS.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ub {
+    /// The instruction is `Unreachable`.
+    Unreachable { instr: usize },
+    /// The instruction's run-time address has index `index`, out of
+    /// bounds.
+    OutOfBounds { instr: usize, index: i64 },
+}
+
+impl Ub {
+    /// The verdict's note for thread `th` of `p`.
+    pub fn describe(&self, p: &Program, th: usize) -> String {
+        let t = &p.threads[th];
+        match *self {
+            Ub::Unreachable { instr } => format!(
+                "undefined behaviour: thread {} reaches unreachable code (line {})",
+                t.name,
+                t.instrs.get(instr).map_or(0, |i| i.pos.line)
+            ),
+            Ub::OutOfBounds { instr, index } => {
+                let ins = &t.instrs[instr];
+                let array = match ins.kind.addr() {
+                    Some(Addr::Indexed(x)) => x.array.as_str(),
+                    _ => "?",
+                };
+                format!(
+                    "undefined behaviour: out-of-bounds access to {array} at {}, index {index} (thread {})",
+                    ins.pos, t.name
+                )
+            }
+        }
+    }
 }
 
 impl ThreadPath {
@@ -255,6 +294,7 @@ struct State {
     iter_start: HashMap<usize, (usize, Vec<i64>)>,
     /// Forced mode: reads and undefined values consumed.
     forced: (usize, usize),
+    ub: Option<Ub>,
 }
 
 impl State {
@@ -270,6 +310,7 @@ impl State {
             via_back: false,
             iter_start: HashMap::new(),
             forced: (0, 0),
+            ub: None,
         }
     }
     fn new(t: &Thread) -> State {
@@ -294,6 +335,17 @@ impl State {
             Operand::Reg(r) => self.taint.get(r).cloned().unwrap_or_default(),
         }
     }
+    /// The location `a` reaches in this state and the reads it depends
+    /// on; `Err(index)` when the index is out of bounds.
+    fn address(&self, a: &Addr) -> std::result::Result<(LocId, Vec<usize>), i64> {
+        match a.index() {
+            None => Ok((a.cells()[0], vec![])),
+            Some(ix) => {
+                let v = self.val(ix);
+                a.resolve(v).map(|l| (l, self.deps(ix))).ok_or(v)
+            }
+        }
+    }
     fn push(&mut self, kind: PathEventKind, instr: usize, loc: Option<LocId>, value: i64) -> usize {
         self.events.push(PathEvent {
             kind,
@@ -316,6 +368,7 @@ impl State {
             regs,
             undefs: self.undefs,
             end,
+            ub: self.ub,
         }
     }
 }
@@ -354,7 +407,6 @@ fn explore(
 ) -> Result<Vec<ThreadPath>> {
     let t = &p.threads[th];
     let cfg = Cfg::new(p, th)?;
-    let forced = matches!(reads, Reads::Forced(..));
     // Representatives of each undefined value (`engine::inputs`).
     let mut havoc_values: HashMap<usize, Vec<i64>> = HashMap::new();
     let mut out = Vec::new();
@@ -398,6 +450,12 @@ fn explore(
                     out.push(s.finish(PathEnd::Paused));
                     break;
                 }
+            }
+            // An address out of bounds ends the path (undefined behaviour).
+            if let Some(Err(index)) = ins.kind.addr().map(|a| s.address(a)) {
+                s.ub = Some(Ub::OutOfBounds { instr: i, index });
+                out.push(s.finish(PathEnd::Done));
+                break;
             }
             match &ins.kind {
                 InstrKind::Label(_) => {}
@@ -455,12 +513,7 @@ fn explore(
                     s.taint.insert(dst.clone(), vec![]);
                 }
                 InstrKind::Unreachable => {
-                    if !forced {
-                        return Err(Error::unsupported(
-                            ins.pos,
-                            "unreachable code needs the symbolic engine (--engine symbolic)",
-                        ));
-                    }
+                    s.ub = Some(Ub::Unreachable { instr: i });
                     out.push(s.finish(PathEnd::Done));
                     break;
                 }
@@ -490,27 +543,32 @@ fn explore(
                     }
                 }
                 InstrKind::Load { dst, addr } => {
-                    let phys = p.locations[*addr].phys;
+                    let (loc, ad) = s.address(addr).expect("in bounds");
+                    let phys = p.locations[loc].phys;
                     let values = read_values(reads, &mut s, phys);
                     let Some((&last, rest)) = values.split_last() else {
                         continue 'paths;
                     };
                     for &v in rest {
                         let mut s2 = s.clone();
-                        let e = s2.push(PathEventKind::Read, i, Some(*addr), v);
+                        let e = s2.push(PathEventKind::Read, i, Some(loc), v);
+                        s2.events[e].addr_deps = ad.clone();
                         s2.regs.insert(dst.clone(), v);
                         s2.taint.insert(dst.clone(), vec![e]);
                         stack.push(s2);
                     }
-                    let e = s.push(PathEventKind::Read, i, Some(*addr), last);
+                    let e = s.push(PathEventKind::Read, i, Some(loc), last);
+                    s.events[e].addr_deps = ad;
                     s.regs.insert(dst.clone(), last);
                     s.taint.insert(dst.clone(), vec![e]);
                 }
                 InstrKind::Store { addr, value } => {
+                    let (loc, ad) = s.address(addr).expect("in bounds");
                     let v = s.val(value);
                     let d = s.deps(value);
-                    let e = s.push(PathEventKind::Write, i, Some(*addr), v);
+                    let e = s.push(PathEventKind::Write, i, Some(loc), v);
                     s.events[e].data_deps = d;
+                    s.events[e].addr_deps = ad;
                 }
                 InstrKind::Rmw {
                     dst,
@@ -518,14 +576,16 @@ fn explore(
                     op,
                     operand,
                 } => {
-                    let phys = p.locations[*addr].phys;
+                    let (loc, ad) = s.address(addr).expect("in bounds");
+                    let phys = p.locations[loc].phys;
                     let values = read_values(reads, &mut s, phys);
                     let opv = s.val(operand);
                     let opd = s.deps(operand);
                     let mut branches = Vec::new();
                     for &old in &values {
                         let mut s2 = s.clone();
-                        let r = s2.push(PathEventKind::Read, i, Some(*addr), old);
+                        let r = s2.push(PathEventKind::Read, i, Some(loc), old);
+                        s2.events[r].addr_deps = ad.clone();
                         if let Some(d) = dst {
                             s2.regs.insert(d.clone(), old);
                             s2.taint.insert(d.clone(), vec![r]);
@@ -542,9 +602,10 @@ fn explore(
                         };
                         // A failed CAS is a plain read.
                         if let Some(new) = new {
-                            let w = s2.push(PathEventKind::Write, i, Some(*addr), new);
+                            let w = s2.push(PathEventKind::Write, i, Some(loc), new);
                             s2.events[w].rmw_read = Some(r);
                             s2.events[w].data_deps = opd.clone();
+                            s2.events[w].addr_deps = ad.clone();
                         }
                         branches.push(s2);
                     }

@@ -47,10 +47,17 @@ struct RaceObserver<'p> {
     races: Vec<RacePair>,
     witness: Option<Witness>,
     bound_hit: bool,
+    ub: Option<(String, Witness)>,
 }
 
 impl Observer for RaceObserver<'_> {
+    /// Undefined behaviour decides the verdict: no need to go on.
+    fn wants_more(&self) -> bool {
+        self.ub.is_none()
+    }
+
     fn consistent(&mut self, c: &Candidate<'_, '_>, ev: &mut Evaluator<'_>) {
+        super::safety::note_ub(self.program, c, &mut self.ub);
         if c.paths.iter().any(|p| p.end == PathEnd::Cut) {
             self.bound_hit = true;
             return;
@@ -156,8 +163,19 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<RaceResult> {
         races: vec![],
         witness: None,
         bound_hit: false,
+        ub: None,
     };
     explicit::enumerate(p, model, opts, &mut obs)?;
+    if let Some((note, w)) = obs.ub {
+        return Ok(RaceResult {
+            verdict: Verdict::Fail,
+            executions: obs.executions,
+            races: vec![],
+            witness: Some(w),
+            bound_hit: obs.bound_hit,
+            note: Some(note),
+        });
+    }
     let verdict = if !obs.races.is_empty() {
         Verdict::Fail
     } else if obs.bound_hit {

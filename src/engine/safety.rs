@@ -1,6 +1,6 @@
 //! Safety: final states, the `exists`/`~exists`/`forall` verdict, witness.
 
-use super::paths::PathEnd;
+use super::paths::{PathEnd, ThreadPath};
 use super::witness::Witness;
 use super::{explicit, Candidate, Observer, Options};
 use crate::cat::{Evaluator, Model};
@@ -91,10 +91,40 @@ struct SafetyObserver<'p> {
     violated: bool,
     witness: Option<Witness>,
     bound_hit: bool,
+    /// The first consistent execution with undefined behaviour: its note
+    /// and witness.
+    ub: Option<(String, Witness)>,
+}
+
+/// The note of the first thread of `paths` whose path ends in undefined
+/// behaviour.
+pub fn ub_note(p: &Program, paths: &[&ThreadPath]) -> Option<String> {
+    paths
+        .iter()
+        .enumerate()
+        .find_map(|(th, path)| path.ub.as_ref().map(|u| u.describe(p, th)))
+}
+
+/// Records `c` in `slot` if it is the first consistent execution reaching
+/// undefined behaviour. Such an execution fails every property whatever
+/// the other threads do afterwards (cut by the bound, waiting at a
+/// barrier the stopped thread never reaches), so it need not be complete.
+pub(super) fn note_ub(p: &Program, c: &Candidate<'_, '_>, slot: &mut Option<(String, Witness)>) {
+    if slot.is_none() {
+        if let Some(note) = ub_note(p, c.paths) {
+            *slot = Some((note, Witness::from_candidate(c, vec![])));
+        }
+    }
 }
 
 impl Observer for SafetyObserver<'_> {
+    /// Undefined behaviour decides the verdict: no need to go on.
+    fn wants_more(&self) -> bool {
+        self.ub.is_none()
+    }
+
     fn consistent(&mut self, c: &Candidate<'_, '_>, _ev: &mut Evaluator<'_>) {
+        note_ub(self.program, c, &mut self.ub);
         if c.paths.iter().any(|p| p.end == PathEnd::Cut) {
             self.bound_hit = true;
             return;
@@ -214,8 +244,20 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
         violated: false,
         witness: None,
         bound_hit: false,
+        ub: None,
     };
     explicit::enumerate(p, model, opts, &mut obs)?;
+    if let Some((note, w)) = obs.ub {
+        return Ok(SafetyResult {
+            verdict: Verdict::Fail,
+            executions: obs.executions,
+            observables: observables.iter().map(|t| term_name(p, t)).collect(),
+            states: obs.states.into_iter().collect(),
+            witness: Some(w),
+            bound_hit: obs.bound_hit,
+            note: Some(note),
+        });
+    }
     let holds = match p.assertion.as_ref().map(|a| a.quantifier) {
         Some(Quantifier::Exists) => obs.satisfied,
         Some(Quantifier::NotExists) => !obs.satisfied,

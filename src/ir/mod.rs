@@ -8,7 +8,9 @@
 //! strings (see `docs/EVENTS.md` for the vocabulary), so a new model needs no
 //! Rust change unless it needs a new base tag.
 
+mod addr;
 mod cond;
+pub use addr::{Addr, Indexed};
 pub use cond::{CmpOp, Cond, Term};
 
 use std::fmt;
@@ -250,14 +252,14 @@ impl BinOp {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InstrKind {
     /// `dst := [addr]`
-    Load { dst: String, addr: LocId },
+    Load { dst: String, addr: Addr },
     /// `[addr] := value`
-    Store { addr: LocId, value: Operand },
+    Store { addr: Addr, value: Operand },
     /// Atomic read-modify-write; `dst` receives the old value (`None` for
     /// PTX `red`, which discards it).
     Rmw {
         dst: Option<String>,
-        addr: LocId,
+        addr: Addr,
         op: RmwOp,
         operand: Operand,
     },
@@ -298,6 +300,18 @@ pub enum InstrKind {
     /// Reaching this instruction is undefined behaviour (SPIR-V
     /// `OpUnreachable`): every property fails on an execution that does.
     Unreachable,
+}
+
+impl InstrKind {
+    /// The address of a memory instruction.
+    pub fn addr(&self) -> Option<&Addr> {
+        match self {
+            InstrKind::Load { addr, .. }
+            | InstrKind::Store { addr, .. }
+            | InstrKind::Rmw { addr, .. } => Some(addr),
+            _ => None,
+        }
+    }
 }
 
 /// One instruction with its source position and model tags.

@@ -38,6 +38,10 @@ pub fn text(r: &FileReport) -> String {
     if let (true, Some(m)) = (r.verdict == "UNKNOWN", &r.message) {
         let _ = writeln!(s, "  Unknown because: {m}");
     }
+    // A FAIL for a reason other than the property (undefined behaviour).
+    if let (Some(m), "FAIL") = (&r.message, r.verdict.as_str()) {
+        let _ = writeln!(s, "  {m}");
+    }
     if !r.races.is_empty() {
         let _ = writeln!(s, "  Data races ({}):", r.races.len());
         for x in &r.races {

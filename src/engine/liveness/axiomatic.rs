@@ -289,6 +289,7 @@ fn prefixes(path: &ThreadPath, out: &mut Vec<ThreadPath>, seen: &mut HashSet<Vec
             regs: vec![],
             undefs: vec![],
             end: PathEnd::Paused,
+            ub: None,
         });
     }
 }
@@ -471,6 +472,7 @@ pub fn check(
                 regs: vec![],
                 undefs: vec![],
                 end: PathEnd::Paused,
+                ub: None,
             });
         }
         for path in paths {

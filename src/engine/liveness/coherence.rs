@@ -47,15 +47,16 @@ fn accesses(p: &Program, phys: Option<usize>) -> Vec<Access<'_>> {
     let mut out = Vec::new();
     for (t, th) in p.threads.iter().enumerate() {
         for ins in &th.instrs {
-            let (loc, rmw) = match &ins.kind {
-                InstrKind::Load { addr, .. } | InstrKind::Store { addr, .. } => (*addr, false),
-                InstrKind::Rmw { addr, .. } => (*addr, true),
-                _ => continue,
-            };
-            if phys.is_some_and(|x| p.locations[loc].phys != x) {
+            let Some(addr) = ins.kind.addr() else {
                 continue;
+            };
+            let rmw = matches!(ins.kind, InstrKind::Rmw { .. });
+            for &loc in addr.cells() {
+                if phys.is_some_and(|x| p.locations[loc].phys != x) {
+                    continue;
+                }
+                out.push((t, loc, ins.tags.as_slice(), rmw, ins.text.as_str()));
             }
-            out.push((t, loc, ins.tags.as_slice(), rmw, ins.text.as_str()));
         }
     }
     out

@@ -145,7 +145,14 @@ impl Code {
                     .copied()
                     .ok_or_else(|| Error::semantic(ins.pos, format!("unknown label `{l}`")))
             };
-            let phys = |l: usize| p.locations[l].phys;
+            // The interleaving methods keep one location per access.
+            let phys = |a: &crate::ir::Addr| match a.fixed() {
+                Some(l) => Ok(p.locations[l].phys),
+                None => Err(Error::unsupported(
+                    ins.pos,
+                    "addresses computed at run time in liveness checks",
+                )),
+            };
             let op = match &ins.kind {
                 InstrKind::Havoc { .. } | InstrKind::Unreachable => {
                     return Err(Error::unsupported(
@@ -182,10 +189,10 @@ impl Code {
                 }
                 InstrKind::Load { dst, addr } => Op::Load {
                     dst: reg(dst),
-                    loc: phys(*addr),
+                    loc: phys(addr)?,
                 },
                 InstrKind::Store { addr, value } => Op::Store {
-                    loc: phys(*addr),
+                    loc: phys(addr)?,
                     val: opnd(value),
                 },
                 InstrKind::Rmw {
@@ -208,7 +215,7 @@ impl Code {
                     let operand = opnd(operand);
                     Op::Rmw {
                         dst: dst.as_deref().map(&mut reg),
-                        loc: phys(*addr),
+                        loc: phys(addr)?,
                         kind,
                         operand,
                     }

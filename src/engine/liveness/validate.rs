@@ -8,7 +8,7 @@ use crate::cat::Model;
 use crate::diag::Result;
 use crate::engine::explicit;
 use crate::engine::paths::{PathEnd, PathEvent, PathEventKind, ThreadPath};
-use crate::ir::{InstrKind, Program};
+use crate::ir::Program;
 use crate::rel::Relation;
 
 /// A write in the interleaving: the initial write of a location, or event
@@ -79,12 +79,9 @@ fn paths_of(
             if step.instr != Some(pc) {
                 return None;
             }
-            let loc = match &th.instrs[pc].kind {
-                InstrKind::Load { addr, .. }
-                | InstrKind::Store { addr, .. }
-                | InstrKind::Rmw { addr, .. } => Some(*addr),
-                _ => None,
-            };
+            // Liveness programs have fixed addresses (`Code::compile`
+            // refuses the others).
+            let loc = th.instrs[pc].kind.addr().and_then(crate::ir::Addr::fixed);
             let ev = |kind, value| PathEvent {
                 kind,
                 instr: pc,
@@ -140,6 +137,7 @@ fn paths_of(
             regs: vec![],
             undefs: vec![],
             end: PathEnd::Paused,
+            ub: None,
         });
     }
     Some((paths, out_ids))

@@ -28,7 +28,7 @@ use super::unroll::{init_events, tags_of, SymEvent, ThreadUnroll, Unrolled};
 use crate::diag::{Error, ErrorKind, Result};
 use crate::engine::exec::{Event, EventKind, Vocabulary};
 use crate::engine::loops::Cfg;
-use crate::ir::{InstrKind, Operand, Program, RmwOp};
+use crate::ir::{Addr, InstrKind, LocId, Operand, Program, RmwOp};
 use crate::rel::EventSet;
 use std::collections::{BTreeMap, HashMap};
 
@@ -41,8 +41,6 @@ pub struct GuardedThread {
     pub havocs: Vec<(Lit, Bv)>,
     /// Final registers (at the thread's end or its undefined behaviour).
     pub regs: Vec<(String, Bv)>,
-    /// The thread reaches `Unreachable`.
-    pub ub: Lit,
     /// Literals that identify the thread's behaviour in a model.
     pub ident: Vec<Lit>,
     /// How the thread stops (liveness unrollings only).
@@ -396,6 +394,11 @@ fn taint(st: &St, o: &Operand) -> Vec<(usize, Lit)> {
     }
 }
 
+/// The reads an address depends on (its index's).
+fn taint_of_addr(st: &St, a: &Addr) -> Vec<(usize, Lit)> {
+    a.index().map(|ix| taint(st, ix)).unwrap_or_default()
+}
+
 fn union_lists(a: &[(usize, Lit)], b: &[(usize, Lit)], sat: &mut Sat) -> Vec<(usize, Lit)> {
     let mut per: BTreeMap<usize, Vec<Lit>> = BTreeMap::new();
     for &(e, l) in a.iter().chain(b) {
@@ -407,13 +410,15 @@ fn union_lists(a: &[(usize, Lit)], b: &[(usize, Lit)], sat: &mut Sat) -> Vec<(us
 /// What one thread contributes.
 struct ThreadOut {
     events: Vec<SymEvent>,
-    /// Per relation (data, ctrl, rmw): (from, to, literal), thread-local
-    /// event indices.
-    deps: [Vec<(usize, usize, Lit)>; 3],
+    /// Per relation (data, ctrl, rmw, addr): (from, to, literal),
+    /// thread-local event indices.
+    deps: [Vec<(usize, usize, Lit)>; 4],
     /// Program order: pairs of events on a common path.
     po: Vec<(usize, usize)>,
     done: Lit,
     cut: Lit,
+    /// Reaches undefined behaviour.
+    ub: Lit,
     guarded: GuardedThread,
 }
 
@@ -428,8 +433,10 @@ fn pause_point(sat: &mut Sat, g: Lit, paused: &mut Vec<Lit>, ident: &mut Vec<Lit
 
 /// Program-order pairs: `a` before `b` where `b`'s node is reachable from
 /// `a`'s (events on different branches are never ordered, which keeps
-/// every relation built from `po` small).
-fn program_order(dag: &Dag, event_node: &[usize]) -> Vec<(usize, usize)> {
+/// every relation built from `po` small). Events of one node with
+/// different `case`s (the cells of a run-time address) exclude each
+/// other and are not ordered either.
+fn program_order(dag: &Dag, event_node: &[usize], case: &[usize]) -> Vec<(usize, usize)> {
     let m = event_node.len();
     let nodes = dag.keys.len();
     if (nodes as f64) * (m as f64) > 4e8 {
@@ -455,9 +462,52 @@ fn program_order(dag: &Dag, event_node: &[usize]) -> Vec<(usize, usize)> {
     }
     let mut out = Vec::new();
     for (a, &nd) in event_node.iter().enumerate() {
-        out.extend(reach[nd].iter().filter(|&b| b > a).map(|b| (a, b)));
+        out.extend(
+            reach[nd]
+                .iter()
+                .filter(|&b| b > a && (event_node[b] != nd || case[b] == case[a]))
+                .map(|b| (a, b)),
+        );
     }
     out
+}
+
+/// The cells a memory access at guard `g` may reach, each with the guard
+/// of reaching it, and the guard of an out-of-bounds index: a fixed
+/// address is one case; a run-time one is split on the index's value
+/// (one potential event per cell, so `loc` stays static).
+fn cases(sat: &mut Sat, st: &St, addr: &Addr, g: Lit) -> (Vec<(LocId, Lit)>, Lit) {
+    let Addr::Indexed(x) = addr else {
+        return (addr.cells().iter().map(|&c| (c, g)).collect(), FALSE);
+    };
+    let ix = operand(st, &x.index);
+    let mut out = Vec::new();
+    let mut hits = Vec::new();
+    for (k, &c) in x.cells.iter().enumerate() {
+        let hit = bv::eq(sat, &ix, &bv::constant(k as i64));
+        if hit == FALSE {
+            continue;
+        }
+        hits.push(hit);
+        let gk = sat.and2(g, hit);
+        if gk != FALSE {
+            out.push((c, gk));
+        }
+    }
+    let any = sat.or(&hits);
+    (out, sat.and2(g, -any))
+}
+
+/// What an unrolling knows beforehand.
+#[derive(Clone, Copy)]
+struct Pass<'a> {
+    /// Per location, the bits known constant (see [`unroll`]).
+    known: &'a [Vec<Option<bool>>],
+    /// A scratch unrolling, for the known bits only: exact values and
+    /// execution literals do not matter, so an access at a run-time
+    /// address reaches every cell under the node's guard and reads fresh
+    /// bits (a sound over-approximation, linear in the cells).
+    scratch: bool,
 }
 
 /// Fresh value bits for a read of `loc`, except the bits `known` fixes.
@@ -481,11 +531,12 @@ fn unroll_thread(
     th: usize,
     bound: u32,
     vocab: &Vocabulary,
-    known: &[Vec<Option<bool>>],
+    pass: Pass<'_>,
     inputs: &[Bv],
     pausing: Option<Pausing>,
     sat: &mut Sat,
 ) -> Result<ThreadOut> {
+    let known = pass.known;
     let t = &p.threads[th];
     let cfg = Cfg::new(p, th)?;
     let dag = dag(p, th, &cfg, bound)?;
@@ -495,7 +546,9 @@ fn unroll_thread(
         init.regs.insert(r.clone(), bv::constant(*v));
     }
     let mut events: Vec<SymEvent> = Vec::new();
-    let mut deps: [Vec<(usize, usize, Lit)>; 3] = Default::default();
+    let mut deps: [Vec<(usize, usize, Lit)>; 4] = Default::default();
+    // Per event: which cell of its instruction's run-time address it is.
+    let mut case: Vec<usize> = Vec::new();
     let (mut done, mut cut, mut ub) = (Vec::new(), Vec::new(), Vec::new());
     let mut finals: Vec<(Lit, St)> = Vec::new();
     let mut havocs = Vec::new();
@@ -562,36 +615,34 @@ fn unroll_thread(
             );
         }
         let ins = &t.instrs[pc];
-        let new_event = |events: &mut Vec<SymEvent>, kind: EventKind, exec: Lit| -> usize {
-            let loc = match &ins.kind {
-                InstrKind::Load { addr, .. }
-                | InstrKind::Store { addr, .. }
-                | InstrKind::Rmw { addr, .. } => Some(*addr),
-                _ => None,
+        let new_at =
+            |events: &mut Vec<SymEvent>, kind: EventKind, exec: Lit, loc: Option<LocId>| {
+                let index = events.len();
+                events.push(SymEvent {
+                    ev: Event {
+                        thread: Some(th),
+                        index,
+                        instr: Some(pc),
+                        kind,
+                        loc,
+                        phys: loc.map(|l| p.locations[l].phys),
+                        value: 0,
+                        tags: tags_of(vocab, ins, kind),
+                        barrier: None,
+                        stuck: false,
+                    },
+                    exec,
+                    values: vec![],
+                    bits: vec![],
+                    barrier_ids: vec![],
+                    barrier_counts: vec![],
+                    arrive: false,
+                    stuck: FALSE,
+                });
+                index
             };
-            let index = events.len();
-            events.push(SymEvent {
-                ev: Event {
-                    thread: Some(th),
-                    index,
-                    instr: Some(pc),
-                    kind,
-                    loc,
-                    phys: loc.map(|l| p.locations[l].phys),
-                    value: 0,
-                    tags: tags_of(vocab, ins, kind),
-                    barrier: None,
-                    stuck: false,
-                },
-                exec,
-                values: vec![],
-                bits: vec![],
-                barrier_ids: vec![],
-                barrier_counts: vec![],
-                arrive: false,
-                stuck: FALSE,
-            });
-            index
+        let new_event = |events: &mut Vec<SymEvent>, kind: EventKind, exec: Lit| {
+            new_at(events, kind, exec, None)
         };
         let effect = |st: &mut St, l: Lit| {
             for it in st.iter.values_mut() {
@@ -672,68 +723,119 @@ fn unroll_thread(
                     out_guard = sat.and2(g, -s);
                 }
             }
-            InstrKind::Load { dst, addr, .. } => {
-                let e = new_event(&mut events, EventKind::Read, g);
-                read(&mut st, e);
-                let v = read_bits(sat, known, p.locations[*addr].phys);
-                events[e].bits = v.clone();
-                ident.push(g);
-                ident.extend(v.iter().copied());
-                for &(r, l) in &st.ctrl {
-                    deps[1].push((r, e, l));
-                }
-                st.regs.insert(dst.clone(), v);
-                st.taint.insert(dst.clone(), vec![(e, TRUE)]);
-            }
-            InstrKind::Store { value, .. } => {
-                let e = new_event(&mut events, EventKind::Write, g);
-                events[e].bits = operand(&st, value);
-                ident.push(g);
-                for (r, l) in taint(&st, value) {
-                    deps[0].push((r, e, l));
-                }
-                for &(r, l) in &st.ctrl {
-                    deps[1].push((r, e, l));
-                }
-                effect(&mut st, g);
-            }
-            InstrKind::Rmw {
-                dst,
-                op,
-                operand: o,
-                addr,
-            } => {
-                let r = new_event(&mut events, EventKind::Read, g);
-                read(&mut st, r);
-                let old = read_bits(sat, known, p.locations[*addr].phys);
-                events[r].bits = old.clone();
-                ident.push(g);
-                ident.extend(old.iter().copied());
-                let v = operand(&st, o);
-                let wexec = match op {
-                    RmwOp::Cas { expected } => {
-                        let ex = operand(&st, expected);
-                        let ok = bv::eq(sat, &old, &ex);
-                        sat.and2(g, ok)
-                    }
-                    _ => g,
+            InstrKind::Load { .. } | InstrKind::Store { .. } | InstrKind::Rmw { .. } => {
+                let addr = ins.kind.addr().expect("a memory instruction");
+                let (cells, oob) = match pass.scratch {
+                    true => (addr.cells().iter().map(|&c| (c, g)).collect(), FALSE),
+                    false => cases(sat, &st, addr, g),
                 };
-                let new = bv::rmw(sat, op, &old, &v);
-                let w = new_event(&mut events, EventKind::Write, wexec);
-                events[w].bits = new;
-                ident.push(wexec);
-                for &(c, l) in &st.ctrl {
-                    deps[1].push((c, r, l));
-                    deps[1].push((c, w, l));
+                if oob != FALSE {
+                    // Undefined behaviour: the thread stops here.
+                    ub.push(oob);
+                    finals.push((oob, st.clone()));
+                    out_guard = sat.and2(g, -oob);
                 }
-                for (d, l) in taint(&st, o) {
-                    deps[0].push((d, w, l));
+                let at = taint_of_addr(&st, addr);
+                let first = events.len();
+                type Deps = [Vec<(usize, usize, Lit)>; 4];
+                let access = |events: &mut Vec<SymEvent>,
+                              deps: &mut Deps,
+                              case: &mut Vec<usize>,
+                              kind,
+                              exec,
+                              (k, c): (usize, LocId)| {
+                    let e = new_at(events, kind, exec, Some(c));
+                    case.resize(events.len(), 0);
+                    case[e] = k;
+                    for &(r, l) in &st.ctrl {
+                        deps[1].push((r, e, l));
+                    }
+                    for &(r, l) in &at {
+                        deps[3].push((r, e, l));
+                    }
+                    e
+                };
+                // Reads, one per cell; the value read is theirs, chosen
+                // by the cell's guard.
+                let reading = matches!(ins.kind, InstrKind::Load { .. } | InstrKind::Rmw { .. });
+                let mut reads: Vec<usize> = Vec::new();
+                let mut olds: Vec<Bv> = Vec::new();
+                for (k, &(c, gk)) in cells.iter().enumerate().filter(|_| reading) {
+                    let r = access(
+                        &mut events,
+                        &mut deps,
+                        &mut case,
+                        EventKind::Read,
+                        gk,
+                        (k, c),
+                    );
+                    let v = read_bits(sat, known, p.locations[c].phys);
+                    events[r].bits = v.clone();
+                    ident.push(gk);
+                    ident.extend(v.iter().copied());
+                    reads.push(r);
+                    olds.push(v);
                 }
-                deps[2].push((r, w, TRUE));
-                effect(&mut st, wexec);
+                let guards: Vec<Lit> = cells.iter().map(|x| x.1).collect();
+                let old = match olds.len() {
+                    0 => bv::constant(0),
+                    1 => olds[0].clone(),
+                    _ if pass.scratch => bv::fresh(sat),
+                    _ => mux_over(sat, &guards, &olds.iter().collect::<Vec<_>>()),
+                };
+                // Writes, one per cell, all of the same value (only the
+                // chosen cell's executes).
+                let written = match &ins.kind {
+                    InstrKind::Store { value, .. } => Some((operand(&st, value), value, TRUE)),
+                    InstrKind::Rmw { op, operand: o, .. } => {
+                        let v = operand(&st, o);
+                        let ok = match op {
+                            RmwOp::Cas { expected } => bv::eq(sat, &old, &operand(&st, expected)),
+                            _ => TRUE,
+                        };
+                        Some((bv::rmw(sat, op, &old, &v), o, ok))
+                    }
+                    _ => None,
+                };
+                if let Some((bits, from, ok)) = written {
+                    let data = taint(&st, from);
+                    for (k, &(c, gk)) in cells.iter().enumerate() {
+                        let wexec = sat.and2(gk, ok);
+                        let w = access(
+                            &mut events,
+                            &mut deps,
+                            &mut case,
+                            EventKind::Write,
+                            wexec,
+                            (k, c),
+                        );
+                        events[w].bits = bits.clone();
+                        ident.push(wexec);
+                        for &(d, l) in &data {
+                            deps[0].push((d, w, l));
+                        }
+                        if let Some(&r) = reads.get(k) {
+                            deps[2].push((r, w, TRUE));
+                        }
+                    }
+                }
+                // Iteration bookkeeping (after the cases above, which
+                // borrow the state).
+                for (e, ev) in events.iter().enumerate().skip(first) {
+                    match ev.ev.kind {
+                        EventKind::Read => read(&mut st, e),
+                        _ => effect(&mut st, ev.exec),
+                    }
+                }
+                let dst = match &ins.kind {
+                    InstrKind::Load { dst, .. } => Some(dst),
+                    InstrKind::Rmw { dst, .. } => dst.as_ref(),
+                    _ => None,
+                };
                 if let Some(d) = dst {
                     st.regs.insert(d.clone(), old);
-                    st.taint.insert(d.clone(), vec![(r, TRUE)]);
+                    st.taint
+                        .insert(d.clone(), reads.iter().map(|&r| (r, TRUE)).collect());
                 }
             }
             InstrKind::Branch { op, a, b, .. } => {
@@ -811,7 +913,8 @@ fn unroll_thread(
         regs.insert(r, acc);
     }
     event_node.resize(events.len(), cur_node);
-    let po = program_order(&dag, &event_node);
+    case.resize(events.len(), 0);
+    let po = program_order(&dag, &event_node, &case);
     let ub = sat.or(&ub);
     let mut done_all = done;
     done_all.push(ub);
@@ -838,10 +941,10 @@ fn unroll_thread(
         po,
         done,
         cut: sat.or(&cut),
+        ub,
         guarded: GuardedThread {
             havocs,
             regs: regs.into_iter().collect(),
-            ub,
             ident,
             live,
         },
@@ -888,14 +991,22 @@ pub fn unroll<'p>(
     let mut known: Vec<Vec<Option<bool>>> = vec![];
     for _ in 0..KNOWN_BITS_PASSES {
         let mut scratch = Sat::new();
-        let u = unroll_with(p, bound, &known, pausing, &mut scratch)?;
+        let pass = Pass {
+            known: &known,
+            scratch: true,
+        };
+        let u = unroll_with(p, bound, pass, pausing, &mut scratch)?;
         let next = known_bits(p, &u);
         if next == known {
             break;
         }
         known = next;
     }
-    let u = unroll_with(p, bound, &known, pausing, sat)?;
+    let pass = Pass {
+        known: &known,
+        scratch: false,
+    };
+    let u = unroll_with(p, bound, pass, pausing, sat)?;
     restrict_to_domains(p, bound, &u, sat);
     Ok(u)
 }
@@ -958,7 +1069,7 @@ fn known_bits(p: &Program, u: &Unrolled<'_>) -> Vec<Vec<Option<bool>>> {
 fn unroll_with<'p>(
     p: &'p Program,
     bound: u32,
-    known: &[Vec<Option<bool>>],
+    pass: Pass<'_>,
     pausing: Option<Pausing>,
     sat: &mut Sat,
 ) -> Result<Unrolled<'p>> {
@@ -978,9 +1089,9 @@ fn unroll_with<'p>(
         .collect();
     let mut threads = Vec::new();
     let mut po = Vec::new();
-    let mut dep_lists: [Vec<(usize, usize, Lit)>; 3] = Default::default();
+    let mut dep_lists: [Vec<(usize, usize, Lit)>; 4] = Default::default();
     for th in 0..p.threads.len() {
-        let mut out = unroll_thread(p, th, bound, &vocab, known, &inputs, pausing, sat)?;
+        let mut out = unroll_thread(p, th, bound, &vocab, pass, &inputs, pausing, sat)?;
         let base = events.len();
         if let Some(live) = &mut out.guarded.live {
             for (_, reads) in &mut live.spins {
@@ -1004,6 +1115,7 @@ fn unroll_with<'p>(
             events: (base..base + m).collect(),
             done: out.done,
             cut: out.cut,
+            ub: out.ub,
             sym: None,
             guarded: Some(out.guarded),
         });
@@ -1019,7 +1131,7 @@ fn unroll_with<'p>(
     let po_pairs: Vec<(usize, usize, Lit)> = po.into_iter().map(|(a, b)| (a, b, TRUE)).collect();
     let rels = [
         rel(&po_pairs, sat),
-        rel(&[], sat),
+        rel(&dep_lists[3], sat),
         rel(&dep_lists[0], sat),
         rel(&dep_lists[1], sat),
         rel(&dep_lists[2], sat),

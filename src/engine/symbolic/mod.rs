@@ -394,7 +394,7 @@ impl<'p> Enc<'p> {
                         PathEventKind::Fence => EventKind::Fence,
                         PathEventKind::Barrier { .. } => EventKind::Barrier,
                     };
-                    ev.instr == Some(pe.instr) && ev.kind == kind
+                    ev.instr == Some(pe.instr) && ev.kind == kind && ev.loc == pe.loc
                 })
         };
         let forced = Forced {
@@ -556,7 +556,7 @@ pub fn check_safety_stats(
     let mut enc = build(p, model, opts, &needed, None)?;
     let obs = observables(p);
     let complete = complete_lit(&mut enc);
-    if let Some((note, w)) = undefined_behaviour(&mut enc, model, complete, &mut stats)? {
+    if let Some((note, w)) = undefined_behaviour(&mut enc, model, &mut stats)? {
         fill_stats(&enc, &mut stats);
         return Ok((
             SafetyResult {
@@ -627,46 +627,37 @@ pub fn check_safety_stats(
     ))
 }
 
-/// A consistent execution in which some thread reaches `Unreachable`:
-/// the note naming it, and the witness.
+/// A consistent execution in which some thread reaches undefined
+/// behaviour (`Unreachable`, an address out of bounds): the note naming
+/// it, and the witness. The other threads need not be done (as in the
+/// explicit engine, `safety::note_ub`).
 fn undefined_behaviour(
     enc: &mut Enc<'_>,
     model: &Model,
-    complete: Lit,
     stats: &mut Stats,
 ) -> Result<Option<(String, Witness)>> {
-    let ubs: Vec<(usize, Lit)> = enc
+    let lits: Vec<Lit> = enc
         .u
         .threads
         .iter()
-        .enumerate()
-        .filter_map(|(i, t)| t.guarded.as_ref().map(|g| (i, g.ub)))
-        .filter(|&(_, l)| l != sat::FALSE)
+        .map(|t| t.ub)
+        .filter(|&l| l != sat::FALSE)
         .collect();
-    if ubs.is_empty() {
+    if lits.is_empty() {
         return Ok(None);
     }
-    let lits: Vec<Lit> = ubs.iter().map(|x| x.1).collect();
     let any = enc.sat.or(&lits);
-    if !solve_checked(enc, model, &[complete, any], stats)? {
+    if !solve_checked(enc, model, &[any], stats)? {
         return Ok(None);
     }
-    let p = enc.u.program;
-    let th = ubs
-        .iter()
-        .find(|(_, l)| enc.sat.value(*l))
-        .map_or(0, |x| x.0);
-    let t = &p.threads[th];
-    let line = t
-        .instrs
-        .iter()
-        .find(|i| matches!(i.kind, crate::ir::InstrKind::Unreachable))
-        .map_or(0, |i| i.pos.line);
-    let note = format!(
-        "undefined behaviour: thread {} reaches unreachable code (line {line})",
-        t.name
-    );
     let c = enc.concrete()?;
+    let refs: Vec<&ThreadPath> = c.paths.iter().collect();
+    let note = super::safety::ub_note(enc.u.program, &refs).ok_or_else(|| {
+        Error::new(
+            ErrorKind::Unsupported,
+            "unsupported: internal error: the replayed execution has no undefined behaviour",
+        )
+    })?;
     Ok(Some((note, witness_of(&c, vec![]))))
 }
 
@@ -711,7 +702,7 @@ pub fn check_races_stats(
     needed.extend(&flags);
     let mut enc = build(p, model, opts, &needed, None)?;
     let complete = complete_lit(&mut enc);
-    if let Some((note, w)) = undefined_behaviour(&mut enc, model, complete, &mut stats)? {
+    if let Some((note, w)) = undefined_behaviour(&mut enc, model, &mut stats)? {
         fill_stats(&enc, &mut stats);
         return Ok((
             RaceResult {
@@ -800,14 +791,11 @@ pub fn check_races_stats(
 pub fn prefer_symbolic(p: &Program) -> bool {
     use crate::ir::InstrKind;
     let instrs = || p.threads.iter().flat_map(|t| &t.instrs);
-    let mem = instrs()
-        .filter(|i| {
-            matches!(
-                i.kind,
-                InstrKind::Load { .. } | InstrKind::Store { .. } | InstrKind::Rmw { .. }
-            )
-        })
-        .count();
+    // An access at a run-time address counts once per cell it may reach.
+    let mem: usize = instrs()
+        .filter_map(|i| i.kind.addr())
+        .map(|a| a.cells().len())
+        .sum();
     let branches = instrs()
         .filter(|i| matches!(i.kind, InstrKind::Branch { .. }))
         .count();

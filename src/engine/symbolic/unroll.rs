@@ -61,6 +61,9 @@ pub struct ThreadUnroll {
     pub events: Vec<usize>,
     pub done: Lit,
     pub cut: Lit,
+    /// The thread reaches undefined behaviour (`Unreachable`, an address
+    /// out of bounds); it then counts as done.
+    pub ub: Lit,
     /// A straight-line thread encoded with read-value variables instead
     /// of one path per combination of read values (see [`straight_line`]).
     pub sym: Option<SymThread>,
@@ -93,19 +96,25 @@ fn read_combinations(
     t.instrs
         .iter()
         .filter_map(|i| match &i.kind {
-            InstrKind::Load { addr, .. } | InstrKind::Rmw { addr, .. } => {
-                dom.get(&p.locations[*addr].phys).map(|d| d.len() as f64)
-            }
+            InstrKind::Load { addr, .. } | InstrKind::Rmw { addr, .. } => Some(
+                addr.cells()
+                    .iter()
+                    .filter_map(|&c| dom.get(&p.locations[c].phys))
+                    .map(|d| d.len() as f64)
+                    .sum::<f64>(),
+            ),
             _ => None,
         })
         .product()
 }
 
-/// Whether `t` has no control flow, barriers, compare-and-swap or
-/// division (each thread path differs from the others only in values).
+/// Whether `t` has no control flow, barriers, compare-and-swap, division
+/// or run-time addresses (each thread path differs from the others only
+/// in values).
 fn straight_line(t: &crate::ir::Thread) -> bool {
     use crate::ir::{BinOp, RmwOp};
     t.instrs.iter().all(|i| match &i.kind {
+        k if k.addr().is_some_and(|a| a.index().is_some()) => false,
         InstrKind::Branch { .. }
         | InstrKind::Goto(_)
         | InstrKind::Barrier { .. }
@@ -193,11 +202,12 @@ fn abstract_domains(p: &Program) -> Result<crate::engine::paths::Domains> {
                 for ins in &t.instrs {
                     match &ins.kind {
                         InstrKind::Load { dst, addr } => {
-                            let d = dom
-                                .get(&p.locations[*addr].phys)
-                                .cloned()
-                                .unwrap_or_default();
-                            regs.entry(dst.clone()).or_default().extend(d);
+                            for &c in addr.cells() {
+                                let d = dom.get(&p.locations[c].phys).cloned();
+                                regs.entry(dst.clone())
+                                    .or_default()
+                                    .extend(d.unwrap_or_default());
+                            }
                         }
                         // Free inputs are refused before (`Unrolled::new`).
                         InstrKind::Input { dst, input } => {
@@ -218,7 +228,9 @@ fn abstract_domains(p: &Program) -> Result<crate::engine::paths::Domains> {
                         }
                         InstrKind::Store { addr, value } => {
                             let v = val(value, &regs);
-                            dom.entry(p.locations[*addr].phys).or_default().extend(v);
+                            for &c in addr.cells() {
+                                dom.entry(p.locations[c].phys).or_default().extend(&v);
+                            }
                         }
                         InstrKind::Rmw {
                             dst,
@@ -226,21 +238,23 @@ fn abstract_domains(p: &Program) -> Result<crate::engine::paths::Domains> {
                             op,
                             operand,
                         } => {
-                            let ph = p.locations[*addr].phys;
-                            let old = dom.get(&ph).cloned().unwrap_or_default();
                             let v = val(operand, &regs);
-                            let mut new = BTreeSet::new();
-                            for &o in &old {
-                                for &x in &v {
-                                    new.insert(match op {
-                                        RmwOp::Cas { .. } => x,
-                                        other => rmw_value(other, o, x),
-                                    });
+                            for &c in addr.cells() {
+                                let ph = p.locations[c].phys;
+                                let old = dom.get(&ph).cloned().unwrap_or_default();
+                                let mut new = BTreeSet::new();
+                                for &o in &old {
+                                    for &x in &v {
+                                        new.insert(match op {
+                                            RmwOp::Cas { .. } => x,
+                                            other => rmw_value(other, o, x),
+                                        });
+                                    }
                                 }
-                            }
-                            dom.entry(ph).or_default().extend(new);
-                            if let Some(d) = dst {
-                                regs.entry(d.clone()).or_default().extend(old);
+                                dom.entry(ph).or_default().extend(new);
+                                if let Some(d) = dst {
+                                    regs.entry(d.clone()).or_default().extend(old);
+                                }
                             }
                         }
                         _ => {}
@@ -281,7 +295,10 @@ pub struct Unrolled<'p> {
     pub inputs: Vec<super::bv::Bv>,
 }
 
-type Key = (usize, u8, usize);
+/// (instruction, kind code, occurrence, location): the location keeps
+/// accesses of one instruction to different cells (run-time addresses)
+/// apart, so `loc` stays static per potential event.
+type Key = (usize, u8, usize, usize);
 
 fn kind_code(k: &PathEventKind) -> u8 {
     match k {
@@ -292,9 +309,9 @@ fn kind_code(k: &PathEventKind) -> u8 {
     }
 }
 
-/// Merge keys of a path's events: (instruction, kind, occurrence). The
-/// write half of an RMW takes the occurrence of its read half, so `rmw`
-/// pairs are the same in every path.
+/// Merge keys of a path's events: (instruction, kind, occurrence,
+/// location). The write half of an RMW takes the occurrence of its read
+/// half, so `rmw` pairs are the same in every path.
 fn keys(path: &ThreadPath) -> Vec<Key> {
     let mut count: HashMap<(usize, u8), usize> = HashMap::new();
     let mut out: Vec<Key> = Vec::with_capacity(path.events.len());
@@ -308,7 +325,7 @@ fn keys(path: &ThreadPath) -> Vec<Key> {
                 *c - 1
             }
         };
-        out.push((e.instr, code, occ));
+        out.push((e.instr, code, occ, e.loc.unwrap_or(usize::MAX)));
     }
     out
 }
@@ -527,7 +544,7 @@ impl<'p> Unrolled<'p> {
             sat.exactly_one(&sel);
             let path_base = all_sel.len();
             all_sel.extend(&sel);
-            for &(instr, code, _) in &order {
+            for &(instr, code, _, at) in &order {
                 let ins = &th.instrs[instr];
                 let kind = match code {
                     0 => EventKind::Read,
@@ -536,12 +553,7 @@ impl<'p> Unrolled<'p> {
                     _ => EventKind::Barrier,
                 };
                 let tags = tags_of(&vocab, ins, kind);
-                let loc = match &ins.kind {
-                    InstrKind::Load { addr, .. }
-                    | InstrKind::Store { addr, .. }
-                    | InstrKind::Rmw { addr, .. } => Some(*addr),
-                    _ => None,
-                };
+                let loc = (at != usize::MAX).then_some(at);
                 let arrive = matches!(ins.kind, InstrKind::Barrier { arrive: true, .. });
                 let index = events.len() - base;
                 events.push(SymEvent {
@@ -572,7 +584,7 @@ impl<'p> Unrolled<'p> {
             let mut ids: HashMap<usize, Vec<(i64, Lit)>> = HashMap::new();
             let mut counts: HashMap<usize, Vec<(Option<i64>, Lit)>> = HashMap::new();
             let mut stuck: HashMap<usize, Vec<Lit>> = HashMap::new();
-            let (mut done, mut cut) = (Vec::new(), Vec::new());
+            let (mut done, mut cut, mut ub) = (Vec::new(), Vec::new(), Vec::new());
             for (pi, path) in paths.iter().enumerate() {
                 let gp = path_base + pi;
                 let s = sel[pi];
@@ -609,6 +621,9 @@ impl<'p> Unrolled<'p> {
                             dep_paths[3].entry((r_ev, g)).or_default().push(gp);
                         }
                     }
+                }
+                if path.ub.is_some() {
+                    ub.push(s);
                 }
                 match path.end {
                     PathEnd::Done => done.push(s),
@@ -651,6 +666,7 @@ impl<'p> Unrolled<'p> {
             }
             let done = sat.or(&done);
             let cut = sat.or(&cut);
+            let ub = sat.or(&ub);
             threads.push(ThreadUnroll {
                 paths,
                 sel,
@@ -658,6 +674,7 @@ impl<'p> Unrolled<'p> {
                 events: (base..events.len()).collect(),
                 done,
                 cut,
+                ub,
                 sym: sym_thread,
                 guarded: None,
             });
@@ -832,8 +849,11 @@ fn symbolic_path(
         spinning: false,
     };
     for (i, ins) in t.instrs.iter().enumerate() {
+        // Straight-line threads have fixed addresses only.
+        let fixed = |a: &crate::ir::Addr| a.fixed().expect("straight-line: fixed address");
         match &ins.kind {
             InstrKind::Load { dst, addr } => {
+                let addr = &fixed(addr);
                 let d: Vec<i64> = dom
                     .get(&p.locations[*addr].phys)
                     .map(|s| s.iter().copied().collect())
@@ -845,7 +865,7 @@ fn symbolic_path(
                 taint.insert(dst.clone(), vec![events.len() - 1]);
             }
             InstrKind::Store { addr, value } => {
-                let mut e = ev(PathEventKind::Write, i, Some(*addr));
+                let mut e = ev(PathEventKind::Write, i, Some(fixed(addr)));
                 e.data_deps = deps(value, &taint);
                 events.push(e);
                 values.push(operand(value, &regs));
@@ -856,6 +876,7 @@ fn symbolic_path(
                 op,
                 operand: o,
             } => {
+                let addr = &fixed(addr);
                 let d: Vec<i64> = dom
                     .get(&p.locations[*addr].phys)
                     .map(|s| s.iter().copied().collect())
@@ -901,6 +922,7 @@ fn symbolic_path(
         regs: reg_list.iter().map(|(r, _)| (r.clone(), 0)).collect(),
         undefs: vec![],
         end: PathEnd::Done,
+        ub: None,
     };
     (
         path,

@@ -182,7 +182,7 @@ fn memory(cx: &mut Cx, parts: &[&str], args: &[Arg]) -> Result<(InstrKind, Vec<S
             if let Opnd::Name(_) = args[1].v {
                 InstrKind::Load {
                     dst,
-                    addr: cx.loc(&args[1])?,
+                    addr: cx.loc(&args[1])?.into(),
                 }
             } else {
                 // `ld r0, 1`: register assignment, no event.
@@ -192,7 +192,7 @@ fn memory(cx: &mut Cx, parts: &[&str], args: &[Arg]) -> Result<(InstrKind, Vec<S
         "st" => {
             cx.arity(args, &[2])?;
             InstrKind::Store {
-                addr: cx.loc(&args[0])?,
+                addr: cx.loc(&args[0])?.into(),
                 value: cx.val(&args[1])?,
             }
         }
@@ -214,7 +214,7 @@ fn memory(cx: &mut Cx, parts: &[&str], args: &[Arg]) -> Result<(InstrKind, Vec<S
                 cx.arity(args, &[2])?;
                 (None, args)
             };
-            let addr = cx.loc(&rest[0])?;
+            let addr = cx.loc(&rest[0])?.into();
             let (op, operand) = if is_cas {
                 (
                     RmwOp::Cas {
@@ -252,13 +252,13 @@ fn proxy_access(cx: &mut Cx, parts: &[&str], args: &[Arg]) -> Result<(InstrKind,
     cx.arity(args, &[2])?;
     let kind = if parts[0] == "sust" {
         InstrKind::Store {
-            addr: cx.loc(&args[0])?,
+            addr: cx.loc(&args[0])?.into(),
             value: cx.val(&args[1])?,
         }
     } else {
         InstrKind::Load {
             dst: cx.reg(&args[0])?,
-            addr: cx.loc(&args[1])?,
+            addr: cx.loc(&args[1])?.into(),
         }
     };
     Ok((kind, vec!["WEAK".to_string(), proxy.to_string()]))

@@ -4,7 +4,8 @@
 use super::parse;
 use crate::diag::{Error, ErrorKind};
 use crate::ir::{
-    Arch, BinOp, CmpOp, Cond, Instr, InstrKind, Operand, Pos, Program, Quantifier, RmwOp, Term,
+    Addr, Arch, BinOp, CmpOp, Cond, Instr, InstrKind, Operand, Pos, Program, Quantifier, RmwOp,
+    Term,
 };
 use std::path::{Path, PathBuf};
 
@@ -560,20 +561,20 @@ fn ptx_loads_and_stores() {
         one(Arch::Ptx, "ld.acquire.sys r3, y").kind,
         InstrKind::Load {
             dst: "r3".into(),
-            addr: 1
+            addr: Addr::Fixed(1)
         }
     );
     assert_eq!(
         one(Arch::Ptx, "st.weak x, r1").kind,
         InstrKind::Store {
-            addr: 0,
+            addr: Addr::Fixed(0),
             value: reg("r1")
         }
     );
     assert_eq!(
         one(Arch::Ptx, "st.rel.gpu x, -2").kind,
         InstrKind::Store {
-            addr: 0,
+            addr: Addr::Fixed(0),
             value: Operand::Const(-2)
         }
     );
@@ -618,7 +619,7 @@ fn ptx_atomics() {
         i.kind,
         InstrKind::Rmw {
             dst: Some("r1".into()),
-            addr: 0,
+            addr: Addr::Fixed(0),
             op: RmwOp::Add,
             operand: Operand::Const(1)
         }
@@ -632,7 +633,7 @@ fn ptx_atomics() {
         i.kind,
         InstrKind::Rmw {
             dst: Some("r1".into()),
-            addr: 1,
+            addr: Addr::Fixed(1),
             op: RmwOp::Cas {
                 expected: Operand::Const(1)
             },
@@ -675,7 +676,7 @@ fn ptx_atomics() {
         i.kind,
         InstrKind::Rmw {
             dst: None,
-            addr: 0,
+            addr: Addr::Fixed(0),
             op: RmwOp::Sub,
             operand: reg("r3")
         }
@@ -702,7 +703,7 @@ fn ptx_proxy_accesses() {
     assert_eq!(
         p.threads[0].instrs[0].kind,
         InstrKind::Store {
-            addr: 1,
+            addr: Addr::Fixed(1),
             value: Operand::Const(1)
         }
     );
@@ -710,7 +711,7 @@ fn ptx_proxy_accesses() {
         p.threads[0].instrs[3].kind,
         InstrKind::Load {
             dst: "r2".into(),
-            addr: 3
+            addr: Addr::Fixed(3)
         }
     );
 }
@@ -946,7 +947,7 @@ fn vulkan_accesses() {
         one(Arch::Vulkan, "rmw.atom.wg.sc0 r0, y, 1").kind,
         InstrKind::Rmw {
             dst: Some("r0".into()),
-            addr: 1,
+            addr: Addr::Fixed(1),
             op: RmwOp::Exch,
             operand: Operand::Const(1)
         }

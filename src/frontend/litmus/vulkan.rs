@@ -230,7 +230,7 @@ fn access(cx: &mut Cx, parts: &[&str], args: &[Arg]) -> Result<(InstrKind, Vec<S
             if let Opnd::Name(_) = args[1].v {
                 InstrKind::Load {
                     dst,
-                    addr: cx.loc(&args[1])?,
+                    addr: cx.loc(&args[1])?.into(),
                 }
             } else {
                 // `ld.sc0 r3, 1`: register assignment, no event.
@@ -240,7 +240,7 @@ fn access(cx: &mut Cx, parts: &[&str], args: &[Arg]) -> Result<(InstrKind, Vec<S
         "st" => {
             cx.arity(args, &[2])?;
             InstrKind::Store {
-                addr: cx.loc(&args[0])?,
+                addr: cx.loc(&args[0])?.into(),
                 value: cx.val(&args[1])?,
             }
         }
@@ -249,7 +249,7 @@ fn access(cx: &mut Cx, parts: &[&str], args: &[Arg]) -> Result<(InstrKind, Vec<S
             let is_cas = matches!(op, RmwOp::Cas { .. });
             cx.arity(args, if is_cas { &[4] } else { &[3] })?;
             let dst = Some(cx.reg(&args[0])?);
-            let addr = cx.loc(&args[1])?;
+            let addr = cx.loc(&args[1])?.into();
             let (op, operand) = if is_cas {
                 (
                     RmwOp::Cas {

@@ -374,7 +374,7 @@ pub(super) fn flatten_val(
                 flatten_val(m, mt, x, base + mo, pos, out, depth + 1)?;
             }
         }
-        (Type::Pointer { .. }, _) | (_, Val::Ptr(_)) => {
+        (Type::Pointer { .. }, _) | (_, Val::Ptr(_) | Val::DynPtr(_)) => {
             return Err(Error::unsupported(pos, "pointers stored in memory"));
         }
         (other, _) => {

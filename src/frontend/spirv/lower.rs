@@ -14,7 +14,8 @@
 //! Loops. A loop whose iterations are decided by known values (no branch
 //! on a register leaves the loop from inside the iteration) is unrolled
 //! while translating, so loop counters stay known and addresses stay
-//! static. When a branch on a register may leave the loop, the iteration
+//! static (an index in a register makes a run-time address, see
+//! [`address`]). When a branch on a register may leave the loop, the iteration
 //! must lead back to the same header spec: the parts of the state that
 //! differ (phis of the header, Private/Function cells, barrier counters)
 //! are *generalised* into fixed registers and the invocation is translated
@@ -39,13 +40,16 @@
 //! every jump to an earlier label is a loop back-edge (the engine's
 //! definition of a loop) and every other jump goes forward.
 
+mod address;
+
 use super::inputs::FreeInputs;
-use super::layout::{self, bytes, Memory, ADDR_MASK};
+use super::layout::{self, bytes, Memory};
 use super::module::{Class, Id, Module, Type};
 use super::tags::{self, Access, Tags};
 use super::value::{fold, sext, value_type, Ptr, Region, Val};
 use crate::diag::{Error, Result};
 use crate::ir::{BinOp, CmpOp, Instr, InstrKind, Operand, Pos, RmwOp, ValueType};
+use address::PtrArg;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
@@ -87,6 +91,9 @@ pub(super) struct Shared<'m> {
     pub private_init: PrivateInit,
     /// Read-only scalars without a value: the program's free inputs.
     pub inputs: FreeInputs,
+    /// Per shared variable given initial values: the end of the last one
+    /// (the length of a buffer ending in a runtime array).
+    pub init_end: HashMap<Id, u64>,
 }
 
 /// State that may be generalised into a fixed register.
@@ -237,6 +244,7 @@ struct Lowerer<'a, 'm> {
     ro: &'a HashMap<(Id, u64), (u32, i64)>,
     private_init: &'a PrivateInit,
     inputs: &'a mut FreeInputs,
+    init_end: &'a HashMap<Id, u64>,
     inv: Invocation,
     slots: &'a HashSet<Slot>,
     /// Read-only contents specific to this invocation (built-ins).
@@ -302,6 +310,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             ro: &sh.ro,
             private_init: &sh.private_init,
             inputs: &mut sh.inputs,
+            init_end: &sh.init_end,
             inv: *inv,
             slots,
             ro_inv,
@@ -384,7 +393,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             Val::Comp(_) => {
                 Err(Error::semantic(self.pos(), "expected a scalar, found a composite").into())
             }
-            Val::Ptr(_) => Err(Error::unsupported(self.pos(), "pointer used as an integer").into()),
+            Val::Ptr(_) | Val::DynPtr(_) => {
+                Err(Error::unsupported(self.pos(), "pointer used as an integer").into())
+            }
         }
     }
 
@@ -583,13 +594,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             _ => Err(
                 Error::semantic(self.m.arg_pos(li, k), format!("{what} must be an integer")).into(),
             ),
-        }
-    }
-
-    fn ptr_arg(&self, st: &State, li: usize, k: usize) -> R<Ptr> {
-        match self.arg(st, li, k)? {
-            Val::Ptr(p) => Ok(p),
-            _ => Err(Error::semantic(self.m.arg_pos(li, k), "expected a pointer").into()),
         }
     }
 
@@ -1227,76 +1231,20 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             "OpAccessChain"
             | "OpInBoundsAccessChain"
             | "OpPtrAccessChain"
-            | "OpInBoundsPtrAccessChain" => {
-                let mut p = self.ptr_arg(st, li, 1)?;
-                let mut ty = self.pointee(li, 1)?;
-                let mut k = 2;
-                if op.contains("Ptr") {
-                    let base_ty = m.type_of(m.arg_id(li, 1)?, m.arg_pos(li, 1))?;
-                    let stride = match m.deco_lit(base_ty, "ArrayStride") {
-                        Some(s) => u64::try_from(s).unwrap_or(0),
-                        None => m.stride(base_ty, pos)?,
-                    };
-                    let e = self.index(st, li, k)?;
-                    p.offset = p.offset.wrapping_add((e as u64).wrapping_mul(stride)) & ADDR_MASK;
-                    k += 1;
-                }
-                while k < m.nargs(li) {
-                    let ipos = m.arg_pos(li, k);
-                    match &*m.ty(ty, ipos)? {
-                        Type::Struct { members } => {
-                            let i = self.index(st, li, k)?;
-                            let ix = usize::try_from(i).unwrap_or(usize::MAX);
-                            let Some(&mt) = members.get(ix) else {
-                                return Err(Error::semantic(
-                                    ipos,
-                                    format!("struct has no member {i}"),
-                                )
-                                .into());
-                            };
-                            p.offset =
-                                p.offset.wrapping_add(m.member_offset(ty, ix, ipos)?) & ADDR_MASK;
-                            ty = mt;
-                        }
-                        Type::Vector { elem, .. } => {
-                            let i = self.index(st, li, k)?;
-                            let es = m.size_of(*elem, ipos)?;
-                            p.offset =
-                                p.offset.wrapping_add((i as u64).wrapping_mul(es)) & ADDR_MASK;
-                            ty = *elem;
-                        }
-                        Type::Array { elem, .. } | Type::RuntimeArray { elem } => {
-                            let i = self.index(st, li, k)?;
-                            let s = m.stride(ty, ipos)?;
-                            p.offset =
-                                p.offset.wrapping_add((i as u64).wrapping_mul(s)) & ADDR_MASK;
-                            ty = *elem;
-                        }
-                        other => {
-                            return Err(Error::semantic(
-                                ipos,
-                                format!("cannot index into {}", m.describe(other)),
-                            )
-                            .into())
-                        }
-                    }
-                    k += 1;
-                }
-                self.bind(st, li, Val::Ptr(p))
-            }
+            | "OpInBoundsPtrAccessChain" => self.access_chain(st, li, &op, out),
             "OpLoad" => {
                 let rid = m.result(li)?;
                 let rty = m.arg_id(li, 0)?;
-                let p = self.ptr_arg(st, li, 1)?;
-                let tags = self.access_tags(st, li, 2, p.region, false)?;
+                let p = self.ptr_any(st, li, 1)?;
+                let tags = self.access_tags(st, li, 2, p.region(), false)?;
                 let v = self.load(st, p, rty, tags, rid, out)?;
                 self.bind(st, li, v)
             }
             "OpStore" => {
-                let p = self.ptr_arg(st, li, 0)?;
+                let p = self.ptr_any(st, li, 0)?;
                 let ty = self.pointee(li, 0)?;
                 let v = self.arg(st, li, 1)?;
-                let tags = self.access_tags(st, li, 2, p.region, true)?;
+                let tags = self.access_tags(st, li, 2, p.region(), true)?;
                 self.store(st, p, ty, v, tags, out)
             }
             "OpCopyObject" => {
@@ -1444,7 +1392,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         }
     }
 
-    /// A known index operand (an address must not depend on a load).
+    /// A known component index (of a vector value in registers).
     fn index(&self, st: &State, li: usize, k: usize) -> R<i64> {
         match self.arg(st, li, k)? {
             Val::Int(v) => Ok(v),
@@ -1456,7 +1404,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 };
                 Err(Error::unsupported(
                     self.m.arg_pos(li, k),
-                    format!("address depends on {}{why}", self.origin(&r)),
+                    format!(
+                        "vector component index that depends on {}{why}",
+                        self.origin(&r)
+                    ),
                 )
                 .into())
             }
@@ -1505,9 +1456,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let d = self.local(out, dst, BinOp::Mul, &d, c)?;
                 self.local(out, dst, BinOp::Add, &d, b)
             }
-            (Val::Reg(_), Val::Ptr(_), _) | (Val::Reg(_), _, Val::Ptr(_)) => {
-                Err(Error::unsupported(self.pos(), "pointer selected by a loaded value").into())
-            }
+            (Val::Reg(_), Val::Ptr(_) | Val::DynPtr(_), _)
+            | (Val::Reg(_), _, Val::Ptr(_) | Val::DynPtr(_)) => self.select_ptr(out, c, a, b),
             _ => Err(Error::semantic(self.pos(), "operands of a select do not match").into()),
         }
     }
@@ -1752,7 +1702,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     fn load(
         &mut self,
         st: &mut State,
-        p: Ptr,
+        p: PtrArg,
         ty: Id,
         tags: Vec<String>,
         rid: Id,
@@ -1762,11 +1712,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let pos = self.pos();
         let base = self.fresh(rid);
         let scalar = matches!(&*m.ty(ty, pos)?, Type::Bool | Type::Int { .. });
+        // Scalars at offsets relative to the pointer.
         let mut scalars: Vec<(u64, u32)> = Vec::new();
         layout::gather(
             m,
             ty,
-            p.offset,
+            0,
             pos,
             &mut |off, w| {
                 scalars.push((off, w));
@@ -1781,17 +1732,25 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             } else {
                 Rc::from(format!("{base}.{i}"))
             };
-            let v = match p.region {
-                Region::ReadOnly { var } => self.ro_read(var, off, w)?,
-                Region::Local { var } => self.local_read(st, var, off, w, Some(dst), out)?,
-                Region::Shared { .. } => {
-                    let cell = self.mem.cell(p.region, off, w);
+            let v = match (&p, p.region()) {
+                (PtrArg::Static(sp), Region::ReadOnly { var }) => {
+                    self.ro_read(var, sp.offset.wrapping_add(off) & layout::ADDR_MASK, w)?
+                }
+                (PtrArg::Static(sp), Region::Local { var }) => {
+                    let at = sp.offset.wrapping_add(off) & layout::ADDR_MASK;
+                    self.local_read(st, var, at, w, Some(dst), out)?
+                }
+                (PtrArg::Dyn(_), r @ (Region::ReadOnly { .. } | Region::Local { .. })) => {
+                    return Err(self.not_shared(r))
+                }
+                (_, Region::Shared { .. }) => {
+                    let addr = self.mem_addr(&p, off, w)?;
                     self.cmp_origin.remove(&dst);
                     self.push(
                         out,
                         InstrKind::Load {
                             dst: dst.to_string(),
-                            addr: cell,
+                            addr,
                         },
                         tags.clone(),
                     )?;
@@ -1804,7 +1763,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         Ok(layout::gather(
             m,
             ty,
-            p.offset,
+            0,
             pos,
             &mut |_, _| Ok(it.next().unwrap_or(Val::Int(0))),
             0,
@@ -1814,7 +1773,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     fn store(
         &mut self,
         st: &mut State,
-        p: Ptr,
+        p: PtrArg,
         ty: Id,
         v: Val,
         tags: Vec<String>,
@@ -1822,18 +1781,23 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     ) -> R<()> {
         let m = self.m;
         let pos = self.pos();
+        // Scalars at offsets relative to the pointer.
         let mut cells = Vec::new();
-        layout::flatten_val(m, ty, &v, p.offset, pos, &mut cells, 0)?;
+        layout::flatten_val(m, ty, &v, 0, pos, &mut cells, 0)?;
         for (off, w, x) in cells {
-            match p.region {
-                Region::ReadOnly { .. } => {
+            match (&p, p.region()) {
+                (_, Region::ReadOnly { .. }) => {
                     return Err(Error::semantic(pos, "store to read-only memory").into());
                 }
-                Region::Local { var } => self.local_write(st, var, off, w, x, out)?,
-                Region::Shared { .. } => {
-                    let cell = self.mem.cell(p.region, off, w);
+                (PtrArg::Static(sp), Region::Local { var }) => {
+                    let at = sp.offset.wrapping_add(off) & layout::ADDR_MASK;
+                    self.local_write(st, var, at, w, x, out)?
+                }
+                (PtrArg::Dyn(_), r @ Region::Local { .. }) => return Err(self.not_shared(r)),
+                (_, Region::Shared { .. }) => {
+                    let addr = self.mem_addr(&p, off, w)?;
                     let value = self.opnd(&x)?;
-                    self.push(out, InstrKind::Store { addr: cell, value }, tags.clone())?;
+                    self.push(out, InstrKind::Store { addr, value }, tags.clone())?;
                 }
             }
         }
@@ -1845,7 +1809,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let store = op == "OpAtomicStore";
         // Operand positions: stores have no result type.
         let (pk, sk) = if store { (0, 1) } else { (1, 2) };
-        let p = self.ptr_arg(st, li, pk)?;
+        let pa = self.ptr_any(st, li, pk)?;
         let ty = self.pointee(li, pk)?;
         let pos = self.pos();
         let w = m.scalar_width(ty, m.arg_pos(li, pk))?;
@@ -1864,7 +1828,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         if let Some(s) = tags::scope_tag(scope, m.arg_pos(li, sk))? {
             t.add(s);
         }
-        t.add(tags::class_tag(self.class_of(p.region)));
+        t.add(tags::class_tag(self.class_of(pa.region())));
         tags::sem_tags(&mut t, sem);
         // Operation and operand.
         let (rop, operand): (Option<RmwOp>, Option<Val>) = match op {
@@ -1893,7 +1857,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             "OpAtomicOr" => (Some(RmwOp::Or), Some(self.arg(st, li, 4)?)),
             "OpAtomicXor" => (Some(RmwOp::Xor), Some(self.arg(st, li, 4)?)),
             "OpAtomicUMin" | "OpAtomicUMax" => {
-                if matches!(p.region, Region::Shared { .. }) {
+                if matches!(pa.region(), Region::Shared { .. }) {
                     return Err(Error::unsupported(
                         pos,
                         format!("`{op}` on shared memory (IR min/max are signed)"),
@@ -1905,12 +1869,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             _ => return Err(Error::unsupported(pos, format!("opcode `{op}`")).into()),
         };
         let rid = if store { None } else { Some(m.result(li)?) };
-        match p.region {
+        match pa.region() {
             Region::ReadOnly { .. } => {
                 Err(Error::semantic(pos, "atomic on read-only memory").into())
             }
             Region::Shared { .. } => {
-                let cell = self.mem.cell(p.region, p.offset, w);
+                let addr = self.mem_addr(&pa, 0, w)?;
                 match (op, rop) {
                     ("OpAtomicLoad", _) => {
                         let dst = self.fresh(rid.expect("result"));
@@ -1919,7 +1883,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             out,
                             InstrKind::Load {
                                 dst: dst.to_string(),
-                                addr: cell,
+                                addr,
                             },
                             t.0,
                         )?;
@@ -1927,7 +1891,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     }
                     ("OpAtomicStore", _) => {
                         let value = self.opnd(&operand.expect("value"))?;
-                        self.push(out, InstrKind::Store { addr: cell, value }, t.0)
+                        self.push(out, InstrKind::Store { addr, value }, t.0)
                     }
                     (_, Some(rop)) => {
                         let dst = self.fresh(rid.expect("result"));
@@ -1937,7 +1901,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             out,
                             InstrKind::Rmw {
                                 dst: Some(dst.to_string()),
-                                addr: cell,
+                                addr,
                                 op: rop,
                                 operand,
                             },
@@ -1948,8 +1912,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     _ => Err(Error::unsupported(pos, format!("opcode `{op}`")).into()),
                 }
             }
-            Region::Local { var } => {
+            r @ Region::Local { var } => {
                 // Invocation-private memory: computed in registers.
+                let PtrArg::Static(p) = pa else {
+                    return Err(self.not_shared(r));
+                };
                 let old = self.local_read(st, var, p.offset, w, None, out)?;
                 if op == "OpAtomicLoad" {
                     return self.bind(st, li, old);
@@ -2471,6 +2438,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
         };
         for x in code {
+            if let Some(ix) = x.kind.addr().and_then(|a| a.index()) {
+                note(ix);
+            }
             match &x.kind {
                 InstrKind::Store { value, .. } => note(value),
                 InstrKind::Rmw { op, operand, .. } => {
@@ -2601,7 +2571,7 @@ fn slot_val(base: &str, v: &Val, pos: Pos) -> Result<Val> {
             }
             Ok(Val::Comp(ys.into()))
         }
-        Val::Ptr(_) => Err(Error::unsupported(
+        Val::Ptr(_) | Val::DynPtr(_) => Err(Error::unsupported(
             pos,
             "pointer-valued phi carried around a loop",
         )),
@@ -2670,6 +2640,9 @@ fn tidy(mut v: Vec<Instr>) -> Vec<Instr> {
             }
         };
         for x in &v {
+            if let Some(ix) = x.kind.addr().and_then(|a| a.index()) {
+                reg(ix, &mut live);
+            }
             match &x.kind {
                 InstrKind::Store { value, .. } => reg(value, &mut live),
                 InstrKind::Rmw { op, operand, .. } => {

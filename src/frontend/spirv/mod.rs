@@ -28,8 +28,9 @@
 //!   value: those are the program's free inputs (`inputs.rs`).
 //! * **Translation** is a partial evaluation per invocation (see
 //!   `lower.rs`): everything that does not depend on a value loaded from
-//!   shared memory is folded, so addresses are static; an address that
-//!   depends on a loaded value is `unsupported`.
+//!   shared memory is folded. An address indexed by a value computed at
+//!   run time is an IR [`crate::ir::Addr::Indexed`] over the cells of the
+//!   indexed array (`lower/address.rs`).
 //! * **Values** of `w`-bit integer types are kept sign-extended in `i64`;
 //!   constants in conditions are reduced to the width of the location they
 //!   are compared with (`-1` = `4294967295` for 32 bits).
@@ -48,7 +49,7 @@ mod value;
 
 use crate::diag::{Error, Result};
 use crate::ir::{
-    Arch, Assertion, Cond, InstrKind, Location, Operand, Placement, Pos, Program, Quantifier,
+    Addr, Arch, Assertion, Cond, InstrKind, Location, Operand, Placement, Pos, Program, Quantifier,
     RmwOp, Term, Thread, ValueType,
 };
 use header::{HCond, HTerm, HValue};
@@ -116,6 +117,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         ro: std::mem::take(&mut b.ro),
         private_init: std::mem::take(&mut b.private_init),
         inputs: Default::default(),
+        init_end: b.init_ends(),
     };
     let wg_size = grid.wg_size();
     for t in 0..grid.threads() {
@@ -182,7 +184,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
             match &mut i.kind {
                 InstrKind::Load { addr, .. }
                 | InstrKind::Store { addr, .. }
-                | InstrKind::Rmw { addr, .. } => *addr = remap[*addr],
+                | InstrKind::Rmw { addr, .. } => addr.map(|l| remap[l]),
                 _ => {}
             }
         }
@@ -506,6 +508,18 @@ impl<'m> Builder<'m> {
         self.set_values(id, vals, pos)
     }
 
+    /// Per shared variable with initial values, the end of the last one.
+    fn init_ends(&self) -> HashMap<Id, u64> {
+        let mut out: HashMap<Id, u64> = HashMap::new();
+        for (&(r, off), &(w, _)) in &self.init {
+            if let Region::Shared { var, .. } = r {
+                let e = out.entry(var).or_insert(0);
+                *e = (*e).max(off + bytes(w));
+            }
+        }
+        out
+    }
+
     /// Creates the cells of initialised shared memory.
     fn make_init_cells(&mut self) -> Result<()> {
         for key in self.init_order.clone() {
@@ -543,7 +557,9 @@ impl<'m> Builder<'m> {
         for t in threads {
             for i in &t.instrs {
                 if let InstrKind::Store { addr, .. } | InstrKind::Rmw { addr, .. } = &i.kind {
-                    writer.entry(*addr).or_insert(i.pos);
+                    for &c in addr.cells() {
+                        writer.entry(c).or_insert(i.pos);
+                    }
                 }
             }
         }
@@ -673,15 +689,17 @@ pub fn render(p: &Program) -> String {
     for (k, i) in p.inputs.iter().enumerate() {
         let _ = writeln!(s, "input {k} {} : {}", i.name, type_name(i.ty));
     }
-    let loc = |i: usize| {
-        p.locations
-            .get(i)
-            .map_or("?", |l| l.name.as_str())
-            .to_string()
-    };
     let op = |o: &Operand| match o {
         Operand::Reg(r) => r.clone(),
         Operand::Const(c) => c.to_string(),
+    };
+    let name = |i: usize| p.locations.get(i).map_or("?", |l| l.name.as_str());
+    let loc = |a: &Addr| match a {
+        Addr::Fixed(l) => name(*l).to_string(),
+        Addr::Indexed(x) => {
+            let cells: Vec<&str> = x.cells.iter().map(|&c| name(c)).collect();
+            format!("{}[{}: {}]", x.array, op(&x.index), cells.join(" "))
+        }
     };
     for t in &p.threads {
         let _ = writeln!(s, "thread {} @ {:?}", t.name, t.placement.ids);
@@ -691,8 +709,8 @@ pub fn render(p: &Program) -> String {
                     let _ = writeln!(s, "  {l}:");
                     continue;
                 }
-                InstrKind::Load { dst, addr } => format!("load {dst} = {}", loc(*addr)),
-                InstrKind::Store { addr, value } => format!("store {} = {}", loc(*addr), op(value)),
+                InstrKind::Load { dst, addr } => format!("load {dst} = {}", loc(addr)),
+                InstrKind::Store { addr, value } => format!("store {} = {}", loc(addr), op(value)),
                 InstrKind::Rmw {
                     dst,
                     addr,
@@ -703,14 +721,14 @@ pub fn render(p: &Program) -> String {
                     match rop {
                         RmwOp::Cas { expected } => format!(
                             "rmw.cas {d} = {}, expected {}, new {}",
-                            loc(*addr),
+                            loc(addr),
                             op(expected),
                             op(operand)
                         ),
                         other => format!(
                             "rmw.{} {d} = {}, {}",
                             format!("{other:?}").to_lowercase(),
-                            loc(*addr),
+                            loc(addr),
                             op(operand)
                         ),
                     }

@@ -4,7 +4,7 @@
 use super::header::{parse_cond, parse_headers, Grid, HCond, HTerm, HValue};
 use super::{parse, render};
 use crate::diag::{Error, ErrorKind};
-use crate::ir::{CmpOp, Cond, InstrKind, Operand, Pos, Program, Quantifier, Term};
+use crate::ir::{Addr, CmpOp, Cond, InstrKind, Operand, Pos, Program, Quantifier, Term};
 use std::path::Path;
 
 /// A module around a body: common types, constants and variables.
@@ -220,7 +220,7 @@ fn grid_placement_and_builtins() {
     assert_eq!(t5.len(), 1);
     match &t5[0].kind {
         InstrKind::Store { addr, value } => {
-            assert_eq!(p.locations[*addr].name, "%buf[0][5]");
+            assert_eq!(*addr, Addr::Fixed(p.location_id("%buf[0][5]").unwrap()));
             assert_eq!(*value, Operand::Const(5));
         }
         k => panic!("{k:?}"),
@@ -369,7 +369,7 @@ fn known_loops_are_unrolled() {
         .iter()
         .filter_map(|i| match &i.kind {
             InstrKind::Store { addr, value } => {
-                Some((p.locations[*addr].name.clone(), value.clone()))
+                Some((p.locations[addr.cells()[0]].name.clone(), value.clone()))
             }
             _ => None,
         })
@@ -527,7 +527,7 @@ fn function_calls_are_inlined() {
     assert_eq!(
         p.threads[0].instrs[0].kind,
         InstrKind::Store {
-            addr: 0,
+            addr: Addr::Fixed(0),
             value: Operand::Const(5)
         }
     );
@@ -674,29 +674,143 @@ fn malformed_input_positions() {
     }
 }
 
+// ----- addresses computed at run time --------------------------------------
+
+fn indexed(p: &Program, t: usize, line: u32) -> crate::ir::Indexed {
+    let i = p.threads[t]
+        .instrs
+        .iter()
+        .find(|i| i.pos.line == line && i.kind.addr().is_some())
+        .unwrap_or_else(|| panic!("no access at line {line}:\n{}", render(p)));
+    match i.kind.addr() {
+        Some(Addr::Indexed(x)) => (**x).clone(),
+        other => panic!("not indexed: {other:?}"),
+    }
+}
+
+fn names(p: &Program, cells: &[usize]) -> Vec<String> {
+    cells.iter().map(|&c| p.locations[c].name.clone()).collect()
+}
+
+/// `buf[x]`: an access over the cells of `buf`'s runtime array, as many
+/// as `@Input` gives, chosen by the loaded register.
 #[test]
-fn address_depending_on_a_load_is_unsupported() {
-    let src = kernel(
-        "",
-        "        %v = OpLoad %uint %x
+fn loaded_index_is_a_run_time_address() {
+    let body = "        %v = OpLoad %uint %x
         %a = OpAccessChain %p_sb %buf %c0 %v
+             OpStore %a %c1
+             OpReturn";
+    let src = kernel("; @Input: %buf = {{0, 0, 0}}", body);
+    let p = ok(&src);
+    let x = indexed(&p, 0, at(&src, "OpStore %a").line);
+    assert_eq!(x.index, reg("%v"));
+    assert_eq!(x.array, "%buf");
+    assert_eq!(
+        names(&p, &x.cells),
+        ["%buf[0][0]", "%buf[0][1]", "%buf[0][2]"]
+    );
+    assert!(render(&p).contains("store %buf[%v: %buf[0][0] %buf[0][1] %buf[0][2]] = 1"));
+    // Without `@Input` the runtime array has no known length.
+    let src = kernel("", body);
+    let e = err(&src);
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
+    assert!(
+        e.message
+            .contains("`%buf` is indexed at run time but its length is unknown"),
+        "{e}"
+    );
+    assert_eq!(
+        e.pos.map(|p| p.line),
+        Some(at(&src, "OpAccessChain %p_sb %buf").line)
+    );
+}
+
+/// An `OpUndef` index is an arbitrary one (a `Havoc`): the engines report
+/// the out-of-bounds values.
+#[test]
+fn undefined_index_is_an_arbitrary_run_time_index() {
+    let src = kernel(
+        "; @Input: %buf = {{0, 0}}",
+        "        %u = OpUndef %uint
+        %a = OpAccessChain %p_sb %buf %c0 %u
              OpStore %a %c1
              OpReturn",
     );
-    let e = err(&src);
-    assert_eq!(e.kind, ErrorKind::Unsupported);
-    assert!(
-        e.message.contains("address depends on a loaded value"),
-        "{e}"
+    let p = ok(&src);
+    assert_eq!(kinds(&p, 0)[0], havoc("%u"));
+    let x = indexed(&p, 0, at(&src, "OpStore %a").line);
+    assert_eq!(x.index, reg("%u"));
+    assert_eq!(x.cells.len(), 2);
+}
+
+/// What stays unsupported says exactly what.
+#[test]
+fn run_time_addresses_that_stay_unsupported() {
+    let two_d = "         %a2 = OpTypeArray %uint %c2
+        %a22 = OpTypeArray %a2 %c2
+      %p_wg22 = OpTypePointer Workgroup %a22
+         %w2 = OpVariable %p_wg22 Workgroup
+      %p_fnu = OpTypePointer Function %a2
+       %p_fu = OpTypePointer Function %uint";
+    let cases: &[(&str, &str)] = &[
+        (
+            "        %v = OpLoad %uint %x
+        %a = OpAccessChain %p_wg %w2 %v %v
+             OpStore %a %c1",
+            "a second index computed at run time in one address",
+        ),
+        (
+            "        %f = OpVariable %p_fnu Function
+        %v = OpLoad %uint %x
+        %a = OpAccessChain %p_fu %f %v
+             OpStore %a %c1",
+            "(Function storage) indexed by a value computed at run time",
+        ),
+        (
+            "        %v = OpLoad %uint %x
+        %c = OpIEqual %bool %v %c0
+        %a = OpAccessChain %p_sb %buf %c0 %v
+        %p = OpSelect %p_sb %c %a %y
+             OpStore %p %c1",
+            "pointer selected at run time between pointers that are not both known",
+        ),
+        (
+            "        %v = OpLoad %uint %x
+        %c = OpIEqual %bool %v %c0
+        %p = OpSelect %p_sb %c %x %wgv
+             OpStore %p %c1",
+            "between different storage classes",
+        ),
+    ];
+    for (body, msg) in cases {
+        let src = kernel_with(
+            "; @Input: %buf = {{0, 0}}",
+            two_d,
+            &format!("{body}\n             OpReturn"),
+        );
+        let e = err(&src);
+        assert_eq!(e.kind, ErrorKind::Unsupported, "{body}: {e}");
+        assert!(e.message.contains(msg), "{body}: {e}");
+        assert!(e.pos.is_some(), "{e}");
+    }
+}
+
+/// `OpSelect` of two pointers on a register: target 1 when the condition
+/// holds.
+#[test]
+fn selected_pointer_is_a_run_time_address() {
+    let src = kernel(
+        "",
+        "        %v = OpLoad %uint %x
+        %c = OpIEqual %bool %v %c0
+        %p = OpSelect %p_sb %c %x %y
+             OpStore %p %c1
+             OpReturn",
     );
-    let p = at(&src, "%c0 %v");
-    assert_eq!(
-        e.pos,
-        Some(Pos {
-            line: p.line,
-            col: p.col + 4
-        })
-    );
+    let p = ok(&src);
+    let x = indexed(&p, 0, at(&src, "OpStore %p").line);
+    assert_eq!(names(&p, &x.cells), ["%y", "%x"]);
+    assert_eq!(x.array, "%y or %x");
 }
 
 #[test]
@@ -801,7 +915,7 @@ fn havoc(r: &str) -> InstrKind {
 
 fn store_to(p: &Program, loc: &str, value: Operand) -> InstrKind {
     InstrKind::Store {
-        addr: p.location_id(loc).unwrap_or_else(|| panic!("no `{loc}`")),
+        addr: Addr::Fixed(p.location_id(loc).unwrap_or_else(|| panic!("no `{loc}`"))),
         value,
     }
 }
@@ -1063,24 +1177,11 @@ fn op_unreachable_is_lowered_to_unreachable() {
     );
 }
 
-/// What cannot be lowered stays a clear error: an address or a scope
-/// from an undefined value, an undefined pointer, an undefined initial
-/// value of read-only memory.
+/// What cannot be lowered stays a clear error: a scope from an undefined
+/// value, an undefined pointer, an undefined initial value of read-only
+/// memory.
 #[test]
 fn undefined_values_where_known_values_are_needed_are_unsupported() {
-    let src = kernel(
-        "",
-        "        %u = OpUndef %uint
-        %a = OpAccessChain %p_sb %buf %c0 %u
-             OpStore %a %c1
-             OpReturn",
-    );
-    let e = err(&src);
-    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
-    assert!(
-        e.message.contains("address depends on an undefined value"),
-        "{e}"
-    );
     let src = kernel(
         "",
         "        %u = OpUndef %uint

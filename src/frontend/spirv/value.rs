@@ -29,6 +29,21 @@ pub(super) struct Ptr {
     pub offset: u64,
 }
 
+/// A pointer chosen at run time: `targets[k]` when the register `index`
+/// holds `k`; any other value makes an access through it out of bounds.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct DynPtr {
+    pub index: Rc<str>,
+    pub targets: Rc<[Ptr]>,
+    /// Bytes between consecutive targets when they are the elements of
+    /// one array (pointer arithmetic with that stride moves the index).
+    pub step: Option<u64>,
+    /// A region of the targets' storage class (they share one), for tags.
+    pub region: Region,
+    /// What is indexed, for messages (`%buf`).
+    pub what: Rc<str>,
+}
+
 /// A value while translating.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Val {
@@ -39,6 +54,8 @@ pub(super) enum Val {
     /// Vector, array or struct.
     Comp(Rc<[Val]>),
     Ptr(Ptr),
+    /// A pointer that depends on a value computed at run time.
+    DynPtr(Rc<DynPtr>),
 }
 
 impl Val {

@@ -1,0 +1,439 @@
+//! Pointers and addresses: access chains, and pointers chosen at run time.
+//!
+//! An index known while translating moves a pointer's byte offset, as
+//! before. An index held in an IR register (a value loaded from shared
+//! memory, or computed from one) makes a [`DynPtr`]: the candidate
+//! pointers, one per element of the indexed array, and the register that
+//! chooses among them. An access through it becomes an IR access with an
+//! [`Addr::Indexed`] address: cell `k` for index `k`, any other index out
+//! of bounds (undefined behaviour, reported by the engines). The bounds
+//! are the array's: its length, a vector's component count, or — for a
+//! runtime array, whose length is the buffer's — the elements `@Input`
+//! gives. `OpSelect` between two pointers on a register condition is a
+//! `DynPtr` with two targets.
+
+use super::super::layout::ADDR_MASK;
+use super::super::module::{Id, Module, Type};
+use super::super::value::{DynPtr, Ptr, Region, Val};
+use super::{Lowerer, State, R};
+use crate::diag::Error;
+use crate::ir::{Addr, BinOp, Indexed, Instr, Operand, Pos};
+use std::rc::Rc;
+
+/// Candidate cells one run-time index may choose among.
+const MAX_TARGETS: u64 = 4096;
+
+/// A pointer operand: known, or chosen at run time.
+pub(super) enum PtrArg {
+    Static(Ptr),
+    Dyn(Rc<DynPtr>),
+}
+
+impl PtrArg {
+    /// A region of the pointee's storage class.
+    pub fn region(&self) -> Region {
+        match self {
+            PtrArg::Static(p) => p.region,
+            PtrArg::Dyn(d) => d.region,
+        }
+    }
+}
+
+/// An access chain's pointer while its indices are applied.
+enum Cur {
+    Static(Ptr),
+    Dyn {
+        index: Val,
+        targets: Vec<Ptr>,
+        step: Option<u64>,
+        region: Region,
+        what: Rc<str>,
+    },
+}
+
+fn var_of(r: Region) -> u32 {
+    match r {
+        Region::Shared { var, .. } | Region::Local { var } | Region::ReadOnly { var } => var,
+    }
+}
+
+fn shift(p: Ptr, by: u64) -> Ptr {
+    Ptr {
+        region: p.region,
+        offset: p.offset.wrapping_add(by) & ADDR_MASK,
+    }
+}
+
+impl Lowerer<'_, '_> {
+    /// Pointer operand `k` of line `li`.
+    pub(super) fn ptr_any(&self, st: &State, li: usize, k: usize) -> R<PtrArg> {
+        match self.arg(st, li, k)? {
+            Val::Ptr(p) => Ok(PtrArg::Static(p)),
+            Val::DynPtr(d) => Ok(PtrArg::Dyn(d)),
+            _ => Err(Error::semantic(self.m.arg_pos(li, k), "expected a pointer").into()),
+        }
+    }
+
+    /// The IR address of the `w`-bit scalar `rel` bytes past `p`.
+    pub(super) fn mem_addr(&mut self, p: &PtrArg, rel: u64, w: u32) -> R<Addr> {
+        match p {
+            PtrArg::Static(p) => Ok(Addr::Fixed(self.mem.cell(
+                p.region,
+                p.offset.wrapping_add(rel) & ADDR_MASK,
+                w,
+            ))),
+            PtrArg::Dyn(d) => {
+                if !matches!(d.region, Region::Shared { .. }) {
+                    return Err(self.not_shared(d.region));
+                }
+                let cells = d
+                    .targets
+                    .iter()
+                    .map(|t| self.mem.cell(t.region, shift(*t, rel).offset, w))
+                    .collect();
+                Ok(Addr::Indexed(Box::new(Indexed {
+                    index: Operand::Reg(d.index.to_string()),
+                    cells,
+                    array: d.what.to_string(),
+                })))
+            }
+        }
+    }
+
+    /// Invocation-private and read-only memory live in the translator, not
+    /// in IR locations: an index chosen at run time cannot address them.
+    pub(super) fn not_shared(&self, r: Region) -> super::Flow {
+        let class = self.class_of(r);
+        Error::unsupported(
+            self.pos(),
+            format!(
+                "`%{}` ({} storage) indexed by a value computed at run time",
+                self.m.name(var_of(r)),
+                class.name()
+            ),
+        )
+        .into()
+    }
+
+    /// `OpAccessChain`, `OpInBoundsAccessChain`, `OpPtrAccessChain`,
+    /// `OpInBoundsPtrAccessChain`.
+    pub(super) fn access_chain(
+        &mut self,
+        st: &mut State,
+        li: usize,
+        op: &str,
+        out: &mut Vec<Instr>,
+    ) -> R<()> {
+        let m = self.m;
+        let pos = m.line(li).pos();
+        let mut cur = match self.ptr_any(st, li, 1)? {
+            PtrArg::Static(p) => Cur::Static(p),
+            PtrArg::Dyn(d) => Cur::Dyn {
+                index: Val::Reg(d.index.clone()),
+                targets: d.targets.to_vec(),
+                step: d.step,
+                region: d.region,
+                what: d.what.clone(),
+            },
+        };
+        let mut ty = self.pointee(li, 1)?;
+        let mut k = 2;
+        if op.contains("Ptr") {
+            let base_ty = m.type_of(m.arg_id(li, 1)?, m.arg_pos(li, 1))?;
+            let stride = match m.deco_lit(base_ty, "ArrayStride") {
+                Some(s) => u64::try_from(s).unwrap_or(0),
+                None => m.stride(base_ty, pos)?,
+            };
+            let e = self.index_operand(st, li, k, out)?;
+            cur = self.element(cur, e, stride, out)?;
+            k += 1;
+        }
+        while k < m.nargs(li) {
+            let ipos = m.arg_pos(li, k);
+            let (elem, stride, len) = match &*m.ty(ty, ipos)? {
+                Type::Struct { members } => {
+                    let i = self.known(st, li, k, "struct member index")?;
+                    let ix = usize::try_from(i).unwrap_or(usize::MAX);
+                    let Some(&mt) = members.get(ix) else {
+                        return Err(
+                            Error::semantic(ipos, format!("struct has no member {i}")).into()
+                        );
+                    };
+                    let off = m.member_offset(ty, ix, ipos)?;
+                    cur = Self::offset(cur, off);
+                    ty = mt;
+                    k += 1;
+                    continue;
+                }
+                Type::Vector { elem, n } => (*elem, m.size_of(*elem, ipos)?, Some(u64::from(*n))),
+                Type::Array { elem, len } => (*elem, m.stride(ty, ipos)?, Some(*len)),
+                Type::RuntimeArray { elem } => (*elem, m.stride(ty, ipos)?, None),
+                other => {
+                    return Err(Error::semantic(
+                        ipos,
+                        format!("cannot index into {}", m.describe(other)),
+                    )
+                    .into())
+                }
+            };
+            cur = match (self.index_operand(st, li, k, out)?, cur) {
+                (Val::Int(i), cur) => Self::offset(cur, (i as u64).wrapping_mul(stride)),
+                (ix, Cur::Static(p)) => {
+                    let count = match len {
+                        Some(n) => n,
+                        None => self.runtime_length(p, stride)?,
+                    };
+                    self.dynamic(p, 0, count, stride, ix, out)?
+                }
+                (_, Cur::Dyn { .. }) => {
+                    return Err(Error::unsupported(
+                        ipos,
+                        "a second index computed at run time in one address",
+                    )
+                    .into())
+                }
+            };
+            ty = elem;
+            k += 1;
+        }
+        let v = match cur {
+            Cur::Static(p) => Val::Ptr(p),
+            Cur::Dyn {
+                index,
+                targets,
+                step,
+                region,
+                what,
+            } => {
+                let Val::Reg(index) = index else {
+                    return Err(Error::semantic(pos, "internal: a known run-time index").into());
+                };
+                Val::DynPtr(Rc::new(DynPtr {
+                    index,
+                    targets: targets.into(),
+                    step,
+                    region,
+                    what,
+                }))
+            }
+        };
+        self.bind(st, li, v)
+    }
+
+    /// An index operand: known, or a register (copied out of a loop's
+    /// fixed register, which later iterations overwrite).
+    fn index_operand(&mut self, st: &State, li: usize, k: usize, out: &mut Vec<Instr>) -> R<Val> {
+        match self.arg(st, li, k)? {
+            v @ Val::Int(_) => Ok(v),
+            v @ Val::Reg(_) => self.snapshot(out, v),
+            _ => Err(Error::semantic(self.m.arg_pos(li, k), "index must be an integer").into()),
+        }
+    }
+
+    /// Adds a known byte offset to every candidate.
+    fn offset(cur: Cur, by: u64) -> Cur {
+        match cur {
+            Cur::Static(p) => Cur::Static(shift(p, by)),
+            Cur::Dyn {
+                index,
+                targets,
+                step,
+                region,
+                what,
+            } => Cur::Dyn {
+                index,
+                targets: targets.into_iter().map(|t| shift(t, by)).collect(),
+                step,
+                region,
+                what,
+            },
+        }
+    }
+
+    /// The `Element` operand of a pointer access chain: `e` elements of
+    /// `stride` bytes past the pointer.
+    fn element(&mut self, cur: Cur, e: Val, stride: u64, out: &mut Vec<Instr>) -> R<Cur> {
+        match (e, cur) {
+            (Val::Int(i), Cur::Static(p)) => {
+                Ok(Cur::Static(shift(p, (i as u64).wrapping_mul(stride))))
+            }
+            (Val::Int(0), cur) => Ok(cur),
+            (e, Cur::Static(p)) => {
+                // The candidates are the elements of `stride` bytes in the
+                // whole variable, numbered from the one `p` points to.
+                let size = self
+                    .extent(p.region)
+                    .ok_or_else(|| self.unknown_length(p.region))?;
+                let stride = stride.max(1);
+                let before = p.offset / stride;
+                let first = p.offset % stride;
+                let count = size.saturating_sub(first).div_ceil(stride);
+                self.dynamic(
+                    Ptr {
+                        region: p.region,
+                        offset: first,
+                    },
+                    before as i64,
+                    count,
+                    stride,
+                    e,
+                    out,
+                )
+            }
+            (
+                e,
+                Cur::Dyn {
+                    index,
+                    targets,
+                    step: Some(s),
+                    region,
+                    what,
+                },
+            ) if s == stride => {
+                // Moving along the array the index chose: add to the index.
+                let dst = self.fresh_tmp();
+                let index = self.local(out, &dst, BinOp::Add, &index, &e)?;
+                Ok(Cur::Dyn {
+                    index,
+                    targets,
+                    step: Some(s),
+                    region,
+                    what,
+                })
+            }
+            _ => Err(Error::unsupported(
+                self.pos(),
+                "pointer arithmetic on a pointer chosen at run time (other than along its array)",
+            )
+            .into()),
+        }
+    }
+
+    /// A pointer to element `index + shift` of the `count` elements of
+    /// `stride` bytes from `base` (`shift`: the element `index` 0 denotes).
+    fn dynamic(
+        &mut self,
+        base: Ptr,
+        shift_by: i64,
+        count: u64,
+        stride: u64,
+        index: Val,
+        out: &mut Vec<Instr>,
+    ) -> R<Cur> {
+        if count > MAX_TARGETS {
+            return Err(Error::unsupported(
+                self.pos(),
+                format!(
+                    "an index computed at run time into `%{}` choosing among more than {MAX_TARGETS} elements",
+                    self.m.name(var_of(base.region))
+                ),
+            )
+            .into());
+        }
+        let index = if shift_by == 0 {
+            index
+        } else {
+            let dst = self.fresh_tmp();
+            self.local(out, &dst, BinOp::Add, &index, &Val::Int(shift_by))?
+        };
+        let targets = (0..count)
+            .map(|k| shift(base, k.wrapping_mul(stride)))
+            .collect();
+        Ok(Cur::Dyn {
+            index,
+            targets,
+            step: Some(stride),
+            region: base.region,
+            what: Rc::from(format!("%{}", self.m.name(var_of(base.region)))),
+        })
+    }
+
+    /// Elements of a runtime array at `p` in its buffer: those `@Input`
+    /// gives (the buffer's contents decide its length).
+    fn runtime_length(&self, p: Ptr, stride: u64) -> R<u64> {
+        let size = self
+            .extent(p.region)
+            .ok_or_else(|| self.unknown_length(p.region))?;
+        Ok(size.saturating_sub(p.offset).div_ceil(stride.max(1)))
+    }
+
+    fn unknown_length(&self, r: Region) -> super::Flow {
+        Error::unsupported(
+            self.pos(),
+            format!(
+                "`%{}` is indexed at run time but its length is unknown (a runtime array without `@Input` contents)",
+                self.m.name(var_of(r))
+            ),
+        )
+        .into()
+    }
+
+    /// The bytes of the variable of region `r`: its type's size, or up to
+    /// the last initial value given when it ends in a runtime array.
+    fn extent(&self, r: Region) -> Option<u64> {
+        let var: Id = var_of(r);
+        let (_, pointee) = self.vars.get(&var)?;
+        let pos = self.pos();
+        let sized = self.m.size_of(*pointee, pos).ok()?;
+        let init = self.init_end.get(&var).copied();
+        if has_runtime_array(self.m, *pointee, pos) {
+            init.map(|e| e.max(sized))
+        } else {
+            Some(sized)
+        }
+    }
+
+    /// `OpSelect` between two pointers on a register condition `c`.
+    pub(super) fn select_ptr(&mut self, out: &mut Vec<Instr>, c: &Val, a: &Val, b: &Val) -> R<Val> {
+        let (Val::Ptr(a), Val::Ptr(b)) = (a, b) else {
+            return Err(Error::unsupported(
+                self.pos(),
+                "pointer selected at run time between pointers that are not both known",
+            )
+            .into());
+        };
+        if self.class_of(a.region) != self.class_of(b.region) {
+            return Err(Error::unsupported(
+                self.pos(),
+                "pointer selected at run time between different storage classes",
+            )
+            .into());
+        }
+        // Target 1 when the condition holds (booleans are 0 or 1; `!= 0`
+        // also makes an undefined condition choose one of the two).
+        let dst = self.fresh_tmp();
+        let Val::Reg(index) = self.local(out, &dst, BinOp::Ne, c, &Val::Int(0))? else {
+            return Err(Error::semantic(self.pos(), "internal: a known select condition").into());
+        };
+        let name = |p: &Ptr| format!("%{}", self.m.name(var_of(p.region)));
+        let what = if var_of(a.region) == var_of(b.region) {
+            name(a)
+        } else {
+            format!("{} or {}", name(b), name(a))
+        };
+        Ok(Val::DynPtr(Rc::new(DynPtr {
+            index,
+            targets: Rc::from(vec![*b, *a]),
+            step: None,
+            region: a.region,
+            what: Rc::from(what),
+        })))
+    }
+}
+
+/// Whether `ty` (or its last struct member, recursively) is a runtime
+/// array.
+fn has_runtime_array(m: &Module, ty: Id, pos: Pos) -> bool {
+    let mut ty = ty;
+    for _ in 0..64 {
+        match m.ty(ty, pos).as_deref() {
+            Ok(Type::RuntimeArray { .. }) => return true,
+            Ok(Type::Struct { members }) => match members.last() {
+                Some(&last) => ty = last,
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
+    false
+}

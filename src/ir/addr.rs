@@ -1,0 +1,101 @@
+//! Addresses of memory instructions: a location fixed before the program
+//! runs, or one chosen at run time by an index register.
+
+use super::{LocId, Operand};
+
+/// Where a `Load`, `Store` or `Rmw` accesses memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Addr {
+    /// A location known before the program runs (every litmus access).
+    Fixed(LocId),
+    /// A location chosen by a value computed at run time (SPIR-V
+    /// `a[b[tid]]`).
+    Indexed(Box<Indexed>),
+}
+
+/// An access to one cell of an array, chosen by an index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Indexed {
+    /// The access reaches `cells[k]` when the index is `k`; any other
+    /// value is an out-of-bounds access, which is undefined behaviour.
+    pub index: Operand,
+    pub cells: Vec<LocId>,
+    /// What is indexed, for messages (`%buf[0]`).
+    pub array: String,
+}
+
+impl Addr {
+    /// The locations the access may reach.
+    pub fn cells(&self) -> &[LocId] {
+        match self {
+            Addr::Fixed(l) => std::slice::from_ref(l),
+            Addr::Indexed(x) => &x.cells,
+        }
+    }
+
+    /// The location, when it is fixed.
+    pub fn fixed(&self) -> Option<LocId> {
+        match self {
+            Addr::Fixed(l) => Some(*l),
+            Addr::Indexed(_) => None,
+        }
+    }
+
+    /// The index operand of a run-time address.
+    pub fn index(&self) -> Option<&Operand> {
+        match self {
+            Addr::Fixed(_) => None,
+            Addr::Indexed(x) => Some(&x.index),
+        }
+    }
+
+    /// The location reached when the index has value `v` (a fixed address
+    /// ignores it); `None`: out of bounds.
+    pub fn resolve(&self, v: i64) -> Option<LocId> {
+        match self {
+            Addr::Fixed(l) => Some(*l),
+            Addr::Indexed(x) => usize::try_from(v)
+                .ok()
+                .and_then(|k| x.cells.get(k).copied()),
+        }
+    }
+
+    /// Renames every location through `f`.
+    pub fn map(&mut self, f: impl Fn(LocId) -> LocId) {
+        match self {
+            Addr::Fixed(l) => *l = f(*l),
+            Addr::Indexed(x) => {
+                for c in &mut x.cells {
+                    *c = f(*c);
+                }
+            }
+        }
+    }
+}
+
+impl From<LocId> for Addr {
+    fn from(l: LocId) -> Addr {
+        Addr::Fixed(l)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolve_in_and_out_of_bounds() {
+        let a = Addr::Indexed(Box::new(Indexed {
+            index: Operand::Reg("r".into()),
+            cells: vec![4, 7],
+            array: "a".into(),
+        }));
+        assert_eq!(a.resolve(0), Some(4));
+        assert_eq!(a.resolve(1), Some(7));
+        assert_eq!(a.resolve(2), None);
+        assert_eq!(a.resolve(-1), None);
+        assert_eq!(a.cells(), &[4, 7]);
+        assert_eq!(Addr::Fixed(3).resolve(99), Some(3));
+        assert_eq!(Addr::Fixed(3).cells(), &[3]);
+    }
+}
