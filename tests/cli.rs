@@ -51,6 +51,25 @@ fn check_example_human_and_json() {
     assert!(v["witness"]["events"].as_array().unwrap().len() >= 4);
 }
 
+/// The shipped GPUVerify-style kernel: the race needs the unset push
+/// constant `n` to be non-zero, and the witness says which `n` it chose.
+#[test]
+fn example_race_needs_a_free_input() {
+    let (code, out, _) = gpumc(&[
+        "check",
+        "--property",
+        "races",
+        "--json",
+        "examples/race-if-n.spvasm",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["verdict"], "FAIL", "{out}");
+    assert_eq!(v["engine"], "symbolic", "{out}");
+    let n = v["witness"]["inputs"]["n"].as_i64().expect("the witness names n");
+    assert_ne!(n, 0, "{out}");
+}
+
 #[test]
 fn explicit_model_choice() {
     let (code, out, _) = gpumc(&[
