@@ -66,7 +66,9 @@ fn example_race_needs_a_free_input() {
     let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
     assert_eq!(v["verdict"], "FAIL", "{out}");
     assert_eq!(v["engine"], "symbolic", "{out}");
-    let n = v["witness"]["inputs"]["n"].as_i64().expect("the witness names n");
+    let n = v["witness"]["inputs"]["n"]
+        .as_i64()
+        .expect("the witness names n");
     assert_ne!(n, 0, "{out}");
 }
 
