@@ -37,7 +37,7 @@ pub struct Limits {
     pub max_memory_mb: Option<u64>,
     /// Also compare the process's resident size with the budget. Only
     /// meaningful where the process runs one check at a time (the isolated
-    /// worker, `crate::isolate`); in a shared process the budget is checked
+    /// worker, `gpumc::isolate`); in a shared process the budget is checked
     /// against the estimates of what each engine builds.
     pub resident: bool,
 }
