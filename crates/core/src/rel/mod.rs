@@ -349,6 +349,8 @@ fn mask_tail(row: &mut [u64], n: usize) {
     }
 }
 
+/// The indices of the set bits of a bitset row (also read by the SAT
+/// engine's relations, in gpumc-verify).
 pub fn iter_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
     words.iter().enumerate().flat_map(|(wi, &w)| {
         let mut w = w;
