@@ -1,22 +1,26 @@
 //! gpumc: verification of concurrent GPU code against axiomatic memory
 //! models and GPU progress models.
 //!
-//! The crate follows the analysis pipeline (see `ARCHITECTURE.md`):
+//! This is the command-line crate of the workspace (see `ARCHITECTURE.md`).
+//! Its library keeps the one-crate paths (`gpumc::driver`, `gpumc::ir`, …)
+//! for library users and the tests, by re-exporting the pipeline crates:
 //! front-ends ([`frontend`]) → program IR ([`ir`]) → events and candidate
 //! executions ([`engine`]) → models in the `.cat` language ([`cat`],
 //! [`models`]) → verdicts and reports ([`report`]). The progress-model
-//! toolkit ([`progress`]) stands beside it.
+//! toolkit ([`progress`]) stands beside it. What is its own is the part
+//! that needs clap or talks to processes: test generation with its option
+//! enums ([`gen`]), the `gpumc progress` subcommands ([`progress::cli`]) and
+//! worker-process isolation ([`isolate`]).
 
-pub mod cat;
-pub mod diag;
-pub mod driver;
-pub mod engine;
-pub mod frontend;
+pub use gpumc_core::{cat, diag, guard, ir, models, rel, vocab};
+pub use gpumc_frontend as frontend;
+pub use gpumc_verify::{driver, engine, report};
+
 pub mod gen;
-pub mod guard;
-pub mod ir;
 pub mod isolate;
-pub mod models;
-pub mod progress;
-pub mod rel;
-pub mod report;
+
+/// The progress-model toolkit (`gpumc-progress`) and its subcommands.
+pub mod progress {
+    pub use gpumc_progress::*;
+    pub mod cli;
+}

@@ -7,6 +7,8 @@
 
 use std::process::Command;
 
+// The corpus helpers of the verification suites (crates/verify/tests).
+#[path = "../crates/verify/tests/common/mod.rs"]
 mod common;
 use common::corpus;
 

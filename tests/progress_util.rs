@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 /// `../shared/corpus/progress`, or `None` (with a message) when absent.
 pub fn progress_corpus(test: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/progress");
+    let p = gpumc_testutil::shared_corpus().join("progress");
     if p.is_dir() {
         Some(p)
     } else {
@@ -20,7 +20,7 @@ pub fn progress_corpus(test: &str) -> Option<PathBuf> {
 
 /// `../shared/corpus/dat3m`, or `None` (with a message) when absent.
 pub fn dat3m_corpus(test: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dat3m");
+    let p = gpumc_testutil::shared_corpus().join("dat3m");
     if p.is_dir() {
         Some(p)
     } else {

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 fn corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/progress");
+    let p = gpumc_testutil::shared_corpus().join("progress");
     if p.is_dir() {
         Some(p)
     } else {

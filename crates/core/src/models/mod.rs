@@ -1,0 +1,62 @@
+//! Our consistency models, embedded as `.cat` text, and the loader that
+//! accepts either an embedded name or a path to a user `.cat` file.
+
+use crate::cat::Model;
+use crate::diag::{Error, ErrorKind, Result};
+use std::path::{Path, PathBuf};
+
+/// Embedded models: (name, file name, text). Written by us from the papers
+/// (see docs/MODELS.md); every axiom names its source.
+pub const EMBEDDED: &[(&str, &str)] = &[
+    ("ptx-v6.0", include_str!("../../models/ptx-v6.0.cat")),
+    ("ptx-v7.5", include_str!("../../models/ptx-v7.5.cat")),
+    ("vulkan", include_str!("../../models/vulkan.cat")),
+    (
+        "vulkan-nochains",
+        include_str!("../../models/vulkan-nochains.cat"),
+    ),
+];
+
+/// Extra embedded files that models may `include`.
+const INCLUDES: &[(&str, &str)] = &[(
+    "vulkan-common",
+    include_str!("../../models/vulkan-common.cat"),
+)];
+
+fn embedded(name: &str) -> Option<&'static str> {
+    let stem = name.strip_suffix(".cat").unwrap_or(name);
+    EMBEDDED
+        .iter()
+        .chain(INCLUDES)
+        .find(|(n, _)| *n == stem)
+        .map(|(_, t)| *t)
+}
+
+fn resolve_include(name: &str, _from: &Path) -> Option<(PathBuf, String)> {
+    embedded(name).map(|t| (PathBuf::from(format!("<embedded>/{name}")), t.to_string()))
+}
+
+/// Loads a model by embedded name or file path.
+pub fn load(name: &str) -> Result<Model> {
+    let base = |n: &str| crate::vocab::base_kind(n, None);
+    if let Some(text) = embedded(name) {
+        let path = PathBuf::from(format!("<embedded>/{name}.cat"));
+        return Model::parse(text, &path, &resolve_include, &base);
+    }
+    let path = Path::new(name);
+    if path.exists() {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        return Model::parse(&text, path, &resolve_include, &base);
+    }
+    Err(Error::new(
+        ErrorKind::Usage,
+        format!(
+            "unknown model `{name}`: not an embedded model ({}) and no such file",
+            EMBEDDED
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    ))
+}
