@@ -261,7 +261,8 @@ impl Worker {
     fn answer(&mut self, timeout_s: Option<f64>) -> Answer {
         let wait = timeout_s
             .filter(|t| t.is_finite() && *t > 0.0)
-            .map(|t| Duration::from_secs_f64(t + 1.0 + t / 10.0));
+            // A time too long to represent is no limit (as in the guard).
+            .and_then(|t| Duration::try_from_secs_f64(t + 1.0 + t / 10.0).ok());
         let got = match wait {
             Some(d) => self.lines.recv_timeout(d),
             None => self

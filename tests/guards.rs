@@ -433,3 +433,21 @@ fn bad_limits_are_usage_errors() {
     let r = gpumc(&["check", "--max-memory", "lots", "examples/MP-weak.litmus"]);
     assert_eq!(r.code, 2);
 }
+
+/// A timeout too long to represent as a duration is no limit, not a panic
+/// (exit status 101), both in the worker and in the process itself.
+#[test]
+fn huge_timeouts_are_no_limit() {
+    for isolate in [true, false] {
+        for t in ["1e20", "18446744073709551615", "1e300"] {
+            let mut args = vec!["check", "--json", "--timeout", t];
+            if !isolate {
+                args.push("--no-isolate");
+            }
+            args.push("examples/MP-weak.litmus");
+            let r = gpumc(&args);
+            assert_eq!(r.code, 0, "--timeout {t}: {}", r.err);
+            assert_eq!(one_json(&r)["verdict"], "PASS", "--timeout {t}");
+        }
+    }
+}
