@@ -348,7 +348,7 @@ fn run_engine(
             report.observables = r.observables;
             report.states = r.states;
             report.witness = r.witness;
-            report.message = r.note;
+            report.message = r.note.or_else(|| bound_reason(r.verdict, r.bound_hit, cfg.bound));
         }
         Property::Races => {
             let r = if symbolic {
@@ -360,7 +360,7 @@ fn run_engine(
             report.executions = r.executions;
             report.races = r.races;
             report.witness = r.witness;
-            report.message = r.note;
+            report.message = r.note.or_else(|| bound_reason(r.verdict, r.bound_hit, cfg.bound));
         }
         Property::Liveness => {
             let r = crate::engine::liveness::check(program, model, &opts, &cfg.progress, symbolic)?;
@@ -375,6 +375,16 @@ fn run_engine(
     }
     report.engine = Some(engine);
     Ok(())
+}
+
+/// Why a verdict is `UNKNOWN` when the loop bound is the reason, so that
+/// the report never says `UNKNOWN` without one.
+fn bound_reason(verdict: Verdict, bound_hit: bool, bound: u32) -> Option<String> {
+    (verdict == Verdict::Unknown && bound_hit).then(|| {
+        format!(
+            "the loop bound (--bound {bound}) cut an execution that could decide the verdict; a larger --bound may decide it"
+        )
+    })
 }
 
 /// Expands files and directories (recursively, `*.litmus`) in a stable order.
