@@ -294,6 +294,27 @@ fn headers() {
     assert_eq!(name(""), None);
     assert_eq!(name("Name\n\"long name\"\nacyclic po"), Some("Name".into()));
     assert_eq!(parse_file("X\nlet a = po").unwrap().stmts.len(), 1);
+    assert_eq!(name("Name\nOther\nacyclic po"), Some("Name".into()));
+    // Words after the name are statements: a misspelt axiom is an error,
+    // not part of the name (which would drop the axiom).
+    let e = parse_file("\"SC\"\nacylic po | rf").unwrap_err();
+    assert_eq!((e.pos.unwrap().line, e.pos.unwrap().col), (2, 1), "{e}");
+    assert!(parse_file("\"SC\"\nsubset po po").is_err());
+    assert!(parse_file("PTX\n\"long\"\nacylic po").is_err());
+}
+
+/// herd7's lexer: `#` starts a line comment like `//`, and a name may end
+/// with a prime (`com'`).
+#[test]
+fn herd_comments_and_primed_names() {
+    let f = parse_file("\"m\" # title\n# comment\nlet com' = rf # rest\nacyclic po | com' as sc")
+        .unwrap();
+    assert_eq!(f.name, Some("m".into()));
+    assert_eq!(f.stmts.len(), 2);
+    assert!(matches!(&f.stmts[0], Stmt::Let(b) if b[0].name == "com'"));
+    // A quote that starts a token is still a tag literal.
+    let e = parse_file("\"m\"\nlet x = 'foo").unwrap_err();
+    assert!(e.message.contains("tag literals"), "{e}");
 }
 
 /// Runs `f` on a thread with a 2 MiB stack (the test-thread default).
