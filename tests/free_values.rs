@@ -337,6 +337,38 @@ fn liveness_explores_each_valuation_of_the_inputs() {
     assert_eq!(r.verdict, Verdict::Pass);
 }
 
+/// An input that liveness cannot enumerate (compared with a loaded value)
+/// is refused on both engines, and the refusal does not send the user to
+/// `--engine symbolic`, which refuses it too.
+#[test]
+fn liveness_refuses_inputs_it_cannot_enumerate_without_naming_an_engine() {
+    let body = "         %np = OpAccessChain %p_pc %pc %c0
+          %n = OpLoad %uint %np
+         %f0 = OpAccessChain %p_sb %out %c0 %c0
+               OpBranch %spin
+       %spin = OpLabel
+          %f = OpAtomicLoad %uint %f0 %c1 %c0
+         %ne = OpINotEqual %bool %f %n
+               OpLoopMerge %end %spin None
+               OpBranchConditional %ne %spin %end
+        %end = OpLabel";
+    let p = parse(&kernel("; @Input: %out = {{0, 0}}", "", body));
+    let opts = Options {
+        liveness: true,
+        ..Options::default()
+    };
+    let fair = gpumc::engine::liveness::ProgressSpec::parse("fair").unwrap();
+    for symbolic in [false, true] {
+        let e = gpumc::engine::liveness::check(&p, &vulkan(), &opts, &fair, symbolic)
+            .err()
+            .expect("refused");
+        assert_eq!(e.kind, gpumc::diag::ErrorKind::Unsupported);
+        assert!(e.message.contains("free input `n`"), "{e}");
+        assert!(e.message.contains("liveness"), "{e}");
+        assert!(!e.message.contains("--engine symbolic"), "{e}");
+    }
+}
+
 /// An undefined boolean has two values, which the explicit engine
 /// enumerates per invocation: the invocations may disagree.
 #[test]
