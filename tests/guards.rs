@@ -451,3 +451,27 @@ fn huge_timeouts_are_no_limit() {
         }
     }
 }
+
+/// One thread path that grows without end (`--bound 10^8` on a writing
+/// loop) is stopped by the memory guard before its events outgrow the
+/// budget, in the worker and in-process: `UNKNOWN` naming the path, not
+/// an allocation failure (an abort, or a worker's `internal error`).
+#[test]
+fn one_huge_path_is_stopped_by_the_guard() {
+    let d = dir("hugepath");
+    let f = write(&d, "loop.litmus", WRITING_LOOP);
+    for extra in ["--engine explicit", "--engine symbolic --no-isolate"] {
+        let script = format!(
+            "ulimit -v 4000000; exec \"$0\" check --json --max-memory 256 --bound 100000000 {extra} \"$1\""
+        );
+        let r = run(Command::new("bash").args(["-c", &script, GPUMC, &f]));
+        assert_eq!(r.code, 0, "{extra}: {}", r.err);
+        let v = one_json(&r);
+        assert_eq!(v["verdict"], "UNKNOWN", "{extra}: {v}");
+        let msg = v["message"].as_str().unwrap();
+        assert!(
+            msg.contains("out of memory: a path of thread P0"),
+            "{extra}: {msg}"
+        );
+    }
+}

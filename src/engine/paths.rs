@@ -422,7 +422,28 @@ fn explore(
             ));
         }
         crate::guard::check()?;
+        let mut steps = 0u32;
         loop {
+            // One path can be long (a writing loop under `--bound 10^8`):
+            // the guard is checked along it too, and before its events
+            // outgrow the memory budget (growing the vector needs the old
+            // and the new buffer at once), rather than the allocation
+            // aborting the process.
+            steps = steps.wrapping_add(1);
+            if steps % 4096 == 0 {
+                crate::guard::check()?;
+            }
+            if s.events.len() == s.events.capacity() && s.events.capacity() >= 4096 {
+                let bytes = 3 * s.events.capacity() * std::mem::size_of::<PathEvent>();
+                crate::guard::check_estimate(
+                    bytes as u64,
+                    &format!(
+                        "a path of thread {} with over {} events (is --bound {bound} too large?)",
+                        t.name,
+                        s.events.len()
+                    ),
+                )?;
+            }
             let Some(ins) = t.instrs.get(s.pc) else {
                 out.push(s.finish(PathEnd::Done));
                 break;
