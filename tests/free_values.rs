@@ -337,6 +337,24 @@ fn liveness_explores_each_valuation_of_the_inputs() {
     assert_eq!(r.verdict, Verdict::Pass);
 }
 
+/// The explicit engine's refusal of uninitialised memory points at the
+/// first access that may reach it (`file:line:col`), as other errors do.
+#[test]
+fn uninitialised_memory_refusal_has_a_position() {
+    let src = kernel(
+        "; @Output: forall (%out[0][0] == 0)",
+        "",
+        "         %o0 = OpAccessChain %p_sb %out %c0 %c0
+          %v = OpLoad %uint %o0",
+    );
+    let line = src.lines().position(|l| l.contains("OpLoad %uint %o0")).unwrap() + 1;
+    let e = safety::check(&parse(&src), &vulkan(), &Options::default())
+        .expect_err("the explicit engine refuses");
+    assert_eq!(e.kind, gpumc::diag::ErrorKind::Unsupported, "{e}");
+    assert!(e.message.contains("`%out[0][0]` is uninitialised"), "{e}");
+    assert_eq!(e.pos.map(|p| p.line), Some(line as u32), "{e}");
+}
+
 /// An input that liveness cannot enumerate (compared with a loaded value)
 /// is refused on both engines, and the refusal does not send the user to
 /// `--engine symbolic`, which refuses it too.

@@ -173,13 +173,23 @@ pub fn value_domains(p: &Program, bound: u32) -> Result<Domains> {
 pub fn value_domains_within(p: &Program, bound: u32, max_paths: usize) -> Result<Domains> {
     let mut budget = max_paths;
     if let Some(l) = p.locations.iter().find(|l| l.init_arbitrary.is_some()) {
-        return Err(Error::new(
+        let e = Error::new(
             crate::diag::ErrorKind::Unsupported,
             format!(
                 "unsupported: `{}` is uninitialised (an arbitrary initial value needs the symbolic engine: --engine symbolic)",
                 l.name
             ),
-        ));
+        );
+        // Point at the first access that may reach it, if any.
+        let access = p.threads.iter().flat_map(|t| &t.instrs).find(|i| {
+            i.kind
+                .addr()
+                .is_some_and(|a| a.cells().iter().any(|&c| p.locations[c].phys == l.phys))
+        });
+        return Err(match access {
+            Some(i) => e.at(i.pos),
+            None => e,
+        });
     }
     let mut dom: Domains = HashMap::new();
     let mut asked: Vec<i64> = Vec::new();
