@@ -384,6 +384,7 @@ fn liveness_refuses_inputs_it_cannot_enumerate_without_naming_an_engine() {
         assert!(e.message.contains("free input `n`"), "{e}");
         assert!(e.message.contains("liveness"), "{e}");
         assert!(!e.message.contains("--engine symbolic"), "{e}");
+        assert!(e.pos.is_some(), "where `n` is read: {e}");
     }
 }
 

@@ -96,23 +96,30 @@ pub fn input_domain(p: &Program, k: usize, by: Use) -> Result<Vec<i64>> {
         return Ok(every_value(input.ty));
     }
     let mut regs = Vec::new();
+    let mut first = None;
     for (th, t) in p.threads.iter().enumerate() {
         for ins in &t.instrs {
             if let InstrKind::Input { dst, input } = &ins.kind {
                 if *input == k {
                     regs.push((th, dst.as_str()));
+                    first.get_or_insert(ins.pos);
                 }
             }
         }
     }
     comparison_classes(p, &regs, input.ty).ok_or_else(|| {
-        unsupported(
+        let e = unsupported(
             format!(
                 "the free input `{}` (used other than in comparisons with constants)",
                 input.name
             ),
             by,
-        )
+        );
+        // Where the input is read (file:line:col).
+        match first {
+            Some(pos) => e.at(pos),
+            None => e,
+        }
     })
 }
 
