@@ -115,7 +115,7 @@ pub fn input_domain(p: &Program, k: usize, by: Use) -> Result<Vec<i64>> {
             ),
             by,
         );
-        // Where the input is read (file:line:col).
+        // The `Input` instruction's position (SPIR-V: the variable).
         match first {
             Some(pos) => e.at(pos),
             None => e,
