@@ -280,6 +280,11 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
                 ));
                 Ok(())
             }
+            // Both gave up for the same reason (a liveness refusal both
+            // share): that reason, once, with its position.
+            Err(e) if refusal(&e) && e.message == refused.message && e.pos == refused.pos => {
+                Err(e.in_file(path))
+            }
             Err(e) if refusal(&e) => {
                 // Both gave up: a tripped guard (UNKNOWN) wins over a refusal.
                 let both = format!("{first} engine: {refused}; {second} engine: {e}");

@@ -386,6 +386,25 @@ fn liveness_refuses_inputs_it_cannot_enumerate_without_naming_an_engine() {
         assert!(!e.message.contains("--engine symbolic"), "{e}");
         assert!(e.pos.is_some(), "where `n` is read: {e}");
     }
+    // Under `--engine auto` the shared reason is reported once, with its
+    // position, not as two engines' refusals.
+    let dir = std::env::temp_dir().join(format!("gpumc-free-live-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("spin-until-n.spvasm");
+    std::fs::write(&f, kernel("; @Input: %out = {{0, 0}}", "", body)).unwrap();
+    let cfg = Config {
+        property: Property::Liveness,
+        ..Config::default()
+    };
+    let r = check_file(&f, &cfg, &ModelCache::default());
+    assert_eq!(r.verdict, "ERROR");
+    let msg = r.message.unwrap();
+    assert!(
+        msg.starts_with(&format!("{}:", f.display())) && msg.contains(": unsupported: the free input `n`"),
+        "{msg}"
+    );
+    assert!(!msg.contains("both engines"), "{msg}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// An undefined boolean has two values, which the explicit engine
