@@ -353,7 +353,9 @@ fn run_engine(
             report.observables = r.observables;
             report.states = r.states;
             report.witness = r.witness;
-            report.message = r.note.or_else(|| bound_reason(r.verdict, r.bound_hit, cfg.bound));
+            report.message = r
+                .note
+                .or_else(|| bound_reason(r.verdict, r.bound_hit, cfg.bound));
         }
         Property::Races => {
             let r = if symbolic {
@@ -365,7 +367,9 @@ fn run_engine(
             report.executions = r.executions;
             report.races = r.races;
             report.witness = r.witness;
-            report.message = r.note.or_else(|| bound_reason(r.verdict, r.bound_hit, cfg.bound));
+            report.message = r
+                .note
+                .or_else(|| bound_reason(r.verdict, r.bound_hit, cfg.bound));
         }
         Property::Liveness => {
             let r = crate::engine::liveness::check(program, model, &opts, &cfg.progress, symbolic)?;

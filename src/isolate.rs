@@ -318,8 +318,8 @@ fn telling(line: &str) -> bool {
 fn keep_line(tail: &mut VecDeque<String>, line: String) {
     if tail.len() >= STDERR_TAIL {
         // A panic's message is the line after `panicked at`: kept too.
-        let evictable =
-            |i: usize| !telling(&tail[i]) && !(i > 0 && tail[i - 1].contains("panicked at"));
+        let after_panic = |i: usize| i > 0 && tail[i - 1].contains("panicked at");
+        let evictable = |i: usize| !(telling(&tail[i]) || after_panic(i));
         match (0..tail.len()).find(|&i| evictable(i)) {
             Some(i) => {
                 tail.remove(i);
@@ -511,7 +511,10 @@ mod tests {
     #[test]
     fn a_backtrace_does_not_hide_an_allocation_failure() {
         let mut tail = std::collections::VecDeque::new();
-        super::keep_line(&mut tail, "memory allocation of 5368709120 bytes failed".into());
+        super::keep_line(
+            &mut tail,
+            "memory allocation of 5368709120 bytes failed".into(),
+        );
         super::keep_line(&mut tail, "stack backtrace:".into());
         for i in 0..40 {
             super::keep_line(&mut tail, format!("  {i}: gpumc::engine::paths::explore"));

@@ -174,7 +174,10 @@ fn unknown_by_the_bound_names_the_bound() {
         );
         let (_, out, _) = gpumc(&["check", "--json", "--bound", "1", "--engine", engine, &f]);
         let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
-        assert!(v["message"].as_str().unwrap().contains("--bound 1"), "{out}");
+        assert!(
+            v["message"].as_str().unwrap().contains("--bound 1"),
+            "{out}"
+        );
         // With room for the second iteration the state is reached.
         let (_, out, _) = gpumc(&["check", "--bound", "2", "--engine", engine, &f]);
         assert!(out.contains("PASS"), "{engine}: {out}");

@@ -347,7 +347,11 @@ fn uninitialised_memory_refusal_has_a_position() {
         "         %o0 = OpAccessChain %p_sb %out %c0 %c0
           %v = OpLoad %uint %o0",
     );
-    let line = src.lines().position(|l| l.contains("OpLoad %uint %o0")).unwrap() + 1;
+    let line = src
+        .lines()
+        .position(|l| l.contains("OpLoad %uint %o0"))
+        .unwrap()
+        + 1;
     let e = safety::check(&parse(&src), &vulkan(), &Options::default())
         .expect_err("the explicit engine refuses");
     assert_eq!(e.kind, gpumc::diag::ErrorKind::Unsupported, "{e}");
@@ -378,8 +382,7 @@ fn liveness_refuses_inputs_it_cannot_enumerate_without_naming_an_engine() {
     let fair = gpumc::engine::liveness::ProgressSpec::parse("fair").unwrap();
     for symbolic in [false, true] {
         let e = gpumc::engine::liveness::check(&p, &vulkan(), &opts, &fair, symbolic)
-            .err()
-            .expect("refused");
+            .expect_err("refused");
         assert_eq!(e.kind, gpumc::diag::ErrorKind::Unsupported);
         assert!(e.message.contains("free input `n`"), "{e}");
         assert!(e.message.contains("liveness"), "{e}");
@@ -400,7 +403,8 @@ fn liveness_refuses_inputs_it_cannot_enumerate_without_naming_an_engine() {
     assert_eq!(r.verdict, "ERROR");
     let msg = r.message.unwrap();
     assert!(
-        msg.starts_with(&format!("{}:", f.display())) && msg.contains(": unsupported: the free input `n`"),
+        msg.starts_with(&format!("{}:", f.display()))
+            && msg.contains(": unsupported: the free input `n`"),
         "{msg}"
     );
     assert!(!msg.contains("both engines"), "{msg}");

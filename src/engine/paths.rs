@@ -440,7 +440,7 @@ fn explore(
             // and the new buffer at once), rather than the allocation
             // aborting the process.
             steps = steps.wrapping_add(1);
-            if steps % 4096 == 0 {
+            if steps.is_multiple_of(4096) {
                 crate::guard::check()?;
             }
             if s.events.len() == s.events.capacity() && s.events.capacity() >= 4096 {
