@@ -402,7 +402,8 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     for p in paths {
         if p.is_dir() {
             let mut found = Vec::new();
-            walk(p, &mut found).map_err(|e| Error::io(p, e))?;
+            let mut seen = std::collections::HashSet::new();
+            walk(p, &mut found, &mut seen).map_err(|e| Error::io(p, e))?;
             found.sort();
             out.extend(found);
         } else if p.exists() {
@@ -414,11 +415,21 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// `seen`: the directories already walked, by canonical path, so that a
+/// symbolic link back up the tree (`d/loop -> .`) is walked once, not
+/// until the path grows too long.
+fn walk(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    seen: &mut std::collections::HashSet<PathBuf>,
+) -> std::io::Result<()> {
+    if !seen.insert(std::fs::canonicalize(dir)?) {
+        return Ok(());
+    }
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
         if path.is_dir() {
-            walk(&path, out)?;
+            walk(&path, out, seen)?;
         } else if path
             .extension()
             .is_some_and(|e| e == "litmus" || e == "spvasm")

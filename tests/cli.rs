@@ -183,3 +183,23 @@ fn unknown_by_the_bound_names_the_bound() {
         assert!(out.contains("PASS"), "{engine}: {out}");
     }
 }
+
+/// A directory with a symbolic link back to itself is walked once: each
+/// test is checked once, not once per `loop/loop/…` spelling.
+#[cfg(unix)]
+#[test]
+fn a_symlink_cycle_is_walked_once() {
+    let dir = std::env::temp_dir().join(format!("gpumc-cli-cycle-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/MP-weak.litmus"),
+        dir.join("MP-weak.litmus"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(".", dir.join("loop")).unwrap();
+    let (code, out, err) = gpumc(&["check", "--json", &dir.display().to_string()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
