@@ -521,6 +521,25 @@ impl Parser<'_> {
                 };
                 if self.at(&Tok::LParen) {
                     self.call(name, pos)
+                } else if matches!(
+                    self.peek().tok,
+                    Tok::Ident(_) | Tok::Zero | Tok::Underscore | Tok::LBrack
+                ) {
+                    // herd7's application by juxtaposition, `f arg` for
+                    // `f(arg)` (its own library: `domain 0`, and
+                    // `fencerel F`): an argument is a name or a simple
+                    // expression. Two operands in a row mean nothing else.
+                    let arg = match &self.peek().tok {
+                        Tok::Ident(_) => {
+                            let t = self.bump();
+                            let Tok::Ident(a) = t.tok else {
+                                unreachable!("peeked an identifier")
+                            };
+                            Expr::leaf(ExprKind::Name(a), t.pos)
+                        }
+                        _ => self.primary()?,
+                    };
+                    mk(ExprKind::Call(name, vec![arg]), pos)
                 } else {
                     Ok(Expr::leaf(ExprKind::Name(name), pos))
                 }

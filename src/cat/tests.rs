@@ -303,6 +303,26 @@ fn headers() {
     assert!(parse_file("PTX\n\"long\"\nacylic po").is_err());
 }
 
+/// herd7 applies a function by juxtaposition (`domain 0` in its own
+/// library, `fencerel F`): the same call as with parentheses.
+#[test]
+fn application_by_juxtaposition() {
+    let same = |a: &str, b: &str| assert_eq!(p(a), p(b), "{a} vs {b}");
+    same("fencerel F", "fencerel(F)");
+    same("domain 0", "domain(0)");
+    same("range [W]", "range([W])");
+    same("domain rmw ; po | rf", "(domain(rmw) ; po) | rf");
+    same("fencerel F^-1", "(fencerel(F))^-1");
+    // The statement after an expression still starts a new statement.
+    assert_eq!(
+        parse_file("\"m\"\nlet x = po\nacyclic x")
+            .unwrap()
+            .stmts
+            .len(),
+        2
+    );
+}
+
 /// herd7's lexer: `#` starts a line comment like `//`, and a name may end
 /// with a prime (`com'`).
 #[test]
@@ -435,11 +455,26 @@ fn syntax_errors() {
         9,
         "expected `=` in a `let` binding, found end of file",
     );
+    // herd7 reads two names in a row as an application `po(rf)`.
     assert_err(
         "acyclic po rf",
+        ErrorKind::Semantic,
+        1,
+        9,
+        "`po` is not a function (an operator missing after it?)",
+    );
+    assert_err(
+        "acyclic rf | co ; po rf",
+        ErrorKind::Semantic,
+        1,
+        19,
+        "`po` is not a function",
+    );
+    assert_err(
+        "acyclic (po | rf) co",
         ErrorKind::Syntax,
         1,
-        12,
+        19,
         "expected an operator or the start of a statement",
     );
     assert_err(
