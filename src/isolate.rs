@@ -232,11 +232,7 @@ impl Worker {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 eprintln!("{line}");
-                let mut t = t.lock().unwrap();
-                if t.len() == STDERR_TAIL {
-                    t.pop_front();
-                }
-                t.push_back(line);
+                keep_line(&mut t.lock().unwrap(), line);
             }
         });
         Ok(Worker {
@@ -261,7 +257,8 @@ impl Worker {
     fn answer(&mut self, timeout_s: Option<f64>) -> Answer {
         let wait = timeout_s
             .filter(|t| t.is_finite() && *t > 0.0)
-            .map(|t| Duration::from_secs_f64(t + 1.0 + t / 10.0));
+            // A time too long to represent is no limit (as in the guard).
+            .and_then(|t| Duration::try_from_secs_f64(t + 1.0 + t / 10.0).ok());
         let got = match wait {
             Some(d) => self.lines.recv_timeout(d),
             None => self
@@ -300,24 +297,54 @@ impl Drop for Worker {
     }
 }
 
+/// Stderr text that says how a process died: an allocation failure, a
+/// panic.
+const OOM_MARKERS: [&str; 4] = [
+    "memory allocation of",
+    "bad_alloc",
+    "cannot catch foreign exceptions",
+    "out of memory",
+];
+
+fn telling(line: &str) -> bool {
+    line.contains("panicked at") || OOM_MARKERS.iter().any(|m| line.contains(m))
+}
+
+/// Adds a stderr line to the last [`STDERR_TAIL`] ones kept, evicting the
+/// oldest line that does not tell how the process died (nor is a panic's
+/// message): with
+/// `RUST_BACKTRACE` set, a backtrace would otherwise push the
+/// `memory allocation of … failed` or `panicked at` line out.
+fn keep_line(tail: &mut VecDeque<String>, line: String) {
+    if tail.len() >= STDERR_TAIL {
+        // A panic's message is the line after `panicked at`: kept too.
+        let after_panic = |i: usize| i > 0 && tail[i - 1].contains("panicked at");
+        let evictable = |i: usize| !(telling(&tail[i]) || after_panic(i));
+        match (0..tail.len()).find(|&i| evictable(i)) {
+            Some(i) => {
+                tail.remove(i);
+            }
+            None => {
+                tail.pop_front();
+            }
+        }
+    }
+    tail.push_back(line);
+}
+
 /// Why a worker ended without answering, from its exit status and last
 /// stderr lines.
 fn death_reason(status: &std::process::ExitStatus, tail: &[String]) -> String {
     let text = tail.join("\n");
+    let oom_text = OOM_MARKERS.iter().any(|m| text.contains(m));
+    // The line to quote: the allocation failure, else the last one.
     let last = tail
         .iter()
         .rev()
-        .find(|l| !l.trim().is_empty())
+        .find(|l| OOM_MARKERS.iter().any(|m| l.contains(m)))
+        .or_else(|| tail.iter().rev().find(|l| !l.trim().is_empty()))
         .map(|l| format!(": {}", l.trim()))
         .unwrap_or_default();
-    let oom_text = [
-        "memory allocation of",
-        "bad_alloc",
-        "cannot catch foreign exceptions",
-        "out of memory",
-    ]
-    .iter()
-    .any(|m| text.contains(m));
     #[cfg(unix)]
     let signal = std::os::unix::process::ExitStatusExt::signal(status);
     #[cfg(not(unix))]
@@ -477,6 +504,39 @@ mod tests {
         assert!(death_reason(&abort, &cxx).starts_with("out of memory:"));
         let killed = ExitStatus::from_raw(libc::SIGKILL);
         assert!(death_reason(&killed, &[]).contains("SIGKILL"));
+    }
+
+    /// With `RUST_BACKTRACE=1` the worker prints a backtrace after the
+    /// allocation failure; the failure must still be what is reported.
+    #[test]
+    fn a_backtrace_does_not_hide_an_allocation_failure() {
+        let mut tail = std::collections::VecDeque::new();
+        super::keep_line(
+            &mut tail,
+            "memory allocation of 5368709120 bytes failed".into(),
+        );
+        super::keep_line(&mut tail, "stack backtrace:".into());
+        for i in 0..40 {
+            super::keep_line(&mut tail, format!("  {i}: gpumc::engine::paths::explore"));
+        }
+        super::keep_line(&mut tail, "note: Some details are omitted".into());
+        assert_eq!(tail.len(), super::STDERR_TAIL);
+        let tail: Vec<String> = tail.into_iter().collect();
+        let why = death_reason(&ExitStatus::from_raw(libc::SIGABRT), &tail);
+        assert_eq!(
+            why,
+            "out of memory: the check exceeded its memory limit (--max-memory): memory allocation of 5368709120 bytes failed"
+        );
+        // Nor a panic and its message.
+        let mut tail = std::collections::VecDeque::new();
+        super::keep_line(&mut tail, "thread 'main' panicked at src/x.rs:1:2:".into());
+        super::keep_line(&mut tail, "index out of bounds".into());
+        for i in 0..40 {
+            super::keep_line(&mut tail, format!("  {i}: gpumc::f"));
+        }
+        let tail: Vec<String> = tail.into_iter().collect();
+        let why = death_reason(&ExitStatus::from_raw(101 << 8), &tail);
+        assert!(why.contains("src/x.rs:1:2: index out of bounds"), "{why}");
     }
 
     #[test]

@@ -154,3 +154,52 @@ fn generated_family_checks() {
     // Release/acquire chains forbid the stale read: `exists` does not hold.
     assert!(out.contains("\"verdict\":\"FAIL\""), "{out}");
 }
+
+/// An `UNKNOWN` verdict always says why: here the loop bound cut the only
+/// executions that could reach the state (x is 2 only after the second
+/// iteration), on either engine, in text and JSON.
+#[test]
+fn unknown_by_the_bound_names_the_bound() {
+    let f = temp(
+        "count.litmus",
+        "PTX count\n\"A thread increments x until it has done so twice\"\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n LC00: ;\n atom.relaxed.gpu.add r0, x, 1 ;\n bne r0, 0, LC01 ;\n goto LC00 ;\n LC01: ;\nexists\n(x == 2)\n",
+    );
+    for engine in ["explicit", "symbolic"] {
+        let (code, out, err) = gpumc(&["check", "--bound", "1", "--engine", engine, &f]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("UNKNOWN"), "{out}");
+        assert!(
+            out.contains("Unknown because: the loop bound (--bound 1) cut"),
+            "{engine}: {out}"
+        );
+        let (_, out, _) = gpumc(&["check", "--json", "--bound", "1", "--engine", engine, &f]);
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        assert!(
+            v["message"].as_str().unwrap().contains("--bound 1"),
+            "{out}"
+        );
+        // With room for the second iteration the state is reached.
+        let (_, out, _) = gpumc(&["check", "--bound", "2", "--engine", engine, &f]);
+        assert!(out.contains("PASS"), "{engine}: {out}");
+    }
+}
+
+/// A directory with a symbolic link back to itself is walked once: each
+/// test is checked once, not once per `loop/loop/…` spelling.
+#[cfg(unix)]
+#[test]
+fn a_symlink_cycle_is_walked_once() {
+    let dir = std::env::temp_dir().join(format!("gpumc-cli-cycle-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/MP-weak.litmus"),
+        dir.join("MP-weak.litmus"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(".", dir.join("loop")).unwrap();
+    let (code, out, err) = gpumc(&["check", "--json", &dir.display().to_string()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

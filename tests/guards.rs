@@ -433,3 +433,45 @@ fn bad_limits_are_usage_errors() {
     let r = gpumc(&["check", "--max-memory", "lots", "examples/MP-weak.litmus"]);
     assert_eq!(r.code, 2);
 }
+
+/// A timeout too long to represent as a duration is no limit, not a panic
+/// (exit status 101), both in the worker and in the process itself.
+#[test]
+fn huge_timeouts_are_no_limit() {
+    for isolate in [true, false] {
+        for t in ["1e20", "18446744073709551615", "1e300"] {
+            let mut args = vec!["check", "--json", "--timeout", t];
+            if !isolate {
+                args.push("--no-isolate");
+            }
+            args.push("examples/MP-weak.litmus");
+            let r = gpumc(&args);
+            assert_eq!(r.code, 0, "--timeout {t}: {}", r.err);
+            assert_eq!(one_json(&r)["verdict"], "PASS", "--timeout {t}");
+        }
+    }
+}
+
+/// One thread path that grows without end (`--bound 10^8` on a writing
+/// loop) is stopped by the memory guard before its events outgrow the
+/// budget, in the worker and in-process: `UNKNOWN` naming the path, not
+/// an allocation failure (an abort, or a worker's `internal error`).
+#[test]
+fn one_huge_path_is_stopped_by_the_guard() {
+    let d = dir("hugepath");
+    let f = write(&d, "loop.litmus", WRITING_LOOP);
+    for extra in ["--engine explicit", "--engine symbolic --no-isolate"] {
+        let script = format!(
+            "ulimit -v 4000000; exec \"$0\" check --json --max-memory 256 --bound 100000000 {extra} \"$1\""
+        );
+        let r = run(Command::new("bash").args(["-c", &script, GPUMC, &f]));
+        assert_eq!(r.code, 0, "{extra}: {}", r.err);
+        let v = one_json(&r);
+        assert_eq!(v["verdict"], "UNKNOWN", "{extra}: {v}");
+        let msg = v["message"].as_str().unwrap();
+        assert!(
+            msg.contains("out of memory: a path of thread P0"),
+            "{extra}: {msg}"
+        );
+    }
+}

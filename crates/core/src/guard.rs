@@ -49,6 +49,16 @@ impl Limits {
     }
 }
 
+/// `start` plus `secs` seconds; `None` for no positive time, and for a
+/// time too long to represent (`--timeout 1e20`: in effect no limit),
+/// which `Duration::from_secs_f64` and `Instant + Duration` would panic on.
+pub fn after(start: Instant, secs: f64) -> Option<Instant> {
+    if !(secs.is_finite() && secs > 0.0) {
+        return None;
+    }
+    start.checked_add(Duration::try_from_secs_f64(secs).ok()?)
+}
+
 /// The deadline and budget of one running check (or of one engine's share
 /// of it).
 #[derive(Clone, Debug)]
@@ -74,10 +84,7 @@ impl Guard {
         let budget = if by_ulimit { headroom } else { asked };
         Guard {
             start,
-            deadline: limits
-                .timeout_s
-                .filter(|t| t.is_finite() && *t > 0.0)
-                .map(|t| start + Duration::from_secs_f64(t)),
+            deadline: limits.timeout_s.and_then(|t| after(start, t)),
             budget,
             by_ulimit,
             resident: limits.resident,
@@ -369,5 +376,19 @@ mod tests {
         let half = g.share(0.5);
         let d = half.deadline.unwrap().duration_since(start).as_secs_f64();
         assert!((49.0..=51.0).contains(&d), "{d}");
+    }
+
+    #[test]
+    fn a_timeout_too_long_to_represent_is_no_deadline() {
+        let start = Instant::now();
+        for t in [1e20, 1.8e19, f64::MAX] {
+            let limits = Limits {
+                timeout_s: Some(t),
+                ..Limits::none()
+            };
+            assert!(Guard::new(&limits, start).deadline.is_none(), "{t}");
+        }
+        assert!(after(start, 2.0).is_some());
+        assert!(after(start, 0.0).is_none());
     }
 }

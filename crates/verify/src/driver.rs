@@ -280,6 +280,11 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
                 ));
                 Ok(())
             }
+            // Both gave up for the same reason (a liveness refusal both
+            // share): that reason, once, with its position.
+            Err(e) if refusal(&e) && e.message == refused.message && e.pos == refused.pos => {
+                Err(e.in_file(path))
+            }
             Err(e) if refusal(&e) => {
                 // Both gave up: a tripped guard (UNKNOWN) wins over a refusal.
                 let both = format!("{first} engine: {refused}; {second} engine: {e}");
@@ -348,7 +353,9 @@ fn run_engine(
             report.observables = r.observables;
             report.states = r.states;
             report.witness = r.witness;
-            report.message = r.note;
+            report.message = r
+                .note
+                .or_else(|| bound_reason(r.verdict, r.bound_hit, cfg.bound));
         }
         Property::Races => {
             let r = if symbolic {
@@ -360,7 +367,9 @@ fn run_engine(
             report.executions = r.executions;
             report.races = r.races;
             report.witness = r.witness;
-            report.message = r.note;
+            report.message = r
+                .note
+                .or_else(|| bound_reason(r.verdict, r.bound_hit, cfg.bound));
         }
         Property::Liveness => {
             let r = crate::engine::liveness::check(program, model, &opts, &cfg.progress, symbolic)?;
@@ -377,13 +386,24 @@ fn run_engine(
     Ok(())
 }
 
+/// Why a verdict is `UNKNOWN` when the loop bound is the reason, so that
+/// the report never says `UNKNOWN` without one.
+fn bound_reason(verdict: Verdict, bound_hit: bool, bound: u32) -> Option<String> {
+    (verdict == Verdict::Unknown && bound_hit).then(|| {
+        format!(
+            "the loop bound (--bound {bound}) cut an execution that could decide the verdict; a larger --bound may decide it"
+        )
+    })
+}
+
 /// Expands files and directories (recursively, `*.litmus`) in a stable order.
 pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
             let mut found = Vec::new();
-            walk(p, &mut found).map_err(|e| Error::io(p, e))?;
+            let mut seen = std::collections::HashSet::new();
+            walk(p, &mut found, &mut seen).map_err(|e| Error::io(p, e))?;
             found.sort();
             out.extend(found);
         } else if p.exists() {
@@ -395,11 +415,21 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// `seen`: the directories already walked, by canonical path, so that a
+/// symbolic link back up the tree (`d/loop -> .`) is walked once, not
+/// until the path grows too long.
+fn walk(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    seen: &mut std::collections::HashSet<PathBuf>,
+) -> std::io::Result<()> {
+    if !seen.insert(std::fs::canonicalize(dir)?) {
+        return Ok(());
+    }
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
         if path.is_dir() {
-            walk(&path, out)?;
+            walk(&path, out, seen)?;
         } else if path
             .extension()
             .is_some_and(|e| e == "litmus" || e == "spvasm")

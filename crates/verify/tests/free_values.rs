@@ -337,6 +337,80 @@ fn liveness_explores_each_valuation_of_the_inputs() {
     assert_eq!(r.verdict, Verdict::Pass);
 }
 
+/// The explicit engine's refusal of uninitialised memory points at the
+/// first access that may reach it (`file:line:col`), as other errors do.
+#[test]
+fn uninitialised_memory_refusal_has_a_position() {
+    let src = kernel(
+        "; @Output: forall (%out[0][0] == 0)",
+        "",
+        "         %o0 = OpAccessChain %p_sb %out %c0 %c0
+          %v = OpLoad %uint %o0",
+    );
+    let line = src
+        .lines()
+        .position(|l| l.contains("OpLoad %uint %o0"))
+        .unwrap()
+        + 1;
+    let e = safety::check(&parse(&src), &vulkan(), &Options::default())
+        .expect_err("the explicit engine refuses");
+    assert_eq!(e.kind, gpumc::diag::ErrorKind::Unsupported, "{e}");
+    assert!(e.message.contains("`%out[0][0]` is uninitialised"), "{e}");
+    assert_eq!(e.pos.map(|p| p.line), Some(line as u32), "{e}");
+}
+
+/// An input that liveness cannot enumerate (compared with a loaded value)
+/// is refused on both engines, and the refusal does not send the user to
+/// `--engine symbolic`, which refuses it too.
+#[test]
+fn liveness_refuses_inputs_it_cannot_enumerate_without_naming_an_engine() {
+    let body = "         %np = OpAccessChain %p_pc %pc %c0
+          %n = OpLoad %uint %np
+         %f0 = OpAccessChain %p_sb %out %c0 %c0
+               OpBranch %spin
+       %spin = OpLabel
+          %f = OpAtomicLoad %uint %f0 %c1 %c0
+         %ne = OpINotEqual %bool %f %n
+               OpLoopMerge %end %spin None
+               OpBranchConditional %ne %spin %end
+        %end = OpLabel";
+    let p = parse(&kernel("; @Input: %out = {{0, 0}}", "", body));
+    let opts = Options {
+        liveness: true,
+        ..Options::default()
+    };
+    let fair = gpumc::engine::liveness::ProgressSpec::parse("fair").unwrap();
+    for symbolic in [false, true] {
+        let e = gpumc::engine::liveness::check(&p, &vulkan(), &opts, &fair, symbolic)
+            .expect_err("refused");
+        assert_eq!(e.kind, gpumc::diag::ErrorKind::Unsupported);
+        assert!(e.message.contains("free input `n`"), "{e}");
+        assert!(e.message.contains("liveness"), "{e}");
+        assert!(!e.message.contains("--engine symbolic"), "{e}");
+        assert!(e.pos.is_some(), "where `n` is read: {e}");
+    }
+    // Under `--engine auto` the shared reason is reported once, with its
+    // position, not as two engines' refusals.
+    let dir = std::env::temp_dir().join(format!("gpumc-free-live-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("spin-until-n.spvasm");
+    std::fs::write(&f, kernel("; @Input: %out = {{0, 0}}", "", body)).unwrap();
+    let cfg = Config {
+        property: Property::Liveness,
+        ..Config::default()
+    };
+    let r = check_file(&f, &cfg, &ModelCache::default());
+    assert_eq!(r.verdict, "ERROR");
+    let msg = r.message.unwrap();
+    assert!(
+        msg.starts_with(&format!("{}:", f.display()))
+            && msg.contains(": unsupported: the free input `n`"),
+        "{msg}"
+    );
+    assert!(!msg.contains("both engines"), "{msg}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// An undefined boolean has two values, which the explicit engine
 /// enumerates per invocation: the invocations may disagree.
 #[test]

@@ -869,6 +869,15 @@ impl Compiler<'_> {
                     format!("the herd7/Dat3M built-in `{name}`: {why}"),
                 ));
             }
+            // A base name or a library value used as a function is most
+            // likely a missing operator (`acyclic po rf`, read as herd7's
+            // application `po(rf)`).
+            if (self.base)(name).is_some() || prelude().get(name, ALL_LIB).is_some() {
+                return Err(Error::semantic(
+                    pos,
+                    format!("`{name}` is not a function (an operator missing after it?)"),
+                ));
+            }
             return Err(Error::semantic(pos, format!("unknown function `{name}`")));
         };
         let Some(params) = &b.params else {

@@ -323,6 +323,14 @@ pub fn lex(src: &str) -> Result<Lexed> {
             }
             continue;
         }
+        if c == '#' {
+            // herd7's other line comment (its lexer: `("//"|"#") [^'\n']*`);
+            // not a place for `// gpumc:` directives.
+            while cur.peek().is_some_and(|c| c != '\n') {
+                cur.bump();
+            }
+            continue;
+        }
         if cur.starts_with("//") {
             let start = cur.pos();
             cur.bump();
@@ -342,6 +350,11 @@ pub fn lex(src: &str) -> Result<Lexed> {
         let start = cur.off;
         let tok = if ident_start(c) {
             while cur.peek().is_some_and(ident_continue) {
+                cur.bump();
+            }
+            // herd7 names may end with one prime (`com'`); a quote that
+            // starts a token is a tag literal instead.
+            if cur.peek() == Some('\'') {
                 cur.bump();
             }
             let word = &src[start..cur.off];

@@ -170,8 +170,11 @@ impl Parser<'_> {
     }
 
     /// The model name: the tokens of the first line up to a keyword (a
-    /// string's contents if there is one), then any further names and
-    /// strings before the first statement.
+    /// string's contents if there is one), and, after a first line that is
+    /// a single name, one name or string on a later line (herd7's `VAR
+    /// STRING` / `VAR VAR`). Nothing more: a word after that is a
+    /// statement, so a misspelt keyword (`acylic po`) is an error rather
+    /// than part of the name (which would drop the axiom silently).
     fn header(&mut self) -> Option<String> {
         let first = self.peek().clone();
         if !matches!(first.tok, Tok::Ident(_) | Tok::Str(_)) {
@@ -179,6 +182,7 @@ impl Parser<'_> {
         }
         let mut last_end = first.end;
         let mut string = None;
+        let mut taken = 0;
         while !matches!(self.peek().tok, Tok::Kw(_) | Tok::Tilde | Tok::Eof)
             && self.peek().pos.line == first.pos.line
         {
@@ -187,8 +191,12 @@ impl Parser<'_> {
                 string = Some(s.clone());
             }
             last_end = t.end;
+            taken += 1;
         }
-        while matches!(self.peek().tok, Tok::Ident(_) | Tok::Str(_)) {
+        if taken == 1
+            && matches!(first.tok, Tok::Ident(_))
+            && matches!(self.peek().tok, Tok::Ident(_) | Tok::Str(_))
+        {
             self.bump();
         }
         Some(string.unwrap_or_else(|| collapse_ws(&self.src[first.start..last_end])))
@@ -513,6 +521,25 @@ impl Parser<'_> {
                 };
                 if self.at(&Tok::LParen) {
                     self.call(name, pos)
+                } else if matches!(
+                    self.peek().tok,
+                    Tok::Ident(_) | Tok::Zero | Tok::Underscore | Tok::LBrack
+                ) {
+                    // herd7's application by juxtaposition, `f arg` for
+                    // `f(arg)` (its own library: `domain 0`, and
+                    // `fencerel F`): an argument is a name or a simple
+                    // expression. Two operands in a row mean nothing else.
+                    let arg = match &self.peek().tok {
+                        Tok::Ident(_) => {
+                            let t = self.bump();
+                            let Tok::Ident(a) = t.tok else {
+                                unreachable!("peeked an identifier")
+                            };
+                            Expr::leaf(ExprKind::Name(a), t.pos)
+                        }
+                        _ => self.primary()?,
+                    };
+                    mk(ExprKind::Call(name, vec![arg]), pos)
                 } else {
                     Ok(Expr::leaf(ExprKind::Name(name), pos))
                 }

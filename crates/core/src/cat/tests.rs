@@ -294,6 +294,47 @@ fn headers() {
     assert_eq!(name(""), None);
     assert_eq!(name("Name\n\"long name\"\nacyclic po"), Some("Name".into()));
     assert_eq!(parse_file("X\nlet a = po").unwrap().stmts.len(), 1);
+    assert_eq!(name("Name\nOther\nacyclic po"), Some("Name".into()));
+    // Words after the name are statements: a misspelt axiom is an error,
+    // not part of the name (which would drop the axiom).
+    let e = parse_file("\"SC\"\nacylic po | rf").unwrap_err();
+    assert_eq!((e.pos.unwrap().line, e.pos.unwrap().col), (2, 1), "{e}");
+    assert!(parse_file("\"SC\"\nsubset po po").is_err());
+    assert!(parse_file("PTX\n\"long\"\nacylic po").is_err());
+}
+
+/// herd7 applies a function by juxtaposition (`domain 0` in its own
+/// library, `fencerel F`): the same call as with parentheses.
+#[test]
+fn application_by_juxtaposition() {
+    let same = |a: &str, b: &str| assert_eq!(p(a), p(b), "{a} vs {b}");
+    same("fencerel F", "fencerel(F)");
+    same("domain 0", "domain(0)");
+    same("range [W]", "range([W])");
+    same("domain rmw ; po | rf", "(domain(rmw) ; po) | rf");
+    same("fencerel F^-1", "(fencerel(F))^-1");
+    // The statement after an expression still starts a new statement.
+    assert_eq!(
+        parse_file("\"m\"\nlet x = po\nacyclic x")
+            .unwrap()
+            .stmts
+            .len(),
+        2
+    );
+}
+
+/// herd7's lexer: `#` starts a line comment like `//`, and a name may end
+/// with a prime (`com'`).
+#[test]
+fn herd_comments_and_primed_names() {
+    let f = parse_file("\"m\" # title\n# comment\nlet com' = rf # rest\nacyclic po | com' as sc")
+        .unwrap();
+    assert_eq!(f.name, Some("m".into()));
+    assert_eq!(f.stmts.len(), 2);
+    assert!(matches!(&f.stmts[0], Stmt::Let(b) if b[0].name == "com'"));
+    // A quote that starts a token is still a tag literal.
+    let e = parse_file("\"m\"\nlet x = 'foo").unwrap_err();
+    assert!(e.message.contains("tag literals"), "{e}");
 }
 
 /// Runs `f` on a thread with a 2 MiB stack (the test-thread default).
@@ -414,11 +455,26 @@ fn syntax_errors() {
         9,
         "expected `=` in a `let` binding, found end of file",
     );
+    // herd7 reads two names in a row as an application `po(rf)`.
     assert_err(
         "acyclic po rf",
+        ErrorKind::Semantic,
+        1,
+        9,
+        "`po` is not a function (an operator missing after it?)",
+    );
+    assert_err(
+        "acyclic rf | co ; po rf",
+        ErrorKind::Semantic,
+        1,
+        19,
+        "`po` is not a function",
+    );
+    assert_err(
+        "acyclic (po | rf) co",
         ErrorKind::Syntax,
         1,
-        12,
+        19,
         "expected an operator or the start of a statement",
     );
     assert_err(

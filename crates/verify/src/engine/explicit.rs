@@ -91,7 +91,7 @@ pub fn run_combination(
 /// enumerated once per valuation of them (`engine::inputs`: finite sets
 /// of representatives, or `unsupported`).
 pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Observer) -> Result<()> {
-    let Some(valuations) = super::inputs::valuations(p)? else {
+    let Some(valuations) = super::inputs::valuations(p, super::inputs::Use::Explicit)? else {
         return enumerate_fixed(p, model, opts, obs);
     };
     for q in &valuations {

@@ -27,16 +27,26 @@ pub const SMALL_TYPE: u128 = 16;
 /// Valuations of a program's inputs the explicit engine checks at most.
 pub const MAX_VALUATIONS: usize = 256;
 
-fn unsupported(what: String) -> Error {
-    Error::new(
-        ErrorKind::Unsupported,
-        format!("unsupported: {what} in the explicit engine (values it cannot enumerate; the symbolic engine checks it: --engine symbolic)"),
-    )
+/// Who fixes the inputs one valuation at a time: the explicit engine
+/// (the symbolic one could check the program instead), or liveness on
+/// either engine (then nothing can: the advice must not name an engine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    Explicit,
+    Liveness,
+}
+
+fn unsupported(what: String, by: Use) -> Error {
+    let msg = match by {
+        Use::Explicit => format!("unsupported: {what} in the explicit engine (values it cannot enumerate; the symbolic engine checks it: --engine symbolic)"),
+        Use::Liveness => format!("unsupported: {what} in a liveness check (liveness fixes free inputs one valuation at a time, on either engine, and these values cannot be enumerated)"),
+    };
+    Error::new(ErrorKind::Unsupported, msg)
 }
 
 /// Each valuation of the program's free inputs, as a copy of `p` with
 /// those inputs fixed; `None` when no input is free.
-pub fn valuations(p: &Program) -> Result<Option<Vec<Program>>> {
+pub fn valuations(p: &Program, by: Use) -> Result<Option<Vec<Program>>> {
     let free: Vec<usize> = (0..p.inputs.len())
         .filter(|&k| p.inputs[k].value.is_none())
         .collect();
@@ -46,14 +56,15 @@ pub fn valuations(p: &Program) -> Result<Option<Vec<Program>>> {
     let mut domains = Vec::new();
     let mut total = 1usize;
     for &k in &free {
-        let d = input_domain(p, k)?;
+        let d = input_domain(p, k, by)?;
         total = total.saturating_mul(d.len());
         domains.push(d);
     }
     if total > MAX_VALUATIONS {
-        return Err(unsupported(format!(
-            "{total} valuations of the free inputs (at most {MAX_VALUATIONS})"
-        )));
+        return Err(unsupported(
+            format!("{total} valuations of the free inputs (at most {MAX_VALUATIONS})"),
+            by,
+        ));
     }
     let mut out = Vec::with_capacity(total);
     let mut choice = vec![0usize; free.len()];
@@ -79,26 +90,36 @@ pub fn valuations(p: &Program) -> Result<Option<Vec<Program>>> {
 }
 
 /// Representatives of the free input `k` (see the module docs).
-pub fn input_domain(p: &Program, k: usize) -> Result<Vec<i64>> {
+pub fn input_domain(p: &Program, k: usize, by: Use) -> Result<Vec<i64>> {
     let input = &p.inputs[k];
     if input.ty.count() <= SMALL_TYPE {
         return Ok(every_value(input.ty));
     }
     let mut regs = Vec::new();
+    let mut first = None;
     for (th, t) in p.threads.iter().enumerate() {
         for ins in &t.instrs {
             if let InstrKind::Input { dst, input } = &ins.kind {
                 if *input == k {
                     regs.push((th, dst.as_str()));
+                    first.get_or_insert(ins.pos);
                 }
             }
         }
     }
     comparison_classes(p, &regs, input.ty).ok_or_else(|| {
-        unsupported(format!(
-            "the free input `{}` (used other than in comparisons with constants)",
-            input.name
-        ))
+        let e = unsupported(
+            format!(
+                "the free input `{}` (used other than in comparisons with constants)",
+                input.name
+            ),
+            by,
+        );
+        // The `Input` instruction's position (SPIR-V: the variable).
+        match first {
+            Some(pos) => e.at(pos),
+            None => e,
+        }
     })
 }
 
@@ -278,7 +299,7 @@ mod tests {
                 value: None,
             }],
         };
-        input_domain(&p, 0).unwrap()
+        input_domain(&p, 0, Use::Explicit).unwrap()
     }
 
     /// Every value of the type compares with each constant (signed and

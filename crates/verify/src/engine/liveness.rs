@@ -162,7 +162,7 @@ pub fn check(
     progress: &ProgressSpec,
     symbolic: bool,
 ) -> Result<LivenessResult> {
-    let Some(valuations) = super::inputs::valuations(p)? else {
+    let Some(valuations) = super::inputs::valuations(p, super::inputs::Use::Liveness)? else {
         return check_fixed(p, model, opts, progress, symbolic);
     };
     let mut executions = 0;

@@ -173,13 +173,23 @@ pub fn value_domains(p: &Program, bound: u32) -> Result<Domains> {
 pub fn value_domains_within(p: &Program, bound: u32, max_paths: usize) -> Result<Domains> {
     let mut budget = max_paths;
     if let Some(l) = p.locations.iter().find(|l| l.init_arbitrary.is_some()) {
-        return Err(Error::new(
+        let e = Error::new(
             crate::diag::ErrorKind::Unsupported,
             format!(
                 "unsupported: `{}` is uninitialised (an arbitrary initial value needs the symbolic engine: --engine symbolic)",
                 l.name
             ),
-        ));
+        );
+        // Point at the first access that may reach it, if any.
+        let access = p.threads.iter().flat_map(|t| &t.instrs).find(|i| {
+            i.kind
+                .addr()
+                .is_some_and(|a| a.cells().iter().any(|&c| p.locations[c].phys == l.phys))
+        });
+        return Err(match access {
+            Some(i) => e.at(i.pos),
+            None => e,
+        });
     }
     let mut dom: Domains = HashMap::new();
     let mut asked: Vec<i64> = Vec::new();
@@ -422,7 +432,28 @@ fn explore(
             ));
         }
         crate::guard::check()?;
+        let mut steps = 0u32;
         loop {
+            // One path can be long (a writing loop under `--bound 10^8`):
+            // the guard is checked along it too, and before its events
+            // outgrow the memory budget (growing the vector needs the old
+            // and the new buffer at once), rather than the allocation
+            // aborting the process.
+            steps = steps.wrapping_add(1);
+            if steps.is_multiple_of(4096) {
+                crate::guard::check()?;
+            }
+            if s.events.len() == s.events.capacity() && s.events.capacity() >= 4096 {
+                let bytes = 3 * s.events.capacity() * std::mem::size_of::<PathEvent>();
+                crate::guard::check_estimate(
+                    bytes as u64,
+                    &format!(
+                        "a path of thread {} with over {} events (is --bound {bound} too large?)",
+                        t.name,
+                        s.events.len()
+                    ),
+                )?;
+            }
             let Some(ins) = t.instrs.get(s.pc) else {
                 out.push(s.finish(PathEnd::Done));
                 break;
