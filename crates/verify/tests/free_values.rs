@@ -354,7 +354,7 @@ fn uninitialised_memory_refusal_has_a_position() {
         + 1;
     let e = safety::check(&parse(&src), &vulkan(), &Options::default())
         .expect_err("the explicit engine refuses");
-    assert_eq!(e.kind, gpumc::diag::ErrorKind::Unsupported, "{e}");
+    assert_eq!(e.kind, gpumc_core::diag::ErrorKind::Unsupported, "{e}");
     assert!(e.message.contains("`%out[0][0]` is uninitialised"), "{e}");
     assert_eq!(e.pos.map(|p| p.line), Some(line as u32), "{e}");
 }
@@ -379,11 +379,11 @@ fn liveness_refuses_inputs_it_cannot_enumerate_without_naming_an_engine() {
         liveness: true,
         ..Options::default()
     };
-    let fair = gpumc::engine::liveness::ProgressSpec::parse("fair").unwrap();
+    let fair = gpumc_verify::engine::liveness::ProgressSpec::parse("fair").unwrap();
     for symbolic in [false, true] {
-        let e = gpumc::engine::liveness::check(&p, &vulkan(), &opts, &fair, symbolic)
+        let e = gpumc_verify::engine::liveness::check(&p, &vulkan(), &opts, &fair, symbolic)
             .expect_err("refused");
-        assert_eq!(e.kind, gpumc::diag::ErrorKind::Unsupported);
+        assert_eq!(e.kind, gpumc_core::diag::ErrorKind::Unsupported);
         assert!(e.message.contains("free input `n`"), "{e}");
         assert!(e.message.contains("liveness"), "{e}");
         assert!(!e.message.contains("--engine symbolic"), "{e}");
