@@ -115,9 +115,19 @@ fn malformed_cat_gives_position_and_exit_2() {
 
 #[test]
 fn missing_file_and_bad_usage_exit_2() {
-    let (code, _, err) = gpumc(&["check", "does/not/exist.litmus"]);
+    // A missing path is that path's ERROR; the other files are still
+    // checked and reported, and the exit status says something failed.
+    let (code, out, _) = gpumc(&[
+        "check",
+        "does/not/exist.litmus",
+        "examples/MP-relacq.litmus",
+    ]);
     assert_eq!(code, 2);
-    assert!(err.contains("does/not/exist.litmus"), "{err}");
+    assert!(
+        out.contains("does/not/exist.litmus: ERROR") && out.contains("No such file"),
+        "{out}"
+    );
+    assert!(out.contains("examples/MP-relacq.litmus: PASS"), "{out}");
     let (code, _, _) = gpumc(&["check", "--property", "nonsense", "examples/MP-weak.litmus"]);
     assert_eq!(code, 2);
 }

@@ -406,10 +406,11 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
             walk(p, &mut found, &mut seen).map_err(|e| Error::io(p, e))?;
             found.sort();
             out.extend(found);
-        } else if p.exists() {
-            out.push(p.clone());
         } else {
-            return Err(Error::new(ErrorKind::Io, "no such file or directory").in_file(p));
+            // A missing file stays in the list: its check reports the I/O
+            // error as that file's ERROR, and the other files are still
+            // checked (nothing a user asked for is lost to one bad path).
+            out.push(p.clone());
         }
     }
     Ok(out)
