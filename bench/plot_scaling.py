@@ -20,7 +20,7 @@ def Y(s):
 colors = {"mp": "#1f77b4", "sb": "#ff7f0e", "lb": "#2ca02c", "iriw": "#d62728"}
 out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">',
        f'<rect width="{W}" height="{H}" fill="white"/>',
-       f'<text x="{L}" y="18" font-size="14">gpumc symbolic engine: time vs threads (seed 000 Fig. 15 families)</text>',
+       f'<text x="{L}" y="18" font-size="14">gpumc symbolic engine: time vs threads (Tong et al., ASPLOS 2024, Fig. 15 families)</text>',
        f'<line x1="{L}" y1="{H-B}" x2="{W-R}" y2="{H-B}" stroke="black"/>',
        f'<line x1="{L}" y1="{T}" x2="{L}" y2="{H-B}" stroke="black"/>']
 for n in xs:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times the seed 000 Fig. 15 scaling families with the symbolic engine:
+# Times the Tong et al., ASPLOS'24 Fig. 15 scaling families with the symbolic engine:
 # MP/SB/LB/IRIW at N = 2, 4, 8, 16, 32, 64 under ptx-v7.5 and vulkan.
 # Writes bench/scaling.csv and draws docs/scaling.svg.
 # Usage: bash bench/scaling.sh

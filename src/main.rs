@@ -83,7 +83,7 @@ enum Cmd {
     },
     /// List the embedded models.
     Models,
-    /// Generate litmus tests: the seed 000 Fig. 15 scaling families, or random tests.
+    /// Generate litmus tests: the Tong et al., ASPLOS'24 Fig. 15 scaling families, or random tests.
     Gen {
         /// mp | sb | lb | iriw | random
         kind: String,
@@ -102,7 +102,7 @@ enum Cmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Progress-model toolkit (seed 003): AXB tests, 11 progress models,
+    /// Progress-model toolkit (Sorensen et al., OOPSLA'21): AXB tests, 11 progress models,
     /// termination oracle, Table 4, synthesis, export to litmus.
     Progress(gpumc::progress::cli::ProgressArgs),
     /// Internal: a worker process of `check`/`suite` (gpumc::isolate).

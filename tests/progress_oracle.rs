@@ -1,6 +1,6 @@
 //! Termination-oracle verdicts on the 483 corpus tests against the
 //! published data: Dat3M's `VULKAN-Liveness-*` rows (weak fairness, one row
-//! per CADP translation, disabled `; ` rows included) and seed 003's
+//! per CADP translation, disabled `; ` rows included) and Sorensen et al., OOPSLA'21's
 //! published figures for the strong and unfair models.
 
 #[path = "progress_util.rs"]
@@ -99,7 +99,7 @@ fn weak_verdicts_match_dat3m_liveness_rows() {
     }
 }
 
-/// Seed 003: "by construction, none of our tests are guaranteed to
+/// Sorensen et al., OOPSLA'21: "by construction, none of our tests are guaranteed to
 /// terminate under the unfair model", and all pass strong fair (the
 /// synthesis constraints require possible termination).
 #[test]
@@ -122,7 +122,7 @@ fn unfair_fails_and_strong_fair_passes_everywhere() {
 }
 
 /// Literal pass counts and the verdict-vector histogram published for the
-/// suite (seed 003 notes §7.3, from the artifact's per-test CADP CSVs).
+/// suite (our reading notes on Sorensen et al., OOPSLA'21, §7.3, from the artifact's per-test CADP CSVs).
 #[test]
 fn strong_and_weak_counts_match_published_figures() {
     let Some(decided) = corpus_verdicts("strong_and_weak_counts_match_published_figures") else {
@@ -169,7 +169,7 @@ fn strong_and_weak_counts_match_published_figures() {
     assert_eq!(histogram, expected);
 }
 
-/// Per-test vectors published for named tests (seed 003 notes §13 and
+/// Per-test vectors published for named tests (our reading notes on Sorensen et al., OOPSLA'21, §13 and
 /// §9.3–9.4): (weak,strong) for HSA, OBE, LOBE, fair.
 #[test]
 fn published_vectors_of_named_tests() {
@@ -203,7 +203,7 @@ fn published_vectors_of_named_tests() {
 }
 
 fn mutex() -> Test {
-    // Seed 003 Fig. 2: while(Exch(m,1)==1); Exch(m,0); in both threads.
+    // Sorensen et al., OOPSLA'21 Fig. 2: while(Exch(m,1)==1); Exch(m,0); in both threads.
     parse(
         "THREAD0\natomic_exch_branch(0,1,1,0)\natomic_store(0,0)\n\
          THREAD1\natomic_exch_branch(0,1,1,0)\natomic_store(0,0)\n",
@@ -294,7 +294,7 @@ pub fn check_hierarchy(v: &Verdicts, what: &str) {
     }
 }
 
-/// The largest product graph over the suite has 23 states (seed 003 notes
+/// The largest product graph over the suite has 23 states (our reading notes on Sorensen et al., OOPSLA'21,
 /// §5.6, termination folded into the last step).
 #[test]
 fn largest_product_graph() {

@@ -69,7 +69,10 @@ fn synth_3t_3i_contains_the_published_set() {
         return;
     };
     assert_eq!(distinct, 21);
-    assert_eq!(n, 60, "the complete space (seed 003 notes §6.7)");
+    assert_eq!(
+        n, 60,
+        "the complete space (our reading notes on Sorensen et al., OOPSLA'21, §6.7)"
+    );
 }
 
 /// Every published 2t_4i and 3t_4i test, canonicalised, meets every
@@ -102,7 +105,7 @@ fn published_4_instruction_tests_meet_the_constraints() {
 
 /// The complete 2t_4i and 3t_4i spaces contain every published test; their
 /// sizes (paper scopes, up to location renaming) agree with the independent
-/// enumeration of seed 003 notes §6.7.
+/// enumeration of our reading notes on Sorensen et al., OOPSLA'21, §6.7.
 #[test]
 fn synth_2t_4i_and_3t_4i_contain_the_published_sets() {
     for (t, i, cfg, size) in [
@@ -205,7 +208,7 @@ fn splits_are_ordered_compositions() {
 }
 
 /// The paper found no strong-OBE distinguishing test (Table 4); the
-/// complete 2t_4i space has some, e.g. the one of seed 003 notes §6.7.
+/// complete 2t_4i space has some, e.g. the one of our reading notes on Sorensen et al., OOPSLA'21, §6.7.
 #[test]
 fn strong_obe_distinguishing_tests_exist_in_2t_4i() {
     use gpumc::progress::cli::{synth_report, SynthOpts};

@@ -1,6 +1,6 @@
-//! `gpumc progress table` on the 483 corpus tests reproduces seed 003
+//! `gpumc progress table` on the 483 corpus tests reproduces Sorensen et al., OOPSLA'21
 //! Table 4 exactly, with the per-configuration buckets of the artifact's
-//! `mk_table_4.py` (seed 003 notes §7.3).
+//! `mk_table_4.py` (our reading notes on Sorensen et al., OOPSLA'21, §7.3).
 
 #[path = "progress_util.rs"]
 mod util;

@@ -1,7 +1,7 @@
 //! Issue 4, item 6: every AXB progress test of the corpus, exported to a
 //! Vulkan litmus test with spinloops, gets the same verdict from the
 //! liveness checker (`--property liveness`, Vulkan model, bound 4) as from
-//! the seed 003 termination oracle under the corresponding weak-fairness
+//! the Sorensen et al., OOPSLA'21 termination oracle under the corresponding weak-fairness
 //! model (unfair, fair, HSA, OBE, HSA+OBE, LOBE). Disagreements are listed
 //! and explained in docs/PROGRESS.md; this test fails on any other.
 

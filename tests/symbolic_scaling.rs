@@ -219,7 +219,7 @@ fn iriw_vulkan() {
     scale("iriw", Arch::Vulkan);
 }
 
-/// The `gpumc gen` families (seed 000 Fig. 15; IRIW readers read every
+/// The `gpumc gen` families (Tong et al., ASPLOS'24 Fig. 15; IRIW readers read every
 /// location, so a reader has 2^(N/2) read-value combinations).
 fn gen_family(f: gpumc::gen::Family, arch: gpumc::gen::GenArch, march: Arch) {
     let Some(m) = model(march) else { return };

@@ -1,5 +1,5 @@
 //! Test generation (the `diy` part of the toolbox): the scaling families
-//! of seed 000 Fig. 15 and random litmus tests for differential testing.
+//! of Tong et al., ASPLOS'24 Fig. 15 and random litmus tests for differential testing.
 //! Output is litmus text in the Dat3M PTX / Vulkan dialects, so every
 //! generated test goes through the same front-end as the corpus.
 
@@ -15,7 +15,7 @@ pub enum GenArch {
     Vulkan,
 }
 
-/// A scaling family (seed 000 Fig. 15).
+/// A scaling family (Tong et al., ASPLOS'24 Fig. 15).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Family {
     Mp,

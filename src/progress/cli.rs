@@ -65,7 +65,7 @@ pub enum ProgressCmd {
         paths: Vec<PathBuf>,
     },
     /// Classify tests into distinguishing / conformance tests and print
-    /// seed 003 Table 4 with the literal pass counts.
+    /// Sorensen et al., OOPSLA'21 Table 4 with the literal pass counts.
     Table {
         #[arg(long)]
         json: bool,

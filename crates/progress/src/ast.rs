@@ -1,4 +1,4 @@
-//! The AXB language (seed 003 §3): threads are lists of `ATOMIC_EXCH_BRANCH`
+//! The AXB language (Sorensen et al., OOPSLA'21 §3): threads are lists of `ATOMIC_EXCH_BRANCH`
 //! instructions over a global memory of small integer locations, all
 //! initially 0. A thread's only local state is its program counter.
 

@@ -1,4 +1,4 @@
-//! gpumc-progress: the progress-model toolkit (seed 003, Sorensen et al., OOPSLA'21).
+//! gpumc-progress: the progress-model toolkit (Sorensen et al., OOPSLA'21).
 //!
 //! * [`ast`]: the AXB language (one instruction, `ATOMIC_EXCH_BRANCH`);
 //! * [`parse`] / [`print`]: the two corpus text forms (`<id>.txt` and
@@ -8,7 +8,7 @@
 //! * [`lts`]: the product state graph of a test and a progress model;
 //! * [`oracle`]: the termination oracle (SCCs for weak fairness, backward
 //!   reachability for strong fairness, a plain cycle check for unfair);
-//! * [`table`]: distinguishing / conformance classification (seed 003 Table 4);
+//! * [`table`]: distinguishing / conformance classification (Sorensen et al., OOPSLA'21 Table 4);
 //! * [`synth`]: exhaustive synthesis of the paper's test space;
 //! * [`export`]: translation to Dat3M Vulkan / PTX litmus tests with spinloops;
 //! * [`corpus`]: loading test files and directories;

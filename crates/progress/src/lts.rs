@@ -6,7 +6,7 @@
 //! and `aux` is empty. In a state, every live thread `t` (pc < length) has
 //! exactly one transition: it executes its instruction at pc; when the new
 //! pc is the thread's length, the thread terminates in the same transition
-//! (seed 003 §5.5: folding `Terminate` into the last step gives the same
+//! (Sorensen et al., OOPSLA'21 §5.5: folding `Terminate` into the last step gives the same
 //! verdicts as CADP's separate action, and a smaller graph). States with no
 //! live thread are final.
 

@@ -1,4 +1,4 @@
-//! The progress models of seed 003 §4 as executable semantics.
+//! The progress models of Sorensen et al., OOPSLA'21 §4 as executable semantics.
 //!
 //! A progress model tracks, along an execution, the set `F` of live threads
 //! that are guaranteed fair execution at each point (the paper's LNT
@@ -84,7 +84,7 @@ impl Base {
     }
 }
 
-/// Weak or strong fairness (seed 003 §2.2, §4.2).
+/// Weak or strong fairness (Sorensen et al., OOPSLA'21 §2.2, §4.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Fairness {
     Weak,

@@ -1,7 +1,7 @@
 //! The termination oracle: "is the test guaranteed to terminate under model
 //! M?", decided exactly on the state graph ([`super::lts`]).
 //!
-//! * **Weak fairness** (seed 003 Listing 1, Lemma 9.1): the test can fail to
+//! * **Weak fairness** (Sorensen et al., OOPSLA'21 Listing 1, Lemma 9.1): the test can fail to
 //!   terminate iff some cycle keeps a non-empty fair set `F` constant and
 //!   contains a step by every thread of `F`. Inside a strongly connected
 //!   component a closed walk can use every internal edge, so it suffices to

@@ -1,4 +1,4 @@
-//! Complete synthesis of progress litmus tests (seed 003 §5).
+//! Complete synthesis of progress litmus tests (Sorensen et al., OOPSLA'21 §5).
 //!
 //! The paper's Alloy run searched, for a fixed number of threads `T` and a
 //! fixed total number of instructions `I`, programs over 2 locations and
@@ -16,7 +16,7 @@
 //!    instruction of another thread on its location, and every instruction
 //!    with an exchange has a non-store instruction of another thread on its
 //!    location (the published suite was produced without the extra "some
-//!    execution changes the value" clause of the Alloy file, seed 003 notes
+//!    execution changes the value" clause of the Alloy file, our reading notes on Sorensen et al., OOPSLA'21,
 //!    §6.3);
 //! 5. the reachable state graph has at most `S` states and `A` actions;
 //! 6. *possible termination*: from every reachable state a final state

@@ -1,5 +1,5 @@
 //! Classification of tests into distinguishing and conformance tests
-//! (seed 003 §5.6, Table 4).
+//! (Sorensen et al., OOPSLA'21 §5.6, Table 4).
 //!
 //! A test is *weak* if it passes weak fair, *strong* if it fails weak fair
 //! but passes strong fair (and *neither* otherwise; the paper's constraints

@@ -279,7 +279,7 @@ fn display_directives_and_dat3m_idioms_are_accepted() {
 
 #[test]
 fn coherence_follows_the_architecture_unless_overridden() {
-    // Seed 000 Fig. 6: two writers, two readers disagreeing on their order.
+    // Tong et al., ASPLOS'24 Fig. 6: two writers, two readers disagreeing on their order.
     let fig6 = "PTX fig6\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 | P3@cta 0,gpu 0 ;\n st.weak x, 1 | st.weak x, 2 | ld.weak r0, x | ld.weak r2, x ;\n | | ld.weak r1, x | ld.weak r3, x ;\nexists (P2:r0 == 1 /\\ P2:r1 == 2 /\\ P3:r2 == 2 /\\ P3:r3 == 1)\n";
     let dir = std::env::temp_dir().join(format!("gpumc-cat-compat-co-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

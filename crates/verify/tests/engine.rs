@@ -69,7 +69,7 @@ fn final_memory_is_co_maximal_write() {
 
 #[test]
 fn partial_coherence_leaves_writes_unordered() {
-    // Seed 000 Fig. 6: with partial co the readers may disagree.
+    // Tong et al., ASPLOS'24 Fig. 6: with partial co the readers may disagree.
     let t = "PTX fig6\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 | P3@cta 0,gpu 0 ;\n st.weak x, 1 | st.weak x, 2 | ld.weak r0, x | ld.weak r2, x ;\n | | ld.weak r1, x | ld.weak r3, x ;\nexists (P2:r0 == 1 /\\ P2:r1 == 2 /\\ P3:r2 == 2 /\\ P3:r3 == 1)\n";
     let model = "m\nlet fr = rf^-1;co\nacyclic (po & loc) | rf | co | fr\n";
     // PTX coherence is partial unless the model says otherwise.
@@ -130,7 +130,7 @@ fn barrier_quorum_semantics() {
 
 #[test]
 fn dynamic_barrier_ids() {
-    // Seed 000 Fig. 7: the barrier id comes from a register.
+    // Tong et al., ASPLOS'24 Fig. 7: the barrier id comes from a register.
     let t = "PTX fig7\n{ x=0; y=0; z=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n st.weak x, 1 | st.weak y, 1 | st.weak z, 1 ;\n ld.weak r2, z | bar.cta.sync 1 | ;\n bar.cta.sync r2 | ld.weak r1, x | ;\n ld.weak r0, y | | ;\nforall (P0:r0 == 1 \\/ P1:r1 == 1)\n";
     let bar =
         "bar\nlet fr = rf^-1;co\nacyclic (po & loc) | rf | co | fr | (po ; sync_barrier ; po)\n";

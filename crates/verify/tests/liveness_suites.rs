@@ -76,7 +76,7 @@ fn vulkan_liveness_active_rows() {
 }
 
 /// The rows Dat3M comments out (spinloops with exchanges): expected
-/// values are the seed 003 oracle's.
+/// values are the Sorensen et al., OOPSLA'21 oracle's.
 #[test]
 fn vulkan_liveness_disabled_rows() {
     for (f, m) in VULKAN {
@@ -90,7 +90,7 @@ fn vulkan_liveness_disabled_rows() {
     }
 }
 
-/// Seed 003 §5.5: no CADP test is guaranteed to terminate without
+/// Sorensen et al., OOPSLA'21 §5.5: no CADP test is guaranteed to terminate without
 /// fairness (every one has a reachable cycle).
 #[test]
 fn vulkan_cadp_all_fail_when_unfair() {
@@ -196,7 +196,7 @@ fn progress_spec_rejects_bad_strings() {
 }
 
 // ---------------------------------------------------------------------
-// Fairness decisions (seed 003 Table 1 and §4.2).
+// Fairness decisions (Sorensen et al., OOPSLA'21 Table 1 and §4.2).
 
 fn fair(m: ProgressModel, stepped: &[bool], terminated: &[bool]) -> Vec<usize> {
     m.fair(stepped, terminated)
@@ -235,7 +235,7 @@ fn fairness_per_model() {
 }
 
 /// Every thread the weaker model guarantees, the stronger one guarantees
-/// too (seed 003 §4.3: HSA, OBE ⊆ HSA_OBE ⊆ LOBE ⊆ FAIR), on every
+/// too (Sorensen et al., OOPSLA'21 §4.3: HSA, OBE ⊆ HSA_OBE ⊆ LOBE ⊆ FAIR), on every
 /// combination of stepped/terminated flags of 4 threads (a thread that
 /// terminated has stepped).
 #[test]
@@ -259,7 +259,7 @@ fn fairness_models_are_ordered() {
             let s = strong.fair(&st, &term);
             // When LOBE guarantees nobody (no live thread at or below a
             // stepped one), the next step makes every lower thread fair:
-            // the order holds on verdicts (seed 003 §4.3), pointwise
+            // the order holds on verdicts (Sorensen et al., OOPSLA'21 §4.3), pointwise
             // only when LOBE guarantees someone.
             if strong == Lobe && !s.contains(&true) {
                 continue;
@@ -370,13 +370,13 @@ fn weak_execution_gets_stuck() {
     assert!(r.witness.is_some());
 }
 
-/// One-way producer/consumer with increasing id (seed 003 Fig. 3): the
+/// One-way producer/consumer with increasing id (Sorensen et al., OOPSLA'21 Fig. 3): the
 /// consumer P1 waits for the producer P0.
 const PROD_CONS: &str = "PTX pc\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu x, 1 | L: ;\n | ld.relaxed.gpu r0, x ;\n | beq r0, 0, L ;\nexists (0 == 0)\n";
 
 #[test]
 fn producer_consumer_under_progress_models() {
-    // Seed 003 §2.4: fails under unfair and OBE (P0 need never start),
+    // Sorensen et al., OOPSLA'21 §2.4: fails under unfair and OBE (P0 need never start),
     // passes under HSA (P0 has the lowest id) and fair models.
     for (m, v) in [
         ("fair", Verdict::Pass),
@@ -402,12 +402,12 @@ fn producer_consumer_under_progress_models() {
     assert_eq!(live(swapped, SC, "fair", 1).verdict, Verdict::Pass);
 }
 
-/// The seed 003 mutex (Fig. 2): a spin-lock acquire loop with an exchange.
+/// The Sorensen et al., OOPSLA'21 mutex (Fig. 2): a spin-lock acquire loop with an exchange.
 const MUTEX: &str = "PTX mutex\n{ m=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n L0: | L1: ;\n atom.relaxed.gpu.exch r0, m, 1 | atom.relaxed.gpu.exch r0, m, 1 ;\n beq r0, 1, L0 | beq r0, 1, L1 ;\n st.relaxed.gpu m, 0 | st.relaxed.gpu m, 0 ;\nexists (0 == 0)\n";
 
 #[test]
 fn mutex_with_exchange_loops() {
-    // Seed 003: passes under fair, OBE, HSA_OBE, LOBE; fails under HSA
+    // Sorensen et al., OOPSLA'21: passes under fair, OBE, HSA_OBE, LOBE; fails under HSA
     // and unfair. One location, coherent accesses: under our PTX model the
     // interleavings are all the executions.
     let ptx = gpumc_core::models::load("ptx-v7.5").unwrap();
@@ -431,7 +431,7 @@ fn mutex_with_exchange_loops() {
     assert!(!v.trace.is_empty());
 }
 
-/// Dining philosophers (seed 003 2t_2i #0): a livelock of two exchange
+/// Dining philosophers (Sorensen et al., OOPSLA'21 2t_2i #0): a livelock of two exchange
 /// loops.
 const LIVELOCK: &str = "PTX dp\n{ m=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n L0: | L1: ;\n atom.relaxed.gpu.exch r0, m, 0 | atom.relaxed.gpu.exch r1, m, 1 ;\n beq r0, 1, L0 | beq r1, 0, L1 ;\nexists (0 == 0)\n";
 

@@ -7,10 +7,10 @@
 //! Two methods, chosen by the loops of the program:
 //!
 //! * every loop is a side-effect-free spinloop: stuck configurations over
-//!   the model's executions ([`axiomatic`]; seed 000 §6.4 with progress
+//!   the model's executions ([`axiomatic`]; Tong et al., ASPLOS'24 §6.4 with progress
 //!   models). Sound and complete under the assumptions of docs/LIVENESS.md.
 //! * some loop writes memory (or contains a barrier): weakly fair cycles of
-//!   the interleaving graph ([`sc`]; seed 003 §4–5) find violations; a PASS
+//!   the interleaving graph ([`sc`]; Sorensen et al., OOPSLA'21 §4–5) find violations; a PASS
 //!   needs a termination proof, either valid for every memory model with
 //!   fair memory ([`eventual`]) or, for a program with one location and
 //!   coherent accesses, the interleaving graph itself ([`coherence`]).

@@ -11,7 +11,7 @@
 //! Loops. A jump to an earlier label is a back-edge. A loop body may run at
 //! most `bound` times: taking a back-edge for the `bound`-th time cuts the
 //! path ([`PathEnd::Cut`]). A loop whose body has no store, RMW or barrier
-//! is a *side-effect-free spinloop* (seed 000 §6.4): its non-exiting
+//! is a *side-effect-free spinloop* (Tong et al., ASPLOS'24 §6.4): its non-exiting
 //! iterations change nothing another thread can see, and the registers they
 //! write are overwritten by the exiting iteration, so for final-state
 //! questions we keep only paths that exit such a loop in its first

@@ -1,6 +1,6 @@
 //! Data races (`--property races`): a test FAILs when some consistent
 //! execution that passes the filter makes one of the model's
-//! `flag ~empty` relations non-empty (seed 000 §4.2: Vulkan's `dr`).
+//! `flag ~empty` relations non-empty (Tong et al., ASPLOS'24 §4.2: Vulkan's `dr`).
 
 use super::paths::PathEnd;
 use super::safety::{final_memories, final_value, Verdict};

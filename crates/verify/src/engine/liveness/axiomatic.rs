@@ -1,4 +1,4 @@
-//! Stuck configurations over the model's executions (seed 000 §6.4,
+//! Stuck configurations over the model's executions (Tong et al., ASPLOS'24 §6.4,
 //! extended to progress models), for programs whose loops are all
 //! side-effect-free spinloops.
 //!

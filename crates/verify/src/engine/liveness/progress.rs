@@ -1,4 +1,4 @@
-//! Progress models (seed 003 §4) and which threads they guarantee to be
+//! Progress models (Sorensen et al., OOPSLA'21 §4) and which threads they guarantee to be
 //! scheduled fairly, per scope level.
 //!
 //! A progress model decides, among sibling *entities* (threads of one
@@ -10,7 +10,7 @@
 use crate::ir::{Arch, Program};
 use std::fmt;
 
-/// One of the six progress models of seed 003 (Dat3M's names).
+/// One of the six progress models of Sorensen et al., OOPSLA'21 (Dat3M's names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ProgressModel {
     /// Every non-terminated entity is fair.
@@ -114,7 +114,7 @@ impl fmt::Display for ProgressModel {
 const VULKAN_LEVELS: [&str; 4] = ["SG", "WG", "QF", "DV"];
 const PTX_LEVELS: [&str; 3] = ["CTA", "GPU", "SYS"];
 
-/// Progress model per scope level (seed 003 §4; Dat3M's FAIR, HSA, OBE,
+/// Progress model per scope level (Sorensen et al., OOPSLA'21 §4; Dat3M's FAIR, HSA, OBE,
 /// HSA_OBE, LOBE, UNFAIR).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProgressSpec {

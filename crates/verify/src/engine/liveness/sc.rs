@@ -1,5 +1,5 @@
 //! The interleaving (sequentially consistent) state graph of a program and
-//! its weakly fair cycles (seed 003 §4–5, generalised to registers and
+//! its weakly fair cycles (Sorensen et al., OOPSLA'21 §4–5, generalised to registers and
 //! scope hierarchies).
 //!
 //! A state holds every thread's pc and registers, the memory, and which
