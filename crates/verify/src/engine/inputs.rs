@@ -228,7 +228,10 @@ fn comparison_classes(p: &Program, regs: &[(usize, &str)], ty: ValueType) -> Opt
                 | InstrKind::Goto(_)
                 | InstrKind::Unreachable => (vec![], None),
             };
-            if uses.into_iter().any(is) {
+            // The index of a run-time address is a use too: its cells are
+            // not told apart by the comparison classes.
+            let index = ins.kind.addr().and_then(|a| a.index());
+            if uses.into_iter().chain(index).any(is) {
                 return None;
             }
             if def == Some(r) {
@@ -264,22 +267,39 @@ fn is_comparison(op: BinOp) -> bool {
 mod tests {
     use super::*;
 
+    use crate::ir::{Instr, Pos};
+
+    fn ins(kind: InstrKind) -> Instr {
+        Instr::new(kind, vec![], Pos::default(), String::new())
+    }
+
     fn classes(consts: &[i64], ty: ValueType) -> Vec<i64> {
-        use crate::ir::{Instr, Pos, Thread};
-        let ins = |kind| Instr::new(kind, vec![], Pos::default(), String::new());
-        let mut instrs = vec![ins(InstrKind::Input {
-            dst: "n".into(),
-            input: 0,
-        })];
-        for &c in consts {
-            instrs.push(ins(InstrKind::Local {
-                dst: "b".into(),
-                op: BinOp::Ult,
-                a: Operand::Reg("n".into()),
-                b: Operand::Const(c),
-            }));
-        }
-        let p = Program {
+        let instrs = consts
+            .iter()
+            .map(|&c| {
+                ins(InstrKind::Local {
+                    dst: "b".into(),
+                    op: BinOp::Ult,
+                    a: Operand::Reg("n".into()),
+                    b: Operand::Const(c),
+                })
+            })
+            .collect();
+        input_domain(&reading_n(instrs, ty), 0, Use::Explicit).unwrap()
+    }
+
+    /// One thread that reads the free input `n` of type `ty`, then runs
+    /// `instrs`.
+    fn reading_n(mut instrs: Vec<Instr>, ty: ValueType) -> Program {
+        use crate::ir::Thread;
+        instrs.insert(
+            0,
+            ins(InstrKind::Input {
+                dst: "n".into(),
+                input: 0,
+            }),
+        );
+        Program {
             name: "t".into(),
             arch: crate::ir::Arch::Vulkan,
             threads: vec![Thread {
@@ -298,8 +318,24 @@ mod tests {
                 ty,
                 value: None,
             }],
-        };
-        input_domain(&p, 0, Use::Explicit).unwrap()
+        }
+    }
+
+    /// An input that indexes memory is not only compared with constants:
+    /// the representatives of its comparisons would skip cells.
+    #[test]
+    fn an_input_used_as_an_index_is_not_enumerated_by_classes() {
+        use crate::ir::{Addr, Indexed};
+        let store = ins(InstrKind::Store {
+            addr: Addr::Indexed(Box::new(Indexed {
+                index: Operand::Reg("n".into()),
+                cells: vec![],
+                array: "%a".into(),
+            })),
+            value: Operand::Const(1),
+        });
+        let p = reading_n(vec![store], ValueType::Int(32));
+        assert!(input_domain(&p, 0, Use::Explicit).is_err());
     }
 
     /// Every value of the type compares with each constant (signed and
