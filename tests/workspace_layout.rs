@@ -15,6 +15,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("gpumc-frontend", 1),
     ("gpumc-progress", 1),
     ("gpumc-verify", 2),
+    ("gpumc-hw", 1),
     ("gpumc", 3),
     ("gpumc-testutil", 0),
 ];

@@ -78,6 +78,11 @@ pub type LocId = usize;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Placement {
     pub ids: Vec<i64>,
+    /// The warp (subgroup) a dialect places the thread in when the model
+    /// has no such scope level (herd7's `GPU_PTX` scope trees: threads in
+    /// one CTA, different warps). Models never see it; hardware runs
+    /// honour it. `None`: any warp.
+    pub warp: Option<i64>,
 }
 
 /// A shared-memory virtual address.

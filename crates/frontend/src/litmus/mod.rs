@@ -552,6 +552,7 @@ impl<'a> Parser<'a> {
             }
             placements.push(Placement {
                 ids: ids.into_iter().map(|v| v.unwrap_or(0)).collect(),
+                warp: None,
             });
         }
         if placements.is_empty() {

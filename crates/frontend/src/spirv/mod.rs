@@ -134,6 +134,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
             name: format!("P{t}"),
             placement: Placement {
                 ids: vec![i64::from(inv.sg), i64::from(inv.wg), 0],
+                warp: None,
             },
             instrs,
             init_regs: Vec::new(),

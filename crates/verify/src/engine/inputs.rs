@@ -304,7 +304,10 @@ mod tests {
             arch: crate::ir::Arch::Vulkan,
             threads: vec![Thread {
                 name: "P0".into(),
-                placement: crate::ir::Placement { ids: vec![0, 0, 0] },
+                placement: crate::ir::Placement {
+                    ids: vec![0, 0, 0],
+                    warp: None,
+                },
                 instrs,
                 init_regs: vec![],
             }],
