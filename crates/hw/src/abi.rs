@@ -32,19 +32,18 @@
 //!    array for `k = local, local + workgroup_size, …` below
 //!    `shared_words`, then a workgroup control barrier (acquire-release,
 //!    workgroup memory);
-//! 3. by its row's [`ROW_ROLE`]:
-//!    * [`ROLE_STRESS`]: the stress loop (below) with `P_STRESS_*`;
-//!    * [`ROLE_IDLE`]: nothing;
-//!    * `ROLE_THREAD0 + t`: test thread `t`:
-//!      a. if `ROW_FLAGS & FLAG_PRE_STRESS`: the stress loop with `P_PRE_*`;
-//!      b. if `ROW_SYNC_N != 0`: the start barrier: one relaxed
-//!         device-scope atomic add of 1 to `sync[ROW_SYNC]`, then spin on
-//!         relaxed device-scope atomic loads of it until the value is at
-//!         least `ROW_SYNC_N` or `P_SPIN_LIMIT` loads have been made (no
-//!         fence: the barrier must not order the test's accesses);
-//!      c. phase 0 of thread `t`'s code, with its location `l` at address
-//!         word `row[ROW_LOC0 + l]` (a word index into `mem` for `Global`,
-//!         into the shared array for `Shared`);
+//! 3. by its row's [`ROW_ROLE`]: [`ROLE_STRESS`] runs the stress loop
+//!    (below) with `P_STRESS_*`; [`ROLE_IDLE`] does nothing;
+//!    `ROLE_THREAD0 + t` is test thread `t`, which
+//!    (a) if `ROW_FLAGS & FLAG_PRE_STRESS`, runs the stress loop with
+//!    `P_PRE_*`; (b) if `ROW_SYNC_N != 0`, takes the start barrier: one
+//!    relaxed device-scope atomic add of 1 to `sync[ROW_SYNC]`, then spins
+//!    on relaxed device-scope atomic loads of it until the value is at
+//!    least `ROW_SYNC_N` or `P_SPIN_LIMIT` loads have been made (no fence:
+//!    the barrier must not order the test's accesses); (c) runs phase 0 of
+//!    thread `t`'s code, with its location `l` at address word
+//!    `row[ROW_LOC0 + l]` (a word index into `mem` for `Global`, into the
+//!    shared array for `Shared`);
 //! 4. for each phase barrier `k` of the spec: the barrier (every
 //!    invocation, top level), then every test-thread invocation runs
 //!    phase `k + 1` of its thread (unless it has stopped, see
