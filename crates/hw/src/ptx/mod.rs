@@ -15,7 +15,7 @@ pub mod lint;
 mod local;
 mod memory;
 mod stress;
-mod target;
+pub(crate) mod target;
 mod thread;
 mod validate;
 
