@@ -46,3 +46,18 @@ fn every_binop_kernel_assembles_for_edge_operands() {
         }
     }
 }
+
+#[test]
+fn every_scenario_kernel_assembles() {
+    let Some(ptxas) = ptxas::find() else {
+        eprintln!("SKIPPED: no ptxas");
+        return;
+    };
+    for s in ptx_support::scenarios::all() {
+        let target = PtxTarget::lowest_for(&s.spec);
+        let text = ptx::emit(&s.spec, &s.cfg, &target).unwrap();
+        if let Err(out) = ptxas::assemble(&ptxas, &text, target.sm, &s.name) {
+            panic!("{}: ptxas failed:\n{out}", s.name);
+        }
+    }
+}

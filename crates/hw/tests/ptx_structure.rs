@@ -104,3 +104,12 @@ fn back_edges_spend_fuel() {
     );
     assert!(text.contains("mov.u32 %status, 2;"), "{text}");
 }
+
+#[test]
+fn every_scenario_kernel_is_well_formed() {
+    for s in ptx_support::scenarios::all() {
+        let text = emit(&s.spec, &s.cfg);
+        let problems = lint::check(&text);
+        assert!(problems.is_empty(), "{}:\n{}", s.name, problems.join("\n"));
+    }
+}

@@ -115,6 +115,18 @@ impl CudaBackend {
         self.kernels.get(&kernel.0).map(|k| k.target)
     }
 
+    /// Whether the driver's JIT accepts `ptx`: loads the module and
+    /// unloads it again. The error names the call and carries the JIT's
+    /// log verbatim (for checking generated PTX on a device without
+    /// running it).
+    pub fn jit_check(&mut self, ptx: &str) -> Result<(), String> {
+        self.current().map_err(|e| e.to_string())?;
+        let (module, _info) = jit::load_module(&self.driver, ptx)?;
+        // SAFETY: the module just loaded, unloaded once.
+        unsafe { (self.driver.cu_module_unload)(module) };
+        Ok(())
+    }
+
     /// Retains the primary context, makes it current, creates the stream
     /// and the events.
     fn open_session(&mut self) -> Result<(), DriverError> {

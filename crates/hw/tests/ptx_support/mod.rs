@@ -4,5 +4,7 @@
 #![allow(dead_code)]
 
 pub mod build;
+pub mod interp;
 pub mod ptxas;
+pub mod scenarios;
 pub mod specs;
