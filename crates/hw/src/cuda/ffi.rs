@@ -42,9 +42,11 @@ pub mod jit {
 }
 
 /// Declares the function table and its loader: each field is the driver
-/// function of the same name (the symbol may differ, e.g. `_v2`).
+/// function of the same name, found under its symbol (`_v2` where
+/// `cuda.h` maps the name to one) or, for drivers older than that symbol,
+/// under the alternative given after `|`.
 macro_rules! driver_api {
-    ($( $field:ident = $symbol:literal : fn($($arg:ty),*); )*) => {
+    ($( $field:ident = $symbol:literal $(| $alt:literal)? : fn($($arg:ty),*); )*) => {
         /// The loaded driver: the library and its functions. The pointers
         /// stay valid while `_library` is alive, which the struct ensures.
         pub struct Driver {
@@ -61,13 +63,14 @@ macro_rules! driver_api {
                 // driver API documents for it.
                 unsafe {
                     Ok(Driver {
-                        $( $field: *library
-                            .get::<unsafe extern "C" fn($($arg),*) -> CuResult>(
-                                concat!($symbol, "\0").as_bytes(),
-                            )
-                            .map_err(|e| format!(
+                        $( $field: {
+                            type F = unsafe extern "C" fn($($arg),*) -> CuResult;
+                            let first = library.get::<F>(concat!($symbol, "\0").as_bytes());
+                            $( let first = first.or_else(|_| library.get::<F>(concat!($alt, "\0").as_bytes())); )?
+                            *first.map_err(|e| format!(
                                 "{path} is not a usable CUDA driver: no {} ({e})", $symbol
-                            ))?, )*
+                            ))?
+                        }, )*
                         _library: library,
                     })
                 }
@@ -84,8 +87,8 @@ driver_api! {
     cu_device_get_name = "cuDeviceGetName": fn(*mut c_char, c_int, CuDevice);
     cu_device_get_attribute = "cuDeviceGetAttribute": fn(*mut c_int, c_int, CuDevice);
     cu_device_primary_ctx_retain = "cuDevicePrimaryCtxRetain": fn(*mut CuContext, CuDevice);
-    cu_device_primary_ctx_release = "cuDevicePrimaryCtxRelease_v2": fn(CuDevice);
-    cu_device_primary_ctx_reset = "cuDevicePrimaryCtxReset_v2": fn(CuDevice);
+    cu_device_primary_ctx_release = "cuDevicePrimaryCtxRelease_v2" | "cuDevicePrimaryCtxRelease": fn(CuDevice);
+    cu_device_primary_ctx_reset = "cuDevicePrimaryCtxReset_v2" | "cuDevicePrimaryCtxReset": fn(CuDevice);
     cu_ctx_set_current = "cuCtxSetCurrent": fn(CuContext);
     cu_module_load_data_ex = "cuModuleLoadDataEx":
         fn(*mut CuModule, *const c_void, c_uint, *mut c_int, *mut *mut c_void);
@@ -99,7 +102,6 @@ driver_api! {
     cu_stream_create = "cuStreamCreate": fn(*mut CuStream, c_uint);
     cu_stream_destroy = "cuStreamDestroy_v2": fn(CuStream);
     cu_stream_query = "cuStreamQuery": fn(CuStream);
-    cu_stream_synchronize = "cuStreamSynchronize": fn(CuStream);
     cu_event_create = "cuEventCreate": fn(*mut CuEvent, c_uint);
     cu_event_destroy = "cuEventDestroy_v2": fn(CuEvent);
     cu_event_record = "cuEventRecord": fn(CuEvent, CuStream);
