@@ -13,6 +13,7 @@
 pub mod abi;
 pub mod backend;
 pub mod cuda;
+pub mod lower;
 pub mod ptx;
 pub mod spec;
 pub mod spirv;
