@@ -17,12 +17,12 @@ use gpumc_hw::ptx::{self, lint, PtxTarget};
 use gpumc_hw::run::{run, RunConfig};
 use ptx_support::interp::Interpreter;
 use ptx_support::ptxas;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-fn litmus_files(root: &PathBuf) -> Vec<PathBuf> {
+fn litmus_files(root: &Path) -> Vec<PathBuf> {
     let mut files = vec![];
-    let mut stack = vec![root.clone()];
+    let mut stack = vec![root.to_path_buf()];
     while let Some(d) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&d) else {
             continue;

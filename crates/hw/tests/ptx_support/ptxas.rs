@@ -1,7 +1,7 @@
 //! Finding `ptxas` and assembling a kernel with it. Tests that need it
 //! skip with a message when it is absent (no CUDA toolkit here).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// `$GPUMC_PTXAS`, `ptxas` on `PATH`, or `/usr/local/cuda/bin/ptxas`.
@@ -25,7 +25,7 @@ pub fn find() -> Option<PathBuf> {
 /// toolkit that no longer knows `sm` (CUDA 13 dropped sm_70) assembles
 /// for the lowest architecture it has that is at least `sm`, which
 /// accepts the same text.
-pub fn assemble(ptxas: &PathBuf, ptx: &str, sm: u32, name: &str) -> Result<String, String> {
+pub fn assemble(ptxas: &Path, ptx: &str, sm: u32, name: &str) -> Result<String, String> {
     let dir = std::env::temp_dir().join(format!("gpumc-ptxas-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let input = dir.join(format!("{name}.ptx"));
