@@ -26,7 +26,8 @@ fn device() -> Option<CudaBackend> {
 }
 
 /// Whether a driver library could be on this machine at all: a candidate
-/// path, a `LD_LIBRARY_PATH` directory or the loader's cache has one.
+/// path, `$GPUMC_LIBCUDA`, a `LD_LIBRARY_PATH` directory or the loader's
+/// cache has one.
 fn driver_may_exist() -> bool {
     let in_dirs = std::env::var_os("LD_LIBRARY_PATH").is_some_and(|dirs| {
         std::env::split_paths(&dirs)
@@ -39,6 +40,7 @@ fn driver_may_exist() -> bool {
         .unwrap_or(false);
     in_dirs
         || in_cache
+        || std::env::var_os(loader::LIBCUDA_VAR).is_some()
         || loader::candidates()
             .iter()
             .any(|p| p.is_absolute() && p.exists())

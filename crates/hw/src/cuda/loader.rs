@@ -11,10 +11,19 @@ use std::path::PathBuf;
 pub const NO_DRIVER: &str =
     "no CUDA driver (libcuda.so.1) found; gpumc run --backend cuda needs an NVIDIA driver";
 
-/// The candidates, in order: bare names for the loader's search, then
-/// full paths.
+/// The variable naming a driver library to load before any other.
+pub const LIBCUDA_VAR: &str = "GPUMC_LIBCUDA";
+
+/// The candidates, in order: `$GPUMC_LIBCUDA` if set (a driver in an
+/// unusual place, or a test's stand-in), bare names for the loader's
+/// search, then full paths.
 pub fn candidates() -> Vec<PathBuf> {
-    let mut list: Vec<PathBuf> = vec!["libcuda.so.1".into(), "libcuda.so".into()];
+    let mut list: Vec<PathBuf> = vec![];
+    if let Some(p) = std::env::var_os(LIBCUDA_VAR) {
+        list.push(PathBuf::from(p));
+    }
+    list.push("libcuda.so.1".into());
+    list.push("libcuda.so".into());
     let mut dirs: Vec<PathBuf> = [
         "/usr/local/nvidia/lib64",
         "/usr/local/nvidia/lib",
@@ -116,7 +125,8 @@ mod tests {
     #[test]
     fn the_search_covers_the_usual_places() {
         let list = candidates();
-        assert_eq!(list[0], PathBuf::from("libcuda.so.1"));
+        let first = std::env::var_os(LIBCUDA_VAR).map_or("libcuda.so.1".into(), PathBuf::from);
+        assert_eq!(list[0], first);
         assert!(list.contains(&PathBuf::from("/usr/local/nvidia/lib64/libcuda.so.1")));
         assert!(list.contains(&PathBuf::from("/usr/lib/x86_64-linux-gnu/libcuda.so.1")));
         assert!(list.contains(&PathBuf::from("/usr/lib64/libcuda.so.1")));
