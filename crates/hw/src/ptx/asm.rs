@@ -94,10 +94,15 @@ impl Asm {
     }
 }
 
-/// `text` with control characters replaced by spaces.
+/// `text` with control characters replaced by spaces and anything beyond
+/// ASCII by `?` (PTX source is ASCII).
 pub(crate) fn comment_safe(text: &str) -> String {
     text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| match c {
+            c if c.is_control() => ' ',
+            c if !c.is_ascii() => '?',
+            c => c,
+        })
         .collect()
 }
 
@@ -138,5 +143,6 @@ mod tests {
         assert_eq!(imm32(-1), "0xFFFFFFFF");
         assert_eq!(imm32(i32::MIN), "0x80000000");
         assert_eq!(comment_safe("a\nb\tc"), "a b c");
+        assert_eq!(comment_safe("x→y"), "x?y");
     }
 }

@@ -58,10 +58,12 @@ fn with_address(
             // Unsigned: a negative index is out of bounds too.
             asm.ins(format!("setp.ge.u32 {oob}, {idx}, {}", cells.len()));
             asm.ins(format!("@{oob} bra {out}"));
-            let region = cells
-                .first()
-                .map(|l| spec.locations[*l].region)
-                .unwrap_or(Region::Global);
+            if cells.is_empty() {
+                // Every index is out of bounds: no access to emit.
+                out_of_bounds(asm, &out, &done, oob_dst);
+                return Ok(());
+            }
+            let region = spec.locations[cells[0]].region;
             let selected = match region {
                 Region::Global => asm.b64("ad"),
                 Region::Shared => asm.b32("as"),
@@ -85,16 +87,22 @@ fn with_address(
             }
             access(asm, &selected, region)?;
             asm.ins(format!("bra {done}"));
-            asm.label(&out);
-            let oob_flag = asm.b32("oob");
-            asm.ins(format!("mov.u32 {oob_flag}, 1"));
-            if let Some(d) = oob_dst {
-                asm.ins(format!("mov.b32 {d}, 0"));
-            }
-            asm.label(&done);
+            out_of_bounds(asm, &out, &done, oob_dst);
             Ok(())
         }
     }
+}
+
+/// The out-of-bounds path at label `out`: the flag set, the destination
+/// (if any) 0, then `done`.
+fn out_of_bounds(asm: &mut Asm, out: &str, done: &str, oob_dst: Option<&str>) {
+    asm.label(out);
+    let oob_flag = asm.b32("oob");
+    asm.ins(format!("mov.u32 {oob_flag}, 1"));
+    if let Some(d) = oob_dst {
+        asm.ins(format!("mov.b32 {d}, 0"));
+    }
+    asm.label(done);
 }
 
 pub(crate) fn load(

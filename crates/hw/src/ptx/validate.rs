@@ -16,6 +16,7 @@ const BARRIER_IDS: u32 = 16;
 /// Bounds that keep every offset the kernel computes within 32 bits.
 const MAX_LOCATIONS: usize = 1 << 20;
 const MAX_THREADS: usize = 1 << 20;
+const MAX_REGS: usize = 1 << 20;
 
 pub(crate) fn spec(spec: &KernelSpec, cfg: &KernelConfig) -> Result<()> {
     if spec.dialect != Dialect::Ptx {
@@ -77,6 +78,12 @@ fn check_thread(spec: &KernelSpec, thread: &ThreadCode) -> Result<()> {
         )));
     }
     let regs = thread.regs.len();
+    if regs > MAX_REGS || thread.recorded.len() > MAX_REGS {
+        return Err(unsupported(format!(
+            "thread {who} has {regs} registers and records {}: at most {MAX_REGS} of each",
+            thread.recorded.len()
+        )));
+    }
     let reg = |r: usize| {
         if r < regs {
             Ok(())

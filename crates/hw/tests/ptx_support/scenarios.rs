@@ -347,6 +347,17 @@ pub fn indexed() -> Scenario {
                     load_at(1, r(0)),
                     load_at(2, c(-1)),
                     store_at(c(3), c(66)),
+                    // No cells at all: every index is out of bounds.
+                    Op::Rmw {
+                        dst: Some(0),
+                        addr: Address::Indexed {
+                            index: c(0),
+                            cells: vec![],
+                        },
+                        op: RmwKind::Add,
+                        value: c(1),
+                        access: weak(),
+                    },
                 ])]],
             ),
             // Out of bounds, then out of fuel: fuel wins.
@@ -366,7 +377,7 @@ pub fn indexed() -> Scenario {
     rows.thread(2, 1, 5, &[4, 5, 6, 0]);
     rows.thread(3, 2, 10, &[4, 5, 6, 0]);
     let mut expect = record(STATUS_DONE, 0, &[2, 33, 1]);
-    expect.extend(record(STATUS_OUT_OF_BOUNDS, 0, &[3, 0, 0]));
+    expect.extend(record(STATUS_OUT_OF_BOUNDS, 0, &[0, 0, 0]));
     expect.extend(record(STATUS_OUT_OF_FUEL, 2, &[0]));
     Scenario {
         name: "indexed".into(),
@@ -460,8 +471,6 @@ pub fn harness() -> Scenario {
         for s in 0..8 {
             rows.role(base + 10 + s, ROLE_STRESS);
         }
-        // A row whose role names no thread: idle.
-        rows.role(base + 60, ROLE_THREAD0 + 2);
         // The reader runs after or before the writer: r0 = 1 implies r1 = 1
         // on hardware, but order is not fixed; read back only the final
         // memory, and the record's header.
@@ -498,6 +507,20 @@ pub fn harness() -> Scenario {
     }
 }
 
+/// A row whose role names a thread the spec does not have: `abi` does not
+/// say what it means; the PTX kernel treats it as idle (it must not index
+/// past its threads), so the record of the real thread is unaffected.
+pub fn role_without_thread() -> Scenario {
+    let mut s = fuel();
+    s.name = "role_without_thread".into();
+    let row_words = s.spec.row_words();
+    for slot in [5, 6, 30] {
+        s.table[slot * row_words + ROW_ROLE] = ROLE_THREAD0 + 2 + slot as u32;
+        s.table[slot * row_words + ROW_RESULT] = 0;
+    }
+    s
+}
+
 pub fn all() -> Vec<Scenario> {
     vec![
         binops(),
@@ -507,6 +530,7 @@ pub fn all() -> Vec<Scenario> {
         indexed(),
         phases(),
         harness(),
+        role_without_thread(),
     ]
 }
 
