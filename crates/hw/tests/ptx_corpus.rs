@@ -3,7 +3,8 @@
 //! and runs through the harness (`plan`, `run`) on the PTX interpreter of
 //! these tests without any fault: every instance yields a state, runs out
 //! of fuel, or indexes out of bounds, as the result records say. Skipped
-//! when the shared corpus is not beside the repository.
+//! when the shared corpus is not beside the repository. `GPUMC_DUMP_PTX=dir`
+//! writes every kernel there.
 
 mod ptx_support;
 
@@ -119,6 +120,12 @@ fn every_ptx_corpus_test_that_lowers_emits_checks_and_runs() {
             }
         };
         emitted += 1;
+        if let Some(dir) = std::env::var_os("GPUMC_DUMP_PTX") {
+            // For reading the kernels: GPUMC_DUMP_PTX=dir.
+            let file = PathBuf::from(dir).join(name.replace('/', "__")).with_extension("ptx");
+            let _ = std::fs::create_dir_all(file.parent().unwrap_or(Path::new(".")));
+            let _ = std::fs::write(file, &text);
+        }
         let problems = lint::check(&text);
         if !problems.is_empty() {
             failures.push(format!("{name}: structure: {}", problems.join("; ")));
