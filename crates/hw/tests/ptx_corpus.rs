@@ -122,7 +122,9 @@ fn every_ptx_corpus_test_that_lowers_emits_checks_and_runs() {
         emitted += 1;
         if let Some(dir) = std::env::var_os("GPUMC_DUMP_PTX") {
             // For reading the kernels: GPUMC_DUMP_PTX=dir.
-            let file = PathBuf::from(dir).join(name.replace('/', "__")).with_extension("ptx");
+            let file = PathBuf::from(dir)
+                .join(name.replace('/', "__"))
+                .with_extension("ptx");
             let _ = std::fs::create_dir_all(file.parent().unwrap_or(Path::new(".")));
             let _ = std::fs::write(file, &text);
         }

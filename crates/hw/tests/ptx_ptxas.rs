@@ -61,3 +61,29 @@ fn every_scenario_kernel_assembles() {
         }
     }
 }
+
+#[test]
+fn every_known_target_assembles() {
+    let Some(ptxas) = ptxas::find() else {
+        eprintln!("SKIPPED: no ptxas");
+        return;
+    };
+    // The ISA version paired with each sm_ must be one ptxas accepts for
+    // it (a device gets its own target: PtxTarget::for_device).
+    let (_, spec, cfg) = &specs::all()[0];
+    for &(sm, isa_major, isa_minor) in &gpumc_hw::ptx::KNOWN_TARGETS {
+        let target = PtxTarget {
+            sm,
+            isa_major,
+            isa_minor,
+        };
+        let text = ptx::emit(spec, cfg, &target).unwrap();
+        match ptxas::assemble_exact(&ptxas, &text, sm, "target") {
+            Ok(()) => eprintln!("{target}: ok"),
+            Err(out) if out.contains("is not defined for option") => {
+                eprintln!("{target}: this ptxas does not know sm_{sm}")
+            }
+            Err(out) => panic!("{target}: ptxas failed:\n{out}"),
+        }
+    }
+}

@@ -19,7 +19,7 @@ pub(crate) mod target;
 mod thread;
 mod validate;
 
-pub use target::{needs_cluster, PtxTarget};
+pub use target::{driver_max_isa, needs_cluster, PtxTarget, KNOWN_TARGETS};
 
 use crate::abi::KernelConfig;
 use crate::spec::KernelSpec;

@@ -50,8 +50,11 @@ impl PtxTarget {
 
     /// The target for `spec` on a device of compute capability
     /// `(major, minor)` whose driver reports `driver_version`
-    /// (`cuDriverGetVersion`: 1000 × major + 10 × minor): the lowest target
-    /// for the spec, if the device and the driver's JIT have it.
+    /// (`cuDriverGetVersion`: 1000 × major + 10 × minor): the device's own
+    /// `sm_` (or the newest known one below it) with the PTX ISA version
+    /// that introduced it, so the JIT never sees a target its toolkit has
+    /// retired (CUDA 13 no longer compiles for sm_70 offline). It must
+    /// have what the spec needs and be within the driver's PTX ISA.
     pub fn for_device(
         spec: &KernelSpec,
         compute_capability: (u32, u32),
@@ -71,16 +74,31 @@ impl PtxTarget {
                 want.sm
             )));
         }
-        let (isa_major, isa_minor) = driver_max_isa(driver_version);
-        if (isa_major, isa_minor) < (want.isa_major, want.isa_minor) {
-            return Err(unsupported(format!(
-                "the kernel needs PTX ISA {}.{}; the CUDA driver ({}) compiles at most PTX ISA {isa_major}.{isa_minor}",
-                want.isa_major,
-                want.isa_minor,
-                driver_version_text(driver_version)
-            )));
-        }
-        Ok(want)
+        let driver_isa = driver_max_isa(driver_version);
+        KNOWN_TARGETS
+            .iter()
+            .rev()
+            .map(|&(sm, isa_major, isa_minor)| PtxTarget {
+                sm,
+                isa_major,
+                isa_minor,
+            })
+            .find(|t| {
+                t.sm <= device_sm
+                    && t.sm >= want.sm
+                    && t.isa_at_least(want.isa_major, want.isa_minor)
+                    && (t.isa_major, t.isa_minor) <= driver_isa
+            })
+            .ok_or_else(|| {
+                unsupported(format!(
+                    "the kernel needs PTX ISA {}.{}; the CUDA driver ({}) compiles at most PTX ISA {}.{}",
+                    want.isa_major,
+                    want.isa_minor,
+                    driver_version_text(driver_version),
+                    driver_isa.0,
+                    driver_isa.1
+                ))
+            })
     }
 
     fn isa_at_least(&self, major: u32, minor: u32) -> bool {
@@ -112,6 +130,23 @@ impl std::fmt::Display for PtxTarget {
         )
     }
 }
+
+/// `sm_` targets with the PTX memory model and the PTX ISA version that
+/// introduced each (the PTX ISA release notes), oldest first.
+/// Minor variants (sm_101, sm_103, sm_121) are left out: their major's
+/// base target runs on them, and CUDA 13 renamed sm_101.
+pub const KNOWN_TARGETS: [(u32, u32, u32); 10] = [
+    (70, 6, 0),
+    (72, 6, 1),
+    (75, 6, 3),
+    (80, 7, 0),
+    (86, 7, 1),
+    (87, 7, 4),
+    (89, 7, 8),
+    (90, 7, 8),
+    (100, 8, 6),
+    (120, 8, 7),
+];
 
 /// `13000` → `13.0`.
 pub(crate) fn driver_version_text(version: i32) -> String {
@@ -183,17 +218,42 @@ mod tests {
         }
     }
 
+    fn t(sm: u32, isa_major: u32, isa_minor: u32) -> PtxTarget {
+        PtxTarget {
+            sm,
+            isa_major,
+            isa_minor,
+        }
+    }
+
     #[test]
     fn device_and_driver_decide_the_target() {
         let spec = empty_spec();
+        // The H100 with a CUDA 13.0 driver: its own sm_90.
         assert_eq!(
             PtxTarget::for_device(&spec, (9, 0), 13000).unwrap(),
-            PtxTarget::BASE
+            t(90, 7, 8)
         );
         assert_eq!(
             PtxTarget::for_device(&spec, (7, 0), 10000).unwrap(),
             PtxTarget::BASE
         );
+        // An sm_86 device on a CUDA 11.0 driver (PTX 7.0): the newest
+        // target that driver compiles.
+        assert_eq!(
+            PtxTarget::for_device(&spec, (8, 6), 11000).unwrap(),
+            t(80, 7, 0)
+        );
+        // A device newer than the table: the newest known target.
+        assert_eq!(
+            PtxTarget::for_device(&spec, (13, 0), 13000).unwrap(),
+            t(120, 8, 7)
+        );
+        // The table is ordered and every entry has the memory model.
+        assert!(KNOWN_TARGETS.windows(2).all(|w| w[0].0 < w[1].0));
+        for &(sm, a, b) in &KNOWN_TARGETS {
+            assert!(t(sm, a, b).check(&spec).is_ok());
+        }
         let old_gpu = PtxTarget::for_device(&spec, (6, 1), 13000).unwrap_err();
         assert!(old_gpu.message.contains("sm_70"), "{old_gpu}");
         let old_driver = PtxTarget::for_device(&spec, (8, 0), 8000).unwrap_err();

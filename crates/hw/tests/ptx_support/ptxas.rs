@@ -59,3 +59,28 @@ pub fn assemble(ptxas: &Path, ptx: &str, sm: u32, name: &str) -> Result<String, 
     }
     Err(last)
 }
+
+/// Assembles `ptx` for exactly `-arch=sm_<sm>`; `Err` holds ptxas's output.
+pub fn assemble_exact(ptxas: &Path, ptx: &str, sm: u32, name: &str) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("gpumc-ptxas-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let input = dir.join(format!("{name}-sm{sm}.ptx"));
+    std::fs::write(&input, ptx).map_err(|e| e.to_string())?;
+    let out = Command::new(ptxas)
+        .arg(format!("-arch=sm_{sm}"))
+        .arg(&input)
+        .arg("-o")
+        .arg(input.with_extension("cubin"))
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if out.status.success() && !text.contains("warning") {
+        Ok(())
+    } else {
+        Err(text)
+    }
+}
