@@ -258,7 +258,7 @@ impl Kernel<'_> {
         }
         // `check` made sure atomics have a scope.
         let scope = self.b.c(a.scope.map_or(0, |s| s as u32));
-        let semantics = self.b.c(a.semantics);
+        let semantics = self.b.c(rules::encoded(a.semantics));
         match act {
             Action::Load { dst } => {
                 let v = self.b.u(op::ATOMIC_LOAD, &[ptr, scope, semantics]);
@@ -276,7 +276,7 @@ impl Kernel<'_> {
                 expected,
             } => {
                 let old = if let Some(expected) = expected {
-                    let unequal = self.b.c(a.unequal_semantics);
+                    let unequal = self.b.c(rules::encoded(a.unequal_semantics));
                     self.b.u(
                         op::ATOMIC_COMPARE_EXCHANGE,
                         &[ptr, scope, semantics, unequal, *value, *expected],

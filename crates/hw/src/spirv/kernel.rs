@@ -347,7 +347,7 @@ impl<'a> Kernel<'a> {
                 let ops = [
                     self.b.c(*execution as u32),
                     self.b.c(*memory as u32),
-                    self.b.c(*semantics),
+                    self.b.c(super::rules::encoded(*semantics)),
                 ];
                 self.b.op(op::CONTROL_BARRIER, &ops);
                 Ok(())

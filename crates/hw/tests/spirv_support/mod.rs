@@ -93,7 +93,12 @@ pub fn regs(names: &[&str]) -> Vec<Reg> {
 }
 
 /// A thread of one straight-line phase per entry of `phases`.
-pub fn thread(name: &str, regs: Vec<Reg>, phases: Vec<Vec<Op>>, recorded: Vec<RegIdx>) -> ThreadCode {
+pub fn thread(
+    name: &str,
+    regs: Vec<Reg>,
+    phases: Vec<Vec<Op>>,
+    recorded: Vec<RegIdx>,
+) -> ThreadCode {
     ThreadCode {
         name: name.into(),
         regs,
@@ -103,7 +108,10 @@ pub fn thread(name: &str, regs: Vec<Reg>, phases: Vec<Vec<Op>>, recorded: Vec<Re
                 blocks: if ops.is_empty() {
                     vec![]
                 } else {
-                    vec![Block { ops, end: End::Exit }]
+                    vec![Block {
+                        ops,
+                        end: End::Exit,
+                    }]
                 },
             })
             .collect(),
@@ -126,7 +134,11 @@ pub fn spec(name: &str, locations: Vec<LocSlot>, threads: Vec<ThreadCode>) -> Ke
 pub fn mp(x_shared: bool) -> KernelSpec {
     let rel = semantics::RELEASE | semantics::UNIFORM_MEMORY | semantics::WORKGROUP_MEMORY;
     let acq = semantics::ACQUIRE | semantics::UNIFORM_MEMORY | semantics::WORKGROUP_MEMORY;
-    let x_region = if x_shared { Region::Shared } else { Region::Global };
+    let x_region = if x_shared {
+        Region::Shared
+    } else {
+        Region::Global
+    };
     spec(
         "MP",
         vec![loc("x", x_region, 0), loc("y", Region::Global, 0)],
@@ -181,9 +193,7 @@ pub fn have_tool(tool: &str) -> bool {
     match Command::new(tool).arg("--version").output() {
         Ok(o) if o.status.success() => true,
         _ => {
-            eprintln!(
-                "SKIP: {tool} not found (install spirv-tools: apt-get install spirv-tools)"
-            );
+            eprintln!("SKIP: {tool} not found (install spirv-tools: apt-get install spirv-tools)");
             false
         }
     }
