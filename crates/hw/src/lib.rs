@@ -13,7 +13,13 @@
 pub mod abi;
 pub mod backend;
 pub mod cuda;
+pub mod interp;
+pub mod lower;
+pub mod params;
+pub mod plan;
 pub mod ptx;
+pub mod rng;
+pub mod run;
 pub mod spec;
 pub mod spirv;
 pub mod vulkan;
