@@ -87,7 +87,7 @@ impl Backend for VulkanBackend {
                 cfg.workgroup_size, info.name, info.max_workgroup_size
             )));
         }
-        if info.subgroup_size > 0 && cfg.workgroup_size % info.subgroup_size != 0 {
+        if info.subgroup_size > 0 && !cfg.workgroup_size.is_multiple_of(info.subgroup_size) {
             return Err(Error::new(
                 ErrorKind::Usage,
                 format!(

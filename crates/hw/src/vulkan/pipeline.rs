@@ -38,7 +38,7 @@ pub fn create(
     let mut required =
         vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default().required_subgroup_size(sg);
     let mut flags = vk::PipelineShaderStageCreateFlags::empty();
-    if gpu.caps.full_subgroups && sg > 0 && cfg.workgroup_size % sg == 0 && pin_size {
+    if gpu.caps.full_subgroups && sg > 0 && cfg.workgroup_size.is_multiple_of(sg) && pin_size {
         flags |= vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS;
     }
     let mut stage = vk::PipelineShaderStageCreateInfo::default()
