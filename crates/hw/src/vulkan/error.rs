@@ -5,9 +5,20 @@ use crate::backend::LaunchError;
 use ash::vk;
 use std::time::Duration;
 
-/// `map_err` adapter: "vkCreateBuffer: ERROR_OUT_OF_DEVICE_MEMORY".
+/// `map_err` adapter: "vkCreateBuffer: ERROR_OUT_OF_DEVICE_MEMORY (A
+/// device memory allocation has failed)": the code and its description.
 pub fn call(name: &'static str) -> impl Fn(vk::Result) -> String {
-    move |r| format!("{name}: {r}")
+    move |r| describe(name, r)
+}
+
+fn describe(name: &str, r: vk::Result) -> String {
+    let code = format!("{r:?}");
+    let text = r.to_string();
+    if text == code {
+        format!("{name}: {code}")
+    } else {
+        format!("{name}: {code} ({text})")
+    }
 }
 
 /// What a failed call during a launch means for the caller: a lost
@@ -15,8 +26,8 @@ pub fn call(name: &'static str) -> impl Fn(vk::Result) -> String {
 pub fn launch_error(name: &'static str, r: vk::Result, watchdog: Duration) -> LaunchError {
     match r {
         vk::Result::TIMEOUT => LaunchError::Timeout(watchdog),
-        vk::Result::ERROR_DEVICE_LOST => LaunchError::DeviceLost(format!("{name}: {r}")),
-        other => LaunchError::Failed(format!("{name}: {other}")),
+        vk::Result::ERROR_DEVICE_LOST => LaunchError::DeviceLost(describe(name, r)),
+        other => LaunchError::Failed(describe(name, other)),
     }
 }
 
