@@ -16,7 +16,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("gpumc-progress", 1),
     ("gpumc-verify", 2),
     ("gpumc-hw", 1),
-    ("gpumc", 3),
+    ("gpumc-campaign", 3),
+    ("gpumc", 4),
     ("gpumc-testutil", 0),
 ];
 

@@ -23,11 +23,12 @@ pub struct Interp {
     info: DeviceInfo,
     kernels: HashMap<u64, (KernelSpec, KernelConfig)>,
     next: u64,
-    rng: Rng,
+    seed: u64,
 }
 
 impl Interp {
-    /// `seed` drives the interleaving.
+    /// `seed` and each launch's contents drive its interleaving, so the
+    /// same launch interleaves the same way whatever ran before it.
     pub fn new(seed: u64) -> Interp {
         Interp {
             info: DeviceInfo {
@@ -42,7 +43,7 @@ impl Interp {
             },
             kernels: HashMap::new(),
             next: 0,
-            rng: Rng::new(seed),
+            seed,
         }
     }
 }
@@ -363,6 +364,22 @@ impl Inv {
     }
 }
 
+/// FNV-1a over a launch's inputs, mixed with the backend's seed.
+fn launch_hash(seed: u64, l: &Launch<'_>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
+    for w in l
+        .table
+        .iter()
+        .chain(l.mem)
+        .chain(l.params.iter())
+        .chain(l.shared_io)
+    {
+        h ^= u64::from(*w);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
 impl Backend for Interp {
     fn info(&self) -> &DeviceInfo {
         &self.info
@@ -460,6 +477,7 @@ impl Backend for Interp {
             ));
         }
         let (fuel, spin) = (l.params[abi::P_FUEL], l.params[abi::P_SPIN_LIMIT]);
+        let mut rng = Rng::new(launch_hash(self.seed, l));
         let s = self.info.subgroup_size as usize;
         let blocked = |pc: Pc| matches!(pc, Pc::Done | Pc::Barrier(_));
         let mut runnable: Vec<usize> = (0..total).filter(|&i| !blocked(invs[i].pc)).collect();
@@ -506,7 +524,7 @@ impl Backend for Interp {
                 }
                 continue;
             }
-            let j = self.rng.below(runnable.len() as u64) as usize;
+            let j = rng.below(runnable.len() as u64) as usize;
             let i = runnable[j];
             invs[i]
                 .step(spec, &mut m, fuel, spin)

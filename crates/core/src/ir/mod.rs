@@ -56,6 +56,17 @@ impl Arch {
         }
     }
 
+    /// Whether a program with a data race (as the model's `flag` axioms
+    /// define races) has undefined behaviour in this language: yes for
+    /// Vulkan (its memory model requires race freedom; Tong et al., ASPLOS
+    /// 2024, sec. 3.5), no for PTX (the PTX model gives racy programs
+    /// consistent-execution semantics; Lustig et al., ASPLOS 2019). The
+    /// hardware conformance check reports a state the model forbids in a
+    /// racy Vulkan test as undefined behaviour rather than as a violation.
+    pub fn races_are_undefined(self) -> bool {
+        matches!(self, Arch::Vulkan)
+    }
+
     /// The model used when the user names none.
     pub fn default_model(self) -> &'static str {
         match self {

@@ -1,0 +1,296 @@
+//! Is what the hardware did allowed? Every observed final state is judged
+//! against the model: the explicit engine enumerates the model's final
+//! states (at a growing loop bound while loops were cut and a state is
+//! still unexplained); where it gives up, the symbolic engine is asked
+//! about each observed state alone.
+//!
+//! A state the model forbids is a violation — unless the model flags a
+//! data race in the test and the model's language makes races undefined
+//! behaviour (Vulkan: Tong et al., ASPLOS 2024, §3.5; the PTX model has no
+//! `flag` axiom, racy PTX programs keep their semantics), in which case
+//! the state is reported as undefined behaviour, not as a violation.
+
+use gpumc_core::cat::Model;
+use gpumc_core::diag::{ErrorKind, Result};
+use gpumc_core::guard::{self, Guard, Limits};
+use gpumc_core::ir::{Assertion, CmpOp, Cond, Program, Quantifier, Term};
+use gpumc_verify::engine::safety::{self, Verdict};
+use gpumc_verify::engine::{races, symbolic, Options};
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+/// What the model says of one observed state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Judgement {
+    Allowed,
+    /// The model forbids it and the test is race-free (or races are not
+    /// undefined): a violation.
+    Forbidden,
+    /// The model forbids it, but the test has a data race the model flags:
+    /// its behaviour is undefined, anything goes.
+    Undefined,
+    /// The `filter` excludes it: not judged.
+    Filtered,
+    /// The model could not decide (loops cut by the bound, or a resource
+    /// limit): reported, not a violation.
+    Unknown,
+}
+
+/// Whether some execution the model allows ends in a state satisfying
+/// `cond` (filter applied): the explicit engine, the symbolic one when the
+/// explicit refuses; `None` when neither decides (loops cut, limits).
+pub fn reachable(p: &Program, model: &Model, cond: &Cond, limits: Limits) -> Option<bool> {
+    let mut q = p.clone();
+    q.assertion = Some(Assertion {
+        quantifier: Quantifier::Exists,
+        cond: cond.clone(),
+    });
+    let opts = Options::default();
+    let run = |symbolic: bool| {
+        let _scope = guard::enter(Guard::new(&limits, Instant::now()));
+        if symbolic {
+            symbolic::check_safety(&q, model, &opts)
+        } else {
+            safety::check(&q, model, &opts)
+        }
+    };
+    let verdict = match run(false) {
+        Ok(r) => r.verdict,
+        Err(_) => run(true).ok()?.verdict,
+    };
+    match verdict {
+        Verdict::Pass => Some(true),
+        Verdict::Fail => Some(false),
+        Verdict::Unknown => None,
+    }
+}
+
+/// The model's side of a test, computed once per test.
+pub struct ModelJudge<'a> {
+    program: &'a Program,
+    model: &'a Model,
+    /// Observables (the state) followed by filter-only terms.
+    terms: Vec<Term>,
+    observables: usize,
+    /// Allowed states per loop bound tried, values truncated to 32 bits.
+    enumerated: Vec<(u32, BTreeSet<Vec<i64>>, bool)>,
+    /// Why enumeration was impossible (the symbolic engine decides per
+    /// state then).
+    refused: Option<String>,
+    racy: Option<Option<bool>>,
+    limits: Limits,
+    max_bound: u32,
+}
+
+/// Values as the 32-bit hardware holds them.
+pub fn truncate(v: i64) -> i64 {
+    i64::from(v as i32)
+}
+
+impl<'a> ModelJudge<'a> {
+    /// `limits` bound each model check (`--timeout`); loops are unrolled up
+    /// to `max_bound`.
+    pub fn new(
+        program: &'a Program,
+        model: &'a Model,
+        limits: Limits,
+        max_bound: u32,
+    ) -> ModelJudge<'a> {
+        let obs = safety::observables(program);
+        let observables = obs.len();
+        let mut terms = obs;
+        if let Some(f) = &program.filter {
+            for t in f.terms() {
+                if !terms.contains(&t) {
+                    terms.push(t);
+                }
+            }
+        }
+        let mut j = ModelJudge {
+            program,
+            model,
+            terms,
+            observables,
+            enumerated: Vec::new(),
+            refused: None,
+            racy: None,
+            limits,
+            max_bound: max_bound.max(1),
+        };
+        j.enumerate(1);
+        j
+    }
+
+    /// Every term whose value a run must record: the state's, then the
+    /// filter's.
+    pub fn terms(&self) -> &[Term] {
+        &self.terms
+    }
+
+    /// How many leading terms form the state.
+    pub fn observables(&self) -> usize {
+        self.observables
+    }
+
+    /// The state's names (`P1:r0`, `x`).
+    pub fn names(&self) -> Vec<String> {
+        self.terms[..self.observables]
+            .iter()
+            .map(|t| safety::term_name(self.program, t))
+            .collect()
+    }
+
+    /// The model's states at the smallest bound, when they could be
+    /// enumerated, and whether that set is complete (no loop was cut).
+    pub fn allowed_states(&self) -> Option<(&BTreeSet<Vec<i64>>, bool)> {
+        self.enumerated.last().map(|(_, s, hit)| (s, !*hit))
+    }
+
+    /// Why the explicit engine could not enumerate the model's states.
+    pub fn refusal(&self) -> Option<&str> {
+        self.refused.as_deref()
+    }
+
+    fn guarded<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let _scope = guard::enter(Guard::new(&self.limits, Instant::now()));
+        f()
+    }
+
+    fn enumerate(&mut self, bound: u32) -> bool {
+        if self.refused.is_some() {
+            return false;
+        }
+        let opts = Options {
+            bound,
+            ..Options::default()
+        };
+        match self.guarded(|| safety::check(self.program, self.model, &opts)) {
+            Ok(r) => {
+                let states = r
+                    .states
+                    .iter()
+                    .map(|s| s.iter().map(|&v| truncate(v)).collect())
+                    .collect();
+                self.enumerated.push((bound, states, r.bound_hit));
+                true
+            }
+            Err(e) => {
+                self.refused = Some(e.to_string());
+                false
+            }
+        }
+    }
+
+    /// Judges one observed state (values of [`Self::terms`]).
+    pub fn judge(&mut self, state: &[i64]) -> Judgement {
+        if let Some(f) = &self.program.filter {
+            let val = |t: &Term| match t {
+                Term::Const(c) => *c,
+                _ => self
+                    .terms
+                    .iter()
+                    .position(|x| x == t)
+                    .map_or(0, |k| state[k]),
+            };
+            if !f.eval(&val) {
+                return Judgement::Filtered;
+            }
+        }
+        let proj = &state[..self.observables];
+        let forbidden = if self.refused.is_none() {
+            loop {
+                let Some((bound, states, hit)) = self.enumerated.last() else {
+                    break None;
+                };
+                if states.contains(proj) {
+                    return Judgement::Allowed;
+                }
+                if !hit {
+                    break Some(true);
+                }
+                let next = bound * 2;
+                if next > self.max_bound || !self.enumerate(next) {
+                    break None;
+                }
+            }
+        } else {
+            None
+        };
+        let forbidden = match forbidden {
+            Some(f) => f,
+            None => match self.symbolic(proj) {
+                Some(true) => return Judgement::Allowed,
+                Some(false) => true,
+                None => return Judgement::Unknown,
+            },
+        };
+        debug_assert!(forbidden);
+        match self.is_racy() {
+            Some(false) => Judgement::Forbidden,
+            Some(true) => Judgement::Undefined,
+            None => Judgement::Unknown,
+        }
+    }
+
+    /// The symbolic engine on `exists (state)`: `Some(reachable)`, or
+    /// `None` when it cannot tell.
+    fn symbolic(&self, proj: &[i64]) -> Option<bool> {
+        let mut cond = Cond::True;
+        for (t, &v) in self.terms[..self.observables].iter().zip(proj) {
+            let c = Cond::Cmp(CmpOp::Eq, t.clone(), Term::Const(v));
+            cond = match cond {
+                Cond::True => c,
+                prev => Cond::And(Box::new(prev), Box::new(c)),
+            };
+        }
+        let mut p = self.program.clone();
+        p.assertion = Some(Assertion {
+            quantifier: Quantifier::Exists,
+            cond,
+        });
+        let opts = Options {
+            bound: self.max_bound,
+            ..Options::default()
+        };
+        match self.guarded(|| symbolic::check_safety(&p, self.model, &opts)) {
+            Ok(r) => match r.verdict {
+                Verdict::Pass => Some(true),
+                Verdict::Fail => Some(false),
+                Verdict::Unknown => None,
+            },
+            Err(_) => None,
+        }
+    }
+
+    /// Whether the test's behaviour is undefined because the model flags
+    /// a data race in some execution and the language makes races
+    /// undefined (`Arch::races_are_undefined`): `Some(false)` also when
+    /// the model has no `flag` axiom (no notion of race), `None` when the
+    /// race check cannot decide.
+    pub fn is_racy(&mut self) -> Option<bool> {
+        if let Some(r) = self.racy {
+            return r;
+        }
+        if !self.program.arch.races_are_undefined() {
+            self.racy = Some(Some(false));
+            return Some(false);
+        }
+        let opts = Options::default();
+        let r = match self.guarded(|| races::check(self.program, self.model, &opts)) {
+            Ok(r) => match r.verdict {
+                Verdict::Fail => Some(true),
+                Verdict::Pass => Some(false),
+                Verdict::Unknown => None,
+            },
+            Err(e) if e.kind == ErrorKind::Usage => Some(false),
+            Err(_) => None,
+        };
+        self.racy = Some(r);
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests;

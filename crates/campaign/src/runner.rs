@@ -1,0 +1,272 @@
+//! One test on one backend: read, lower, plan, compile, launch, judge.
+
+use crate::conform::{Judgement, ModelJudge};
+use crate::report::{
+    judgement_name, state_text, Entry, Observation, Status, TestReport, Violation,
+};
+use gpumc_core::diag::{Error, ErrorKind};
+use gpumc_core::guard::Limits;
+use gpumc_core::ir::{Program, Quantifier, Term};
+use gpumc_hw::backend::{Backend, LaunchError};
+use gpumc_hw::lower::lower;
+use gpumc_hw::params::Params;
+use gpumc_hw::plan::Plan;
+use gpumc_hw::run::{run, RunConfig};
+use gpumc_verify::driver::{load_program, ModelCache};
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+/// Everything a test run needs besides the file and the backend.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Model name or `.cat` path; `None`: the dialect's default.
+    pub model: Option<String>,
+    /// Launches per test.
+    pub iterations: u64,
+    pub params: Params,
+    /// Where the parameters came from (`parallel`, `sorensen`, a file).
+    pub preset: String,
+    /// The campaign's seed; each test's seed derives from it and the file.
+    pub seed: u64,
+    pub watchdog: Duration,
+    /// Limits of each model check.
+    pub model_limits: Limits,
+    /// Largest loop bound the model check unrolls to.
+    pub max_bound: u32,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            model: None,
+            iterations: 100,
+            params: Params::default(),
+            preset: "parallel".into(),
+            seed: 0,
+            watchdog: Duration::from_secs(10),
+            model_limits: Limits {
+                timeout_s: Some(60.0),
+                ..Limits::none()
+            },
+            max_bound: 8,
+        }
+    }
+}
+
+/// The seed of one test in a campaign: independent of the order tests
+/// run in, so a resumed campaign repeats exactly what an uninterrupted
+/// one does (FNV-1a of the file name, mixed with the campaign's seed).
+pub fn test_seed(campaign: u64, file: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ campaign.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    for b in file.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Runs the test in `path` (the program is read from it).
+pub fn run_file(
+    path: &Path,
+    backend: &mut dyn Backend,
+    opts: &RunOptions,
+    cache: &ModelCache,
+    progress: &mut dyn FnMut(u64),
+) -> TestReport {
+    let file = path.display().to_string();
+    match load_program(path) {
+        Ok(p) => run_program(&file, &p, backend, opts, cache, progress),
+        Err(e) => TestReport::failed(&file, Status::Error, e.to_string()),
+    }
+}
+
+fn status_of(e: &Error) -> Status {
+    if e.kind == ErrorKind::Unsupported {
+        Status::Unsupported
+    } else {
+        Status::Error
+    }
+}
+
+/// Runs a parsed test; `file` names it in the report.
+pub fn run_program(
+    file: &str,
+    p: &Program,
+    backend: &mut dyn Backend,
+    opts: &RunOptions,
+    cache: &ModelCache,
+    progress: &mut dyn FnMut(u64),
+) -> TestReport {
+    let located = |e: Error| e.in_file(Path::new(file));
+    let fail = |e: Error| TestReport::failed(file, status_of(&e), located(e).to_string());
+    let model_name = opts
+        .model
+        .clone()
+        .unwrap_or_else(|| p.arch.default_model().to_string());
+    let model = match cache.get(&model_name) {
+        Ok(m) => m,
+        Err(e) => return fail(e),
+    };
+    let mut judge = ModelJudge::new(p, &model, opts.model_limits, opts.max_bound);
+    let lowered = match lower(p, judge.terms()) {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
+    let plan = match Plan::new(&lowered, &opts.params, backend.info()) {
+        Ok(pl) => pl,
+        Err(e) => return fail(e),
+    };
+    let kernel = match backend.compile(&lowered.spec, &plan.config) {
+        Ok(k) => k,
+        Err(e) => return fail(e),
+    };
+    let seed = test_seed(opts.seed, file);
+    let cfg = RunConfig {
+        launches: opts.iterations,
+        seed,
+        watchdog: opts.watchdog,
+    };
+    let result = run(backend, kernel, &lowered, &plan, &cfg, progress);
+    match &result.error {
+        Some(LaunchError::Timeout(_)) | Some(LaunchError::DeviceLost(_)) => {
+            // The backend must be recreated before the next test; its
+            // kernels are gone with it.
+            let _ = backend.reset();
+        }
+        _ => backend.release(kernel),
+    }
+    let info = backend.info().clone();
+    let names = judge.names();
+    let nobs = judge.observables();
+    let mut r = TestReport::failed(file, Status::Ok, String::new());
+    r.message = None;
+    r.name = p.name.clone();
+    r.backend = info.backend.clone();
+    r.device = info.name.clone();
+    r.model = model_name;
+    r.iterations = result.launches;
+    r.instances = result.instances_per_launch as u64;
+    r.unfinished = result.counts.unfinished;
+    r.out_of_bounds = result.counts.out_of_bounds;
+    r.rate_per_s = result.rate();
+    r.elapsed_s = result.elapsed.as_secs_f64();
+    r.device_time_s = result.device_time.map(|d| d.as_secs_f64());
+    r.preset = opts.preset.clone();
+    r.params = Some(plan.params().clone());
+    r.seed = opts.seed;
+    let assertion = p.assertion.as_ref();
+    let terms: Vec<Term> = judge.terms().to_vec();
+    let (mut pos, mut neg) = (0u64, 0u64);
+    let mut seen: BTreeSet<Vec<i64>> = BTreeSet::new();
+    for (state, &count) in &result.counts.states {
+        let j = judge.judge(state);
+        let proj = &state[..nobs];
+        let text = state_text(&names, proj);
+        let val = |t: &Term| match t {
+            Term::Const(c) => *c,
+            _ => terms.iter().position(|x| x == t).map_or(0, |k| state[k]),
+        };
+        let cond = assertion.is_some_and(|a| a.cond.eval(&val));
+        match j {
+            Judgement::Filtered => {
+                r.filtered += count;
+                continue;
+            }
+            Judgement::Forbidden => r.violations.push(Violation {
+                state: text.clone(),
+                count,
+            }),
+            Judgement::Undefined => r.undefined += count,
+            Judgement::Unknown => r.undecided += count,
+            Judgement::Allowed => {}
+        }
+        if cond {
+            pos += count;
+        } else {
+            neg += count;
+        }
+        seen.insert(proj.to_vec());
+        // States differing only in filter-only terms merge.
+        match r.histogram.iter_mut().find(|e| e.values == proj) {
+            Some(e) => e.count += count,
+            None => r.histogram.push(Entry {
+                state: text,
+                values: proj.to_vec(),
+                count,
+                allowed: match j {
+                    Judgement::Allowed => Some(true),
+                    Judgement::Forbidden | Judgement::Undefined => Some(false),
+                    Judgement::Unknown | Judgement::Filtered => None,
+                },
+                judgement: judgement_name(j).to_string(),
+                condition: cond,
+            }),
+        }
+    }
+    if let Some((allowed, complete)) = judge.allowed_states() {
+        r.unseen = allowed
+            .iter()
+            .filter(|s| !seen.contains(*s))
+            .map(|s| state_text(&names, s))
+            .collect();
+        r.unseen_complete = complete;
+    }
+    if let Some(a) = assertion {
+        let q = match a.quantifier {
+            Quantifier::Exists => "exists",
+            Quantifier::NotExists => "~exists",
+            Quantifier::Forall => "forall",
+        };
+        r.condition = Some(format!("{q} ({})", cond_text(p, &a.cond)));
+        r.validated = Some(match a.quantifier {
+            Quantifier::Exists => pos > 0,
+            Quantifier::NotExists => pos == 0,
+            Quantifier::Forall => neg == 0,
+        });
+        r.observation = Some(Observation {
+            kind: if pos == 0 {
+                "Never"
+            } else if neg == 0 {
+                "Always"
+            } else {
+                "Sometimes"
+            }
+            .into(),
+            positive: pos,
+            negative: neg,
+        });
+    }
+    if !r.violations.is_empty() {
+        r.status = Status::Violation;
+    }
+    if let Some(e) = result.error {
+        r.status = Status::Error;
+        r.message = Some(format!(
+            "stopped after {} of {} launches: {e}",
+            result.launches, opts.iterations
+        ));
+    } else if let Some(why) = judge.refusal() {
+        r.message = Some(format!(
+            "the explicit engine could not list the model's states ({why}); each observed state was checked alone"
+        ));
+    }
+    r
+}
+
+/// A condition in the test's own terms.
+fn cond_text(p: &Program, c: &gpumc_core::ir::Cond) -> String {
+    use gpumc_core::ir::Cond;
+    let term = |t: &Term| match t {
+        Term::Const(v) => v.to_string(),
+        t => gpumc_verify::engine::safety::term_name(p, t),
+    };
+    match c {
+        Cond::True => "true".into(),
+        Cond::False => "false".into(),
+        Cond::Cmp(op, a, b) => format!("{} {} {}", term(a), op.symbol(), term(b)),
+        Cond::Not(x) => format!("~({})", cond_text(p, x)),
+        Cond::And(a, b) => format!("{} /\\ {}", cond_text(p, a), cond_text(p, b)),
+        Cond::Or(a, b) => format!("({} \\/ {})", cond_text(p, a), cond_text(p, b)),
+    }
+}
