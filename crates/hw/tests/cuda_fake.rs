@@ -17,22 +17,28 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-/// Builds the fake driver; `None` without a C compiler.
+/// Builds the fake driver; `None` without a C compiler. A compiler that
+/// rejects the file fails the test (it must not pass by skipping).
 fn build_fake() -> Option<PathBuf> {
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cuda_fake_driver.c");
     let dir = std::env::temp_dir().join(format!("gpumc-fake-cuda-{}", std::process::id()));
     std::fs::create_dir_all(&dir).ok()?;
     let lib = dir.join("libcuda.so.1");
     for cc in ["cc", "gcc", "clang"] {
-        let ok = Command::new(cc)
-            .args(["-shared", "-fPIC", "-O1", "-o"])
+        let Ok(out) = Command::new(cc)
+            .args(["-shared", "-fPIC", "-O1", "-Wall", "-o"])
             .arg(&lib)
             .arg(&src)
-            .status()
-            .is_ok_and(|s| s.success());
-        if ok {
-            return Some(lib);
-        }
+            .output()
+        else {
+            continue;
+        };
+        assert!(
+            out.status.success(),
+            "{cc} cannot build the stand-in driver:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return Some(lib);
     }
     None
 }
@@ -140,6 +146,21 @@ fn the_backend_drives_the_driver_api_correctly() {
     // downloaded, the grid and block as asked.
     let k = b.compile(&spec, &cfg).unwrap();
     assert_eq!(fake.get("fake_modules"), 1);
+    // The JIT is told the block size, so it limits registers to fit.
+    assert_eq!(fake.get("fake_jit_threads"), 64);
+    // A kernel whose registers do not allow the block size is refused.
+    let e = b
+        .compile(&named(spec.clone(), "fake_regs"), &specs::cfg(512, 2))
+        .unwrap_err();
+    assert_eq!(
+        e.message,
+        "unsupported: workgroups of 512: with 255 registers per thread the kernel runs at most 256 threads per block"
+    );
+    assert_eq!(
+        fake.get("fake_modules"),
+        1,
+        "the refused module is unloaded"
+    );
     let rows = 2 * 64 * spec.row_words();
     let table = vec![0u32; rows];
     let params = [3u32; PARAM_WORDS];

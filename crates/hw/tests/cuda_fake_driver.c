@@ -11,7 +11,8 @@
  * finishes; "fake_fault" faults with CUDA_ERROR_ILLEGAL_ADDRESS. Any
  * other kernel adds 1 to every word of mem, adds 100 + i to results[i]
  * (so results must have been zeroed), doubles every word of shared_io and
- * checks that sync is zero.
+ * checks that sync is zero. "fake_regs" in the name makes the kernel
+ * need 255 registers, so it runs at most 256 threads per block.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ static int sticky;            /* a fault happened: every call fails until reset 
 static int stream_mode;       /* 0 idle/done, 1 hang, 2 fault */
 static int context_token = 7; /* the context handle is &context_token */
 static char last_entry[256];
+static int threads_option; /* the last CU_JIT_THREADS_PER_BLOCK given */
 static unsigned last_grid, last_block;
 
 /* Counters the test reads. */
@@ -116,6 +118,8 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *o
     NEED_CONTEXT();
     const char *ptx = image;
     if (!strstr(ptx, ".visible .entry")) return INVALID_PTX;
+    for (unsigned i = 0; i < n; i++)
+        if (options[i] == 1) threads_option = (int)(uintptr_t)values[i];
     if (strstr(ptx, "fake_jit_error")) {
         for (unsigned i = 0; i < n; i++)
             if (options[i] == 5) {
@@ -138,6 +142,17 @@ CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
     NEED_CONTEXT();
     if (!module || strcmp(name, last_entry) != 0) return 500; /* NOT_FOUND */
     *f = module;
+    return OK;
+}
+int fake_jit_threads(void) { return threads_option; }
+CUresult cuFuncGetAttribute(int *v, int attr, void *f) {
+    NEED_CONTEXT();
+    if (!f) return INVALID_HANDLE;
+    switch (attr) {
+    case 0: *v = strstr((const char *)f, "fake_regs") ? 256 : 1024; break; /* max threads per block */
+    case 4: *v = strstr((const char *)f, "fake_regs") ? 255 : 40; break;   /* registers */
+    default: return INVALID_VALUE;
+    }
     return OK;
 }
 CUresult cuModuleUnload(void *module) {

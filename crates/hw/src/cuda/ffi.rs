@@ -32,9 +32,17 @@ pub mod attr {
     pub const COMPUTE_CAPABILITY_MINOR: c_int = 76;
 }
 
+/// `CUfunction_attribute` values used.
+pub mod func_attr {
+    use std::ffi::c_int;
+    pub const MAX_THREADS_PER_BLOCK: c_int = 0;
+    pub const NUM_REGS: c_int = 4;
+}
+
 /// `CUjit_option` values used.
 pub mod jit {
     use std::ffi::c_int;
+    pub const THREADS_PER_BLOCK: c_int = 1;
     pub const INFO_LOG_BUFFER: c_int = 3;
     pub const INFO_LOG_BUFFER_SIZE_BYTES: c_int = 4;
     pub const ERROR_LOG_BUFFER: c_int = 5;
@@ -94,6 +102,7 @@ driver_api! {
         fn(*mut CuModule, *const c_void, c_uint, *mut c_int, *mut *mut c_void);
     cu_module_get_function = "cuModuleGetFunction": fn(*mut CuFunction, CuModule, *const c_char);
     cu_module_unload = "cuModuleUnload": fn(CuModule);
+    cu_func_get_attribute = "cuFuncGetAttribute": fn(*mut c_int, c_int, CuFunction);
     cu_mem_alloc = "cuMemAlloc_v2": fn(*mut CuDevicePtr, usize);
     cu_mem_free = "cuMemFree_v2": fn(CuDevicePtr);
     cu_memcpy_htod = "cuMemcpyHtoD_v2": fn(CuDevicePtr, *const c_void, usize);

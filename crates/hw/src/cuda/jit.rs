@@ -2,33 +2,41 @@
 //! ptxas failure is reported verbatim.
 
 use super::error::DriverError;
-use super::ffi::{jit, CuFunction, CuModule, Driver};
+use super::ffi::{func_attr, jit, CuFunction, CuModule, Driver};
 use std::ffi::{c_int, c_void, CString};
 
 const LOG_BYTES: usize = 64 * 1024;
 
-/// `cuModuleLoadDataEx` on `ptx`. The error names the call, the CUDA error
-/// and carries the JIT's error log as it wrote it.
-pub fn load_module(driver: &Driver, ptx: &str) -> Result<(CuModule, String), String> {
+/// `cuModuleLoadDataEx` on `ptx`, compiled so that blocks of
+/// `threads_per_block` fit (the JIT limits registers accordingly). The
+/// error names the call, the CUDA error and carries the JIT's error log as
+/// it wrote it.
+pub fn load_module(
+    driver: &Driver,
+    ptx: &str,
+    threads_per_block: u32,
+) -> Result<(CuModule, String), String> {
     let image = CString::new(ptx).map_err(|_| "the PTX text contains a NUL byte".to_string())?;
     let mut info = vec![0u8; LOG_BYTES];
     let mut error = vec![0u8; LOG_BYTES];
-    let mut options: [c_int; 4] = [
+    let mut options: [c_int; 5] = [
+        jit::THREADS_PER_BLOCK,
         jit::INFO_LOG_BUFFER,
         jit::INFO_LOG_BUFFER_SIZE_BYTES,
         jit::ERROR_LOG_BUFFER,
         jit::ERROR_LOG_BUFFER_SIZE_BYTES,
     ];
-    // Sizes are passed in the pointer-sized option values themselves, as
+    // Numbers are passed in the pointer-sized option values themselves, as
     // the driver API specifies for these options.
-    let mut values: [*mut c_void; 4] = [
+    let mut values: [*mut c_void; 5] = [
+        threads_per_block as usize as *mut c_void,
         info.as_mut_ptr().cast(),
         LOG_BYTES as *mut c_void,
         error.as_mut_ptr().cast(),
         LOG_BYTES as *mut c_void,
     ];
     let mut module: CuModule = std::ptr::null_mut();
-    // SAFETY: the image is NUL-terminated; the option arrays have 4
+    // SAFETY: the image is NUL-terminated; the option arrays have 5
     // entries each; the log buffers outlive the call and their sizes are
     // the ones given.
     let code = unsafe {
@@ -71,6 +79,27 @@ pub fn function(driver: &Driver, module: CuModule, name: &str) -> Result<CuFunct
         ));
     }
     Ok(f)
+}
+
+/// How many threads per block `f` can run with (its registers decide), and
+/// its registers per thread.
+pub fn limits(driver: &Driver, f: CuFunction) -> Result<(u32, u32), String> {
+    let get = |attribute: c_int, what: &'static str| {
+        let mut v: c_int = 0;
+        // SAFETY: valid function handle and out-pointer.
+        let code = unsafe { (driver.cu_func_get_attribute)(&mut v, attribute, f) };
+        if code != 0 {
+            return Err(DriverError::new(Some(driver), what, code).to_string());
+        }
+        Ok(v.max(0) as u32)
+    };
+    Ok((
+        get(
+            func_attr::MAX_THREADS_PER_BLOCK,
+            "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)",
+        )?,
+        get(func_attr::NUM_REGS, "cuFuncGetAttribute(NUM_REGS)")?,
+    ))
 }
 
 /// The text of a NUL-terminated log buffer, trimmed.

@@ -121,7 +121,7 @@ impl CudaBackend {
     /// running it).
     pub fn jit_check(&mut self, ptx: &str) -> Result<(), String> {
         self.current().map_err(|e| e.to_string())?;
-        let (module, _info) = jit::load_module(&self.driver, ptx)?;
+        let (module, _info) = jit::load_module(&self.driver, ptx, 32)?;
         // SAFETY: the module just loaded, unloaded once.
         unsafe { (self.driver.cu_module_unload)(module) };
         Ok(())
@@ -239,14 +239,27 @@ impl Backend for CudaBackend {
             PtxTarget::for_device(spec, self.device.compute_capability, self.driver_version)?;
         let text = ptx::emit(spec, cfg, &target)?;
         self.current().map_err(|e| compile_error(e.to_string()))?;
-        let (module, _info_log) = jit::load_module(&self.driver, &text)
+        let (module, _info_log) = jit::load_module(&self.driver, &text, cfg.workgroup_size)
             .map_err(|e| compile_error(format!("{}: {e}", spec.name)))?;
-        let function = match jit::function(&self.driver, module, &ptx::entry_name(spec)) {
+        let function = jit::function(&self.driver, module, &ptx::entry_name(spec))
+            .map_err(compile_error)
+            .and_then(|f| {
+                let (max_threads, regs) =
+                    jit::limits(&self.driver, f).map_err(compile_error)?;
+                if cfg.workgroup_size > max_threads {
+                    return Err(ptx::unsupported(format!(
+                        "workgroups of {}: with {regs} registers per thread the kernel runs at most {max_threads} threads per block",
+                        cfg.workgroup_size
+                    )));
+                }
+                Ok(f)
+            });
+        let function = match function {
             Ok(f) => f,
             Err(e) => {
                 // SAFETY: the module just loaded, unloaded once.
                 unsafe { (self.driver.cu_module_unload)(module) };
-                return Err(compile_error(e));
+                return Err(e);
             }
         };
         let id = self.next_kernel;
