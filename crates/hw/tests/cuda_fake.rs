@@ -146,6 +146,15 @@ fn the_backend_drives_the_driver_api_correctly() {
     // downloaded, the grid and block as asked.
     let k = b.compile(&spec, &cfg).unwrap();
     assert_eq!(fake.get("fake_modules"), 1);
+    // The device's own target (sm_90 on a CUDA 13.0 driver).
+    assert_eq!(
+        b.kernel_target(k),
+        Some(gpumc_hw::ptx::PtxTarget {
+            sm: 90,
+            isa_major: 7,
+            isa_minor: 8
+        })
+    );
     // The JIT is told the block size, so it limits registers to fit.
     assert_eq!(fake.get("fake_jit_threads"), 64);
     // A kernel whose registers do not allow the block size is refused.

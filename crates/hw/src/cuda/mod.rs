@@ -2,7 +2,9 @@
 //! the driver's JIT and launched through the driver API, which is loaded
 //! from `libcuda` at run time ([`loader`]) so nothing CUDA is needed to
 //! build. One primary context per backend, one stream, two events for
-//! device time, the seven `abi` buffers reused across launches.
+//! device time, the seven `abi` buffers reused across launches. `reset`
+//! resets the device's primary context, so one backend per device and
+//! process is the intended use.
 
 mod buffers;
 mod device;
