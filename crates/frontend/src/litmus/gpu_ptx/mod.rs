@@ -101,6 +101,10 @@ impl<'a> Parser<'a> {
         let start = init::thread_states(&self.src, &mut self.locs, &block.regs, n)?;
         let (threads, off) = self.gpu_rows(after, start)?;
         let (placements, map, tail_off) = self.gpu_scope_and_map(off, &names)?;
+        // A location only the map names may still appear in the condition.
+        for &(name, _, _) in map.iter().flat_map(|m| &m.entries) {
+            self.locs.use_loc(name);
+        }
         let (filter, assertion, observed) = self.tail(tail_off, n)?;
         for (t, th) in threads.iter().enumerate() {
             check_labels(t, &th.instrs)?;
@@ -184,7 +188,12 @@ impl<'a> Parser<'a> {
             if self.at_scope_tree(off) {
                 return Ok((threads, off));
             }
-            if off >= self.src.len() || self.at_tail(off) {
+            // `not.pred p, q` is an instruction, `not exists` the end.
+            let instruction = self
+                .src
+                .ident_at(off)
+                .is_some_and(|w| self.src.byte(off + w.len()) == Some(b'.'));
+            if off >= self.src.len() || (self.at_tail(off) && !instruction) {
                 return Err(self.src.err_syntax(
                     off,
                     "expected `ScopeTree` after the program: a GPU_PTX test places its \
