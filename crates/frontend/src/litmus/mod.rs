@@ -1,6 +1,6 @@
 //! PTX and Vulkan litmus front-end: the Dat3M dialects (below) and
 //! herd7's `GPU_PTX` dialect of Sorensen's GPU litmus tests (header
-//! `GPU_PTX name`; see [`gpu_ptx`]).
+//! `GPU_PTX name`; see `gpu_ptx/mod.rs`).
 //!
 //! A Dat3M test reads:
 //!

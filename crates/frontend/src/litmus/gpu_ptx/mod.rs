@@ -48,8 +48,16 @@
 //!   is global. The region is the location's `space`. A shared location
 //!   accessed by threads of different CTAs, and a `.global`/`.shared`
 //!   qualifier that contradicts the map, are semantic errors.
-//! * **Instructions**: see [`instr`] for the forms and
-//!   `docs/EVENTS.md` ("Tags from the GPU_PTX front-end") for the tags.
+//! * **Instructions**: see [`instr`] for the forms. Tags (`docs/EVENTS.md`,
+//!   "Tags from the GPU_PTX front-end"), each with `GEN`:
+//!
+//!   | access | tags |
+//!   |---|---|
+//!   | `ld`/`st` plain, `.weak`, or with a cache operator | `WEAK`, plus `CA` `CG` `CS` `CV` `LU` `WB` `WT` for `.ca` … `.wt` |
+//!   | `.volatile` (a relaxed access at system scope, PTX ISA) | `RLX`, `SYS`, `VOLATILE` |
+//!   | `.relaxed` / `.acquire` / `.release` + scope | `RLX` / `ACQ` / `REL`, `CTA` / `GPU` / `SYS` |
+//!   | `atom`, `red` (`.relaxed` `.gpu` by default) | scope; order split over the read and the write (`tagging.rs`) |
+//!   | `membar`, `fence`, `bar` | as the Dat3M PTX dialect (`membar.gl` = `fence.sc.gpu`) |
 //!   `@p ins` / `@!p ins` runs `ins` when predicate `p` is non-zero /
 //!   zero (lowered to a branch around it); a cell may start with labels
 //!   `L:` for `bra L`.
