@@ -798,3 +798,25 @@ fn truncations_and_edits_never_panic() {
         }
     }
 }
+
+/// herd7 users' layout: `0:.reg` without a space, `P` thread names,
+/// lowercase `scopeTree`, a `kernel` level, empty rows, and a mapped
+/// location no instruction uses (it still exists, for the condition).
+#[test]
+fn herd_layout() {
+    let p = ok(
+        "GPU_PTX t\n{\n0:.reg .b64 r1 = x;\n1:.reg .s32 r2;\n}\n P0 | P1 ;\n    |    ;\n \
+         ld.cg.s32 r0,[r1] | mov.s32 r2,3 ;\n    |    ;\nscopeTree\n\
+         (device(kernel(cta(warp P0)) (cta (warp P1))))\nx: global, z:global\n\
+         exists (0:r0=0 /\\ z=0)\n",
+    );
+    let names: Vec<_> = p.threads.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["P0", "P1"]);
+    assert_eq!(p.threads[1].placement.ids, [1, 0]);
+    let locs: Vec<_> = p
+        .locations
+        .iter()
+        .map(|l| (l.name.as_str(), l.space.as_deref()))
+        .collect();
+    assert_eq!(locs, [("x", Some("global")), ("z", Some("global"))]);
+}
