@@ -194,7 +194,7 @@ impl<'a> Parser<'a> {
             })
             .collect::<Result<Vec<_>>>()?;
         for (t, list) in instrs.iter().enumerate() {
-            check_labels(t, list)?;
+            check_labels(&format!("P{t}"), list)?;
         }
 
         let threads = placements
@@ -845,14 +845,14 @@ fn thread_ref<'a>(cur: &mut Cursor<'a, '_>) -> Result<(usize, usize, &'a str)> {
 }
 
 /// Labels are unique per thread and every jump target exists.
-fn check_labels(t: usize, instrs: &[Instr]) -> Result<()> {
+fn check_labels(thread: &str, instrs: &[Instr]) -> Result<()> {
     let mut labels: HashSet<&str> = HashSet::new();
     for i in instrs {
         if let InstrKind::Label(l) = &i.kind {
             if !labels.insert(l) {
                 return Err(Error::semantic(
                     i.pos,
-                    format!("label `{l}` is defined twice in thread P{t}"),
+                    format!("label `{l}` is defined twice in thread {thread}"),
                 ));
             }
         }
@@ -871,7 +871,7 @@ fn check_labels(t: usize, instrs: &[Instr]) -> Result<()> {
                 .saturating_add(u32::try_from(i.text[..idx].chars().count()).unwrap_or(0));
             return Err(Error::semantic(
                 pos,
-                format!("unknown label `{target}` in thread P{t}"),
+                format!("unknown label `{target}` in thread {thread}"),
             ));
         }
     }

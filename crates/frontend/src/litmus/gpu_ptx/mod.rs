@@ -114,8 +114,8 @@ impl<'a> Parser<'a> {
             self.locs.use_loc(name);
         }
         let (filter, assertion, observed) = self.tail(tail_off, n)?;
-        for (t, th) in threads.iter().enumerate() {
-            check_labels(t, &th.instrs)?;
+        for (th, name) in threads.iter().zip(&names) {
+            check_labels(name, &th.instrs)?;
         }
         check::memory_map(&self.src, &mut self.locs, map.as_ref(), &threads)?;
         check::regions(&self.locs, &threads, &placements, &names)?;

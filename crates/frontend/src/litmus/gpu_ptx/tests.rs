@@ -526,7 +526,7 @@ fn error_positions() {
         (row("@p0"), Syntax, 7, 5, "an instruction after"),
         (row("bra 5"), Syntax, 7, 6, "expected a label"),
         (row("bra.far L"), Unsupported, 7, 5, "`.far`"),
-        (row("bra L9"), Semantic, 7, 6, "unknown label `L9`"),
+        (row("bra L9"), Semantic, 7, 6, "unknown label `L9` in thread T0"),
         (row("membar.cluster"), Unsupported, 7, 8, "`.cluster`"),
         (row("membar.gl r0"), Syntax, 7, 2, "takes no operand"),
         (row("membar.gl [r1]"), Syntax, 7, 12, "address operand"),
