@@ -79,6 +79,16 @@ pub const BASE_TAGS: &[&str] = &[
     "SEMVIS",
     "AVDEVICE",
     "VISDEVICE",
+    // The GPU_PTX front-end: `.volatile`, and the cache operators of weak
+    // `ld`/`st` (docs/EVENTS.md), so that a model can tell them apart.
+    "VOLATILE",
+    "CA",
+    "CG",
+    "CS",
+    "CV",
+    "LU",
+    "WB",
+    "WT",
 ];
 
 /// Tag names interned per program.

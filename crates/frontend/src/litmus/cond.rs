@@ -7,7 +7,11 @@
 //!        | term op term            op: == = != <> < <= > >=
 //! term  := P<n>:r<k> | <n>:r<k> | location | ['-']integer
 //! ```
+//!
+//! In the `GPU_PTX` dialect ([`CondParser::gpu_ptx`]) `&` is also a
+//! conjunction, threads may be named `T<n>` and registers `p<k>`.
 
+use super::gpu_ptx;
 use super::source::{is_register, parse_usize, thread_index, Cursor, Tok};
 use super::Locs;
 use crate::diag::Result;
@@ -21,6 +25,8 @@ pub(super) struct CondParser<'c, 'a, 's> {
     pub n_threads: usize,
     pub locs: &'c Locs,
     depth: usize,
+    /// The `GPU_PTX` dialect's names (see the module documentation).
+    gpu: bool,
 }
 
 impl<'c, 'a, 's> CondParser<'c, 'a, 's> {
@@ -30,7 +36,26 @@ impl<'c, 'a, 's> CondParser<'c, 'a, 's> {
             n_threads,
             locs,
             depth: 0,
+            gpu: false,
         }
+    }
+
+    /// Reads the `GPU_PTX` dialect's thread and register names too.
+    pub fn gpu_ptx(mut self) -> Self {
+        self.gpu = true;
+        self
+    }
+
+    fn thread_digits<'t>(&self, name: &'t str) -> Option<&'t str> {
+        match thread_index(name) {
+            Some(d) => Some(d),
+            None if self.gpu => gpu_ptx::thread_index(name),
+            None => None,
+        }
+    }
+
+    fn is_reg(&self, name: &str) -> bool {
+        is_register(name) || (self.gpu && gpu_ptx::is_register(name))
     }
 
     pub fn cond(&mut self) -> Result<Cond> {
@@ -43,7 +68,8 @@ impl<'c, 'a, 's> CondParser<'c, 'a, 's> {
 
     fn conj(&mut self) -> Result<Cond> {
         let mut items = vec![self.unary()?];
-        while self.cur.eat_punct("/\\") {
+        // `&` is only a token in the GPU_PTX dialect (`source::lex_with`).
+        while self.cur.eat_punct("/\\") || self.cur.eat_punct("&") {
             items.push(self.unary()?);
         }
         Ok(balanced(items, Cond::And))
@@ -111,7 +137,7 @@ impl<'c, 'a, 's> CondParser<'c, 'a, 's> {
     pub fn term(&mut self) -> Result<Term> {
         let off = self.cur.off();
         let thread = match (self.cur.peek(), self.cur.nth(1)) {
-            (Tok::Ident(s), Tok::Punct(":")) => match thread_index(s) {
+            (Tok::Ident(s), Tok::Punct(":")) => match self.thread_digits(s) {
                 Some(d) => Some((s, d)),
                 None => {
                     return Err(self.cur.src.err_syntax(
@@ -138,7 +164,7 @@ impl<'c, 'a, 's> CondParser<'c, 'a, 's> {
             self.cur.bump();
             self.cur.bump();
             return match self.cur.peek() {
-                Tok::Ident(r) if is_register(r) => {
+                Tok::Ident(r) if self.is_reg(r) => {
                     self.cur.bump();
                     Ok(Term::Reg(t, r.to_string()))
                 }

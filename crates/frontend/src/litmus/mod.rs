@@ -1,6 +1,8 @@
-//! PTX and Vulkan litmus front-end (the Dat3M dialects).
+//! PTX and Vulkan litmus front-end: the Dat3M dialects (below) and
+//! herd7's `GPU_PTX` dialect of Sorensen's GPU litmus tests (header
+//! `GPU_PTX name`; see `gpu_ptx/mod.rs`).
 //!
-//! A test reads:
+//! A Dat3M test reads:
 //!
 //! ```text
 //! PTX MP                                  header: dialect (`PTX`, `VULKAN`
@@ -41,6 +43,7 @@
 //! Instruction forms and tags: `ptx.rs`, `vulkan.rs` and `docs/EVENTS.md`.
 
 mod cond;
+mod gpu_ptx;
 mod instr;
 mod ptx;
 mod source;
@@ -53,12 +56,14 @@ use crate::ir::{
     Arch, Assertion, Cond, Instr, InstrKind, LocId, Location, Placement, Program, Quantifier, Term,
     Thread,
 };
-use source::{is_ident, is_register, lex, parse_usize, thread_index, Cursor, Source, Tok};
+use source::{
+    is_ident, is_register, lex, lex_with, parse_usize, thread_index, Cursor, Source, Tok,
+};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// Parses a PTX or Vulkan litmus test (dialect from the first token: `PTX`,
-/// or `VULKAN`/`Vulkan`).
+/// `VULKAN`/`Vulkan`, or herd7's `GPU_PTX`).
 ///
 /// Locations used by instructions but not declared in the initial state
 /// are added with initial value 0 (see the module documentation). Errors
@@ -129,6 +134,8 @@ struct RegInit<'a> {
 struct Parser<'a> {
     src: Source<'a>,
     arch: Arch,
+    /// herd7's `GPU_PTX` dialect (`arch` is then PTX).
+    gpu: bool,
     locs: Locs,
 }
 
@@ -137,6 +144,7 @@ impl<'a> Parser<'a> {
         Parser {
             src: Source::new(text),
             arch: Arch::Ptx,
+            gpu: false,
             locs: Locs::default(),
         }
     }
@@ -144,6 +152,9 @@ impl<'a> Parser<'a> {
     fn run(mut self) -> Result<Program> {
         let (name, off) = self.header()?;
         let open = self.preamble(off)?;
+        if self.gpu {
+            return self.run_gpu_ptx(name, open);
+        }
         let (reg_inits, mut off) = self.init_block(open)?;
         off = self.src.skip_ws(off);
         let mut ssw = Vec::new();
@@ -183,7 +194,7 @@ impl<'a> Parser<'a> {
             })
             .collect::<Result<Vec<_>>>()?;
         for (t, list) in instrs.iter().enumerate() {
-            check_labels(t, list)?;
+            check_labels(&format!("P{t}"), list)?;
         }
 
         let threads = placements
@@ -229,7 +240,7 @@ impl<'a> Parser<'a> {
         if off >= src.len() {
             return Err(src.err_syntax(
                 off,
-                "empty input: expected a litmus header such as `PTX name` or `VULKAN name`",
+                "empty input: expected a litmus header such as `PTX name`, `VULKAN name` or `GPU_PTX name`",
             ));
         }
         let word_len = src.text[off..]
@@ -239,10 +250,14 @@ impl<'a> Parser<'a> {
         self.arch = match word {
             "PTX" => Arch::Ptx,
             "VULKAN" | "Vulkan" => Arch::Vulkan,
+            "GPU_PTX" => {
+                self.gpu = true;
+                Arch::Ptx
+            }
             w if is_ident(w) => {
                 return Err(src.err_unsupported(
                     off,
-                    format!("litmus dialect `{w}` (expected `PTX` or `VULKAN`)"),
+                    format!("litmus dialect `{w}` (expected `PTX`, `VULKAN` or `GPU_PTX`)"),
                 ))
             }
             w => {
@@ -637,7 +652,8 @@ impl<'a> Parser<'a> {
     /// `filter`, the final assertion and `locations`, each at most once.
     #[allow(clippy::type_complexity)]
     fn tail(&self, off: usize, n: usize) -> Result<(Option<Cond>, Option<Assertion>, Vec<Term>)> {
-        let mut cur = Cursor::new(&self.src, lex(&self.src, off, self.src.len())?);
+        let extra: &[&'static str] = if self.gpu { &["&"] } else { &[] };
+        let mut cur = Cursor::new(&self.src, lex_with(&self.src, off, self.src.len(), extra)?);
         let mut filter = None;
         let mut assertion = None;
         let mut observed = None;
@@ -664,7 +680,7 @@ impl<'a> Parser<'a> {
                     if filter.is_some() {
                         return Err(self.src.err_syntax(kw_off, "a second `filter`"));
                     }
-                    filter = Some(cond::CondParser::new(&mut cur, n, &self.locs).cond()?);
+                    filter = Some(self.cond_parser(&mut cur, n).cond()?);
                     None
                 }
                 (Tok::Ident("locations"), _) => {
@@ -687,11 +703,25 @@ impl<'a> Parser<'a> {
                         .src
                         .err_syntax(kw_off, "a test has at most one final assertion"));
                 }
-                let cond = cond::CondParser::new(&mut cur, n, &self.locs).cond()?;
+                let cond = self.cond_parser(&mut cur, n).cond()?;
                 assertion = Some(Assertion { quantifier, cond });
             }
         }
         Ok((filter, assertion, observed.unwrap_or_default()))
+    }
+
+    /// A condition parser for this dialect.
+    fn cond_parser<'c, 's>(
+        &'c self,
+        cur: &'c mut Cursor<'a, 's>,
+        n: usize,
+    ) -> cond::CondParser<'c, 'a, 's> {
+        let p = cond::CondParser::new(cur, n, &self.locs);
+        if self.gpu {
+            p.gpu_ptx()
+        } else {
+            p
+        }
     }
 
     /// `[ term ; term ; ... ]` (`,` also separates).
@@ -705,7 +735,7 @@ impl<'a> Parser<'a> {
             if cur.eat_punct(";") || cur.eat_punct(",") {
                 continue;
             }
-            terms.push(cond::CondParser::new(cur, n, &self.locs).term()?);
+            terms.push(self.cond_parser(cur, n).term()?);
             if !(cur.at_punct(";") || cur.at_punct(",") || cur.at_punct("]")) {
                 return Err(cur.unexpected("`;` or `]`"));
             }
@@ -815,14 +845,14 @@ fn thread_ref<'a>(cur: &mut Cursor<'a, '_>) -> Result<(usize, usize, &'a str)> {
 }
 
 /// Labels are unique per thread and every jump target exists.
-fn check_labels(t: usize, instrs: &[Instr]) -> Result<()> {
+fn check_labels(thread: &str, instrs: &[Instr]) -> Result<()> {
     let mut labels: HashSet<&str> = HashSet::new();
     for i in instrs {
         if let InstrKind::Label(l) = &i.kind {
             if !labels.insert(l) {
                 return Err(Error::semantic(
                     i.pos,
-                    format!("label `{l}` is defined twice in thread P{t}"),
+                    format!("label `{l}` is defined twice in thread {thread}"),
                 ));
             }
         }
@@ -841,7 +871,7 @@ fn check_labels(t: usize, instrs: &[Instr]) -> Result<()> {
                 .saturating_add(u32::try_from(i.text[..idx].chars().count()).unwrap_or(0));
             return Err(Error::semantic(
                 pos,
-                format!("unknown label `{target}` in thread P{t}"),
+                format!("unknown label `{target}` in thread {thread}"),
             ));
         }
     }

@@ -30,7 +30,7 @@ pub(super) const HEADS: &[&str] = &[
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Order {
+pub(super) enum Order {
     Weak,
     Relaxed,
     Acquire,
@@ -52,7 +52,7 @@ impl Order {
         })
     }
 
-    fn tags(self) -> &'static [&'static str] {
+    pub(super) fn tags(self) -> &'static [&'static str] {
         match self {
             Order::Weak => &["WEAK"],
             Order::Relaxed => &["RLX"],
@@ -64,7 +64,7 @@ impl Order {
     }
 }
 
-fn scope_tag(q: &str) -> Option<&'static str> {
+pub(super) fn scope_tag(q: &str) -> Option<&'static str> {
     match q {
         "cta" => Some("CTA"),
         "gpu" => Some("GPU"),

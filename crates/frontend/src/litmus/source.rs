@@ -179,6 +179,18 @@ const PUNCTS: [&str; 24] = [
 /// Tokenizes `src.text[start..end]`; the result ends with [`Tok::Eof`] at
 /// `end`.
 pub(super) fn lex<'a>(src: &Source<'a>, start: usize, end: usize) -> Result<Vec<Token<'a>>> {
+    lex_with(src, start, end, &[])
+}
+
+/// [`lex`], with `extra` punctuation on top of the common set (the
+/// `GPU_PTX` dialect's `.` in `.reg .s32` and `&` in conditions, which the
+/// Dat3M dialects reject as unexpected characters).
+pub(super) fn lex_with<'a>(
+    src: &Source<'a>,
+    start: usize,
+    end: usize,
+    extra: &[&'static str],
+) -> Result<Vec<Token<'a>>> {
     let text = src.text;
     let bytes = text.as_bytes();
     let end = end.min(bytes.len());
@@ -210,6 +222,7 @@ pub(super) fn lex<'a>(src: &Source<'a>, start: usize, end: usize) -> Result<Vec<
             i = j;
         } else if let Some(p) = PUNCTS
             .iter()
+            .chain(extra)
             .find(|p| text.get(i..end).is_some_and(|rest| rest.starts_with(**p)))
         {
             toks.push(Token {

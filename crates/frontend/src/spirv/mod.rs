@@ -703,7 +703,11 @@ pub fn render(p: &Program) -> String {
         }
     };
     for t in &p.threads {
-        let _ = writeln!(s, "thread {} @ {:?}", t.name, t.placement.ids);
+        let _ = write!(s, "thread {} @ {:?}", t.name, t.placement.ids);
+        if let Some(w) = t.placement.warp {
+            let _ = write!(s, " warp {w}");
+        }
+        s.push('\n');
         for i in &t.instrs {
             let body = match &i.kind {
                 InstrKind::Label(l) => {
