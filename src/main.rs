@@ -1,5 +1,7 @@
 //! `gpumc` command-line interface: a thin layer over the library.
 
+mod hwcli;
+
 use clap::{Parser, Subcommand};
 use gpumc::driver::{self, Config, ModelCache, Property};
 use gpumc::isolate::Rendered;
@@ -105,6 +107,18 @@ enum Cmd {
     /// Progress-model toolkit (Sorensen et al., OOPSLA'21): AXB tests, 11 progress models,
     /// termination oracle, Table 4, synthesis, export to litmus.
     Progress(gpumc::progress::cli::ProgressArgs),
+    /// Run litmus tests on a GPU (Vulkan, CUDA) many times under stress and
+    /// judge every observed final state against the model (litmus7's job,
+    /// with herd's verdict beside it).
+    Run(hwcli::RunArgs),
+    /// List the GPUs each backend can use.
+    Devices(hwcli::DevicesArgs),
+    /// Search the harness parameters that show the most weak outcomes per
+    /// second on a device (and save the best for `--preset tuned`).
+    Tune(hwcli::tune::TuneArgs),
+    /// Mutation score of the harness on a device: weakened conformance
+    /// tests whose weak outcome the model allows, run on the hardware.
+    Mutants(hwcli::mutants::MutantsArgs),
     /// Internal: a worker process of `check`/`suite` (gpumc::isolate).
     #[command(hide = true)]
     Worker,
@@ -132,6 +146,10 @@ fn main() -> ExitCode {
             count,
             out,
         } => run_gen(&kind, threads, arch, seed, count, out),
+        Cmd::Run(a) => hwcli::run(&a),
+        Cmd::Devices(a) => hwcli::devices(&a),
+        Cmd::Tune(a) => hwcli::tune::tune(&a),
+        Cmd::Mutants(a) => hwcli::mutants::run(&a),
         Cmd::Worker => gpumc::isolate::worker_main(),
         Cmd::Models => {
             for (name, _) in gpumc::models::EMBEDDED {

@@ -79,7 +79,8 @@ pub struct ModelJudge<'a> {
     /// Why enumeration was impossible (the symbolic engine decides per
     /// state then).
     refused: Option<String>,
-    racy: Option<Option<bool>>,
+    /// Race checks made, per loop bound.
+    racy: Vec<(u32, Option<bool>)>,
     limits: Limits,
     max_bound: u32,
 }
@@ -115,7 +116,7 @@ impl<'a> ModelJudge<'a> {
             observables,
             enumerated: Vec::new(),
             refused: None,
-            racy: None,
+            racy: Vec::new(),
             limits,
             max_bound: max_bound.max(1),
         };
@@ -159,9 +160,6 @@ impl<'a> ModelJudge<'a> {
     }
 
     fn enumerate(&mut self, bound: u32) -> bool {
-        if self.refused.is_some() {
-            return false;
-        }
         let opts = Options {
             bound,
             ..Options::default()
@@ -183,8 +181,17 @@ impl<'a> ModelJudge<'a> {
         }
     }
 
-    /// Judges one observed state (values of [`Self::terms`]).
-    pub fn judge(&mut self, state: &[i64]) -> Judgement {
+    /// Judges one observed state (values of [`Self::terms`]) that the
+    /// hardware reached with at most `back_edges` loop back edges in any
+    /// thread (`abi::RES_BACK_EDGES`).
+    ///
+    /// A state among the model's states at loop bound 1 is allowed.
+    /// Otherwise the hardware's own iteration count says how far to
+    /// unroll: every loop of that run iterated at most `back_edges + 1`
+    /// times, so if no execution within that bound reaches the state, the
+    /// run the hardware made is one the model forbids. Beyond `max_bound`
+    /// the state is undecided.
+    pub fn judge(&mut self, state: &[i64], back_edges: u32) -> Judgement {
         if let Some(f) = &self.program.filter {
             let val = |t: &Term| match t {
                 Term::Const(c) => *c,
@@ -198,45 +205,42 @@ impl<'a> ModelJudge<'a> {
                 return Judgement::Filtered;
             }
         }
-        let proj = &state[..self.observables];
-        let forbidden = if self.refused.is_none() {
-            loop {
-                let Some((bound, states, hit)) = self.enumerated.last() else {
-                    break None;
-                };
-                if states.contains(proj) {
-                    return Judgement::Allowed;
-                }
-                if !hit {
-                    break Some(true);
-                }
-                let next = bound * 2;
-                if next > self.max_bound || !self.enumerate(next) {
-                    break None;
-                }
+        let proj = state[..self.observables].to_vec();
+        if let Some((_, states, _)) = self.enumerated.first() {
+            if states.contains(&proj) {
+                return Judgement::Allowed;
             }
-        } else {
-            None
-        };
-        let forbidden = match forbidden {
-            Some(f) => f,
-            None => match self.symbolic(proj) {
-                Some(true) => return Judgement::Allowed,
-                Some(false) => true,
-                None => return Judgement::Unknown,
-            },
-        };
-        debug_assert!(forbidden);
-        match self.is_racy() {
+        }
+        // Not among the states at bound 1: ask about this state at the
+        // bound the hardware's run needs, even when the enumeration cut
+        // no loop — its spinning-iteration reasoning is the verifier's,
+        // and the question here must stand on the run's own iterations.
+        let bound = back_edges.saturating_add(1);
+        if bound > self.max_bound {
+            return Judgement::Unknown;
+        }
+        match self.reachable_within(&proj, bound) {
+            Some(true) => Judgement::Allowed,
+            Some(false) => self.forbidden(bound),
+            None => Judgement::Unknown,
+        }
+    }
+
+    /// A state outside the model: a violation, or undefined behaviour in a
+    /// racy test.
+    fn forbidden(&mut self, bound: u32) -> Judgement {
+        match self.is_racy(bound) {
             Some(false) => Judgement::Forbidden,
             Some(true) => Judgement::Undefined,
             None => Judgement::Unknown,
         }
     }
 
-    /// The symbolic engine on `exists (state)`: `Some(reachable)`, or
-    /// `None` when it cannot tell.
-    fn symbolic(&self, proj: &[i64]) -> Option<bool> {
+    /// Whether some execution with at most `bound` iterations per loop
+    /// reaches `proj`: the symbolic engine, or the explicit one (its
+    /// states at that bound) when the symbolic engine refuses; `None`
+    /// when neither decides within the limits.
+    fn reachable_within(&mut self, proj: &[i64], bound: u32) -> Option<bool> {
         let mut cond = Cond::True;
         for (t, &v) in self.terms[..self.observables].iter().zip(proj) {
             let c = Cond::Cmp(CmpOp::Eq, t.clone(), Term::Const(v));
@@ -251,43 +255,57 @@ impl<'a> ModelJudge<'a> {
             cond,
         });
         let opts = Options {
-            bound: self.max_bound,
+            bound,
             ..Options::default()
         };
         match self.guarded(|| symbolic::check_safety(&p, self.model, &opts)) {
-            Ok(r) => match r.verdict {
-                Verdict::Pass => Some(true),
-                Verdict::Fail => Some(false),
-                Verdict::Unknown => None,
-            },
-            Err(_) => None,
+            // Not found within the bound the hardware stayed in: no
+            // execution like the hardware's reaches it.
+            Ok(r) => return Some(r.verdict == Verdict::Pass),
+            Err(e) if e.kind == ErrorKind::Limit => return None,
+            Err(_) => {}
         }
+        if !self.enumerated.iter().any(|(b, _, _)| *b == bound) && !self.enumerate(bound) {
+            return None;
+        }
+        let (_, states, _) = self.enumerated.iter().find(|(b, _, _)| *b == bound)?;
+        Some(states.contains(proj))
     }
 
     /// Whether the test's behaviour is undefined because the model flags
-    /// a data race in some execution and the language makes races
-    /// undefined (`Arch::races_are_undefined`): `Some(false)` also when
-    /// the model has no `flag` axiom (no notion of race), `None` when the
-    /// race check cannot decide.
-    pub fn is_racy(&mut self) -> Option<bool> {
-        if let Some(r) = self.racy {
-            return r;
-        }
+    /// a data race and the language makes races undefined
+    /// (`Arch::races_are_undefined`): `Some(false)` also when the model
+    /// has no `flag` axiom (no notion of race), `None` when the race check
+    /// cannot decide. Races are looked for up to loop bound `bound` (the
+    /// executions like the one the hardware ran); a race only in longer
+    /// executions does not excuse a state reached within the bound.
+    pub fn is_racy(&mut self, bound: u32) -> Option<bool> {
         if !self.program.arch.races_are_undefined() {
-            self.racy = Some(Some(false));
             return Some(false);
         }
-        let opts = Options::default();
-        let r = match self.guarded(|| races::check(self.program, self.model, &opts)) {
-            Ok(r) => match r.verdict {
-                Verdict::Fail => Some(true),
-                Verdict::Pass => Some(false),
-                Verdict::Unknown => None,
-            },
-            Err(e) if e.kind == ErrorKind::Usage => Some(false),
-            Err(_) => None,
+        if let Some(&(_, r)) = self.racy.iter().find(|(b, _)| *b == bound) {
+            return r;
+        }
+        let opts = Options {
+            bound,
+            ..Options::default()
         };
-        self.racy = Some(r);
+        let decide = |v: Verdict| match v {
+            Verdict::Fail => Some(true),
+            Verdict::Pass => Some(false),
+            Verdict::Unknown => None,
+        };
+        let r = match self.guarded(|| races::check(self.program, self.model, &opts)) {
+            Ok(r) if r.verdict != Verdict::Unknown => decide(r.verdict),
+            Err(e) if e.kind == ErrorKind::Usage => Some(false),
+            // Loops cut, or the explicit engine refused: the symbolic one.
+            _ => match self.guarded(|| symbolic::check_races(self.program, self.model, &opts)) {
+                Ok(r) => Some(r.verdict == Verdict::Fail),
+                Err(e) if e.kind == ErrorKind::Usage => Some(false),
+                Err(_) => None,
+            },
+        };
+        self.racy.push((bound, r));
         r
     }
 }

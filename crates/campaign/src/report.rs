@@ -79,6 +79,10 @@ pub struct TestReport {
     pub unfinished: u64,
     /// Instances that indexed out of bounds (undefined behaviour).
     pub out_of_bounds: u64,
+    /// Instances in which some thread never reported although the launch
+    /// completed (the driver stopped it): no final state.
+    #[serde(default)]
+    pub lost: u64,
     /// States the model allows that were never observed.
     pub unseen: Vec<String>,
     /// Whether `unseen` is the model's complete list (no loop was cut).
@@ -120,6 +124,7 @@ impl TestReport {
             filtered: 0,
             unfinished: 0,
             out_of_bounds: 0,
+            lost: 0,
             unseen: Vec::new(),
             unseen_complete: false,
             observation: None,
@@ -135,13 +140,14 @@ impl TestReport {
         }
     }
 
-    /// Instances counted: histogram, filtered, unfinished, out of bounds
-    /// (`iterations * instances` for a complete run).
+    /// Instances counted: histogram, filtered, unfinished, out of bounds,
+    /// lost (`iterations * instances` for a complete run).
     pub fn total(&self) -> u64 {
         self.histogram.iter().map(|e| e.count).sum::<u64>()
             + self.filtered
             + self.unfinished
             + self.out_of_bounds
+            + self.lost
     }
 }
 
@@ -210,6 +216,13 @@ pub fn render_text(r: &TestReport) -> String {
             s,
             "{} instances did not finish (a loop ran out of fuel; no final state)",
             r.unfinished
+        );
+    }
+    if r.lost > 0 {
+        let _ = writeln!(
+            s,
+            "{} instances lost: a thread never reported although the launch completed (the driver stopped it; no final state)",
+            r.lost
         );
     }
     if r.filtered > 0 {

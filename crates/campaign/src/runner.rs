@@ -149,6 +149,7 @@ pub fn run_program(
     r.instances = result.instances_per_launch as u64;
     r.unfinished = result.counts.unfinished;
     r.out_of_bounds = result.counts.out_of_bounds;
+    r.lost = result.counts.lost;
     r.rate_per_s = result.rate();
     r.elapsed_s = result.elapsed.as_secs_f64();
     r.device_time_s = result.device_time.map(|d| d.as_secs_f64());
@@ -160,7 +161,10 @@ pub fn run_program(
     let (mut pos, mut neg) = (0u64, 0u64);
     let mut seen: BTreeSet<Vec<i64>> = BTreeSet::new();
     for (state, &count) in &result.counts.states {
-        let j = judge.judge(state);
+        let j = judge.judge(
+            state,
+            result.counts.back_edges.get(state).copied().unwrap_or(0),
+        );
         let proj = &state[..nobs];
         let text = state_text(&names, proj);
         let val = |t: &Term| match t {

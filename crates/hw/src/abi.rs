@@ -90,7 +90,8 @@ pub const ROW_LOC0: usize = 5;
 /// Roles.
 pub const ROLE_IDLE: u32 = 0;
 pub const ROLE_STRESS: u32 = 1;
-/// Test thread `t` has role `ROLE_THREAD0 + t`.
+/// Test thread `t` has role `ROLE_THREAD0 + t`; a role naming no thread
+/// of the kernel is idle.
 pub const ROLE_THREAD0: u32 = 2;
 
 /// `ROW_FLAGS` bits.

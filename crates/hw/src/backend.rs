@@ -25,6 +25,15 @@ pub struct DeviceInfo {
     pub compute_units: Option<u32>,
     /// Largest workgroup-memory array, in 32-bit words.
     pub max_shared_words: u32,
+    /// Most loop iterations, summed over every loop of a kernel, that one
+    /// subgroup may run before the driver cuts its loops short — `None`
+    /// when the driver has no such limit. Mesa's llvmpipe (lavapipe) has
+    /// one (65535: its shader compiler's loop limiter, shared by all loops
+    /// of a shader); a loop it cuts carries on as if it had exited, which
+    /// would turn a spinning thread into a wrong final state, so
+    /// `plan::Plan` keeps every kernel's loops below it.
+    #[serde(default)]
+    pub loop_limit: Option<u64>,
 }
 
 /// A compiled kernel, owned by the backend that compiled it.

@@ -40,6 +40,7 @@ impl Interp {
                 max_workgroups: 4096,
                 compute_units: None,
                 max_shared_words: 4096,
+                loop_limit: None,
             },
             kernels: HashMap::new(),
             next: 0,
@@ -432,7 +433,11 @@ impl Backend for Interp {
         let mut invs: Vec<Inv> = (0..total)
             .map(|slot| {
                 let row = m.row(slot);
-                let role = row[abi::ROW_ROLE];
+                // A role naming no thread of the kernel is idle (abi.rs).
+                let role = match row[abi::ROW_ROLE] {
+                    r if r >= abi::ROLE_THREAD0 + spec.threads.len() as u32 => abi::ROLE_IDLE,
+                    r => r,
+                };
                 let pc = if role < abi::ROLE_THREAD0 {
                     if spec.barriers.is_empty() {
                         Pc::Done
@@ -468,14 +473,6 @@ impl Backend for Interp {
                 }
             })
             .collect();
-        if invs
-            .iter()
-            .any(|i| i.role >= abi::ROLE_THREAD0 + spec.threads.len() as u32)
-        {
-            return Err(LaunchError::Failed(
-                "a row names a thread the kernel does not have".into(),
-            ));
-        }
         let (fuel, spin) = (l.params[abi::P_FUEL], l.params[abi::P_SPIN_LIMIT]);
         let mut rng = Rng::new(launch_hash(self.seed, l));
         let s = self.info.subgroup_size as usize;

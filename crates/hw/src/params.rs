@@ -223,6 +223,7 @@ mod tests {
             max_workgroups: 65535,
             compute_units: None,
             max_shared_words: 8192,
+            loop_limit: None,
         }
     }
 

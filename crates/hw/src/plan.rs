@@ -145,6 +145,7 @@ impl Plan {
                 ),
             ));
         }
+        fit_loop_limit(&mut params, spec, device);
         // Bank-conflict shadows reach 32 words per lane past a location.
         let pad = if params.bank_conflicts { 32 * s } else { 1 };
         let cell = params.mem_stride.max(pad);
@@ -460,6 +461,37 @@ impl Plan {
             }
         }
     }
+}
+
+/// Keeps every loop of the kernel within the driver's loop limit
+/// (`DeviceInfo::loop_limit`): a subgroup runs the pre-stress loop, the
+/// start barrier's spin and its thread's code, whose loops cost at most
+/// two driver iterations per block visited (the block-dispatch loop and
+/// the switch inside it) — so fuel is what is left, divided by twice the
+/// largest phase's blocks.
+fn fit_loop_limit(params: &mut Params, spec: &KernelSpec, device: &DeviceInfo) {
+    let Some(limit) = device.loop_limit else {
+        return;
+    };
+    let limit = u32::try_from(limit).unwrap_or(u32::MAX);
+    params.stress_iterations = params.stress_iterations.min(limit / 2);
+    params.spin_limit = params.spin_limit.min(limit / 8);
+    params.pre_stress_iterations = params.pre_stress_iterations.min(limit / 8);
+    let blocks = spec
+        .threads
+        .iter()
+        .flat_map(|t| &t.phases)
+        .map(|p| p.blocks.len() as u32)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    // The shared-memory copies, the phases' own loop entries and slack.
+    let slack = 4096 + 8 * (spec.barriers.len() as u32 + 1) * blocks;
+    let left = limit
+        .saturating_sub(slack)
+        .saturating_sub(params.spin_limit)
+        .saturating_sub(params.pre_stress_iterations);
+    params.fuel = params.fuel.min(left / (2 * blocks)).max(1);
 }
 
 fn perm_or_id(rng: &mut Rng, n: usize, shuffle: bool) -> Vec<u32> {

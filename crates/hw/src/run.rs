@@ -26,25 +26,38 @@ pub struct Counts {
     /// Final states (values of the terms given to `lower`, in order) of
     /// the instances whose threads all finished.
     pub states: BTreeMap<Vec<i64>, u64>,
+    /// Per state, the most loop back edges a thread of an instance in it
+    /// took (how far the model must unroll loops to explain it).
+    pub back_edges: BTreeMap<Vec<i64>, u32>,
     /// Instances where some thread ran out of fuel in a loop.
     pub unfinished: u64,
     /// Instances where some thread indexed out of bounds (undefined
     /// behaviour in the model: no final state to judge).
     pub out_of_bounds: u64,
+    /// Instances where some thread never wrote its result record although
+    /// the launch completed: the driver stopped it (seen on lavapipe,
+    /// with long spin loops across workgroups; docs/HARDWARE.md). No final
+    /// state to judge.
+    pub lost: u64,
 }
 
 impl Counts {
     /// Every instance counted.
     pub fn total(&self) -> u64 {
-        self.states.values().sum::<u64>() + self.unfinished + self.out_of_bounds
+        self.states.values().sum::<u64>() + self.unfinished + self.out_of_bounds + self.lost
     }
 
     pub fn add(&mut self, other: &Counts) {
         for (s, n) in &other.states {
             *self.states.entry(s.clone()).or_default() += n;
         }
+        for (s, &b) in &other.back_edges {
+            let e = self.back_edges.entry(s.clone()).or_default();
+            *e = (*e).max(b);
+        }
         self.unfinished += other.unfinished;
         self.out_of_bounds += other.out_of_bounds;
+        self.lost += other.lost;
     }
 }
 
@@ -133,9 +146,9 @@ pub fn run(
     result
 }
 
-/// Reads the instances of one launch. A result record that was never
-/// written (status 0) means the harness itself failed: an error, not an
-/// outcome.
+/// Reads the instances of one launch. An instance with a result record
+/// that was never written (status 0) is counted as lost; a launch in which
+/// no record at all was written is a harness failure, an error.
 pub fn decode(
     lowered: &Lowered,
     plan: &Plan,
@@ -158,17 +171,15 @@ pub fn decode(
         let base = plan.result_base(i);
         let mut fuel = false;
         let mut oob = false;
+        let mut lost = false;
+        let mut edges = 0u32;
         for (t, &b) in base.iter().enumerate() {
+            edges = edges.max(word(results, b as usize + abi::RES_BACK_EDGES)?);
             match word(results, b as usize + abi::RES_STATUS)? {
                 abi::STATUS_DONE => {}
                 abi::STATUS_OUT_OF_FUEL => fuel = true,
                 abi::STATUS_OUT_OF_BOUNDS => oob = true,
-                0 => {
-                    return Err(format!(
-                        "thread {} of instance {i} never wrote its result (a harness failure)",
-                        lowered.spec.threads[t].name
-                    ))
-                }
+                0 => lost = true,
                 s => {
                     return Err(format!(
                         "thread {} of instance {i} wrote status {s}",
@@ -176,6 +187,10 @@ pub fn decode(
                     ))
                 }
             }
+        }
+        if lost {
+            counts.lost += 1;
+            continue;
         }
         if oob {
             counts.out_of_bounds += 1;
@@ -205,7 +220,12 @@ pub fn decode(
             };
             state.push(v);
         }
+        let e = counts.back_edges.entry(state.clone()).or_default();
+        *e = (*e).max(edges);
         *counts.states.entry(state).or_default() += 1;
+    }
+    if plan.instances() > 0 && counts.lost == plan.instances() as u64 {
+        return Err("no thread of any instance wrote its result record (a harness failure)".into());
     }
     Ok(counts)
 }

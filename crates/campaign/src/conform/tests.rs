@@ -10,7 +10,7 @@ fn judge_all(src: &str, states: &[&[i64]]) -> Vec<Judgement> {
     let p = program(src);
     let model = models::load(p.arch.default_model()).unwrap();
     let mut j = ModelJudge::new(&p, &model, Limits::none(), 8);
-    states.iter().map(|s| j.judge(s)).collect()
+    states.iter().map(|s| j.judge(s, 0)).collect()
 }
 
 const MP_RELACQ: &str = r#"Vulkan MP
@@ -80,8 +80,8 @@ exists (P1:r0 == 1)
     // State: P1:r0, then the filter-only P1:r1.
     assert_eq!(j.terms().len(), 2);
     assert_eq!(j.observables(), 1);
-    assert_eq!(j.judge(&[1, 0]), Judgement::Allowed);
-    assert_eq!(j.judge(&[9, 3]), Judgement::Filtered);
+    assert_eq!(j.judge(&[1, 0], 0), Judgement::Allowed);
+    assert_eq!(j.judge(&[9, 3], 0), Judgement::Filtered);
 }
 
 #[test]
@@ -96,8 +96,15 @@ fn loops_are_unrolled_further_when_a_state_needs_it() {
  bne r0, 3, LC00           ;
 exists (P0:r0 == 3)
 "#;
-    let j = judge_all(src, &[&[3]]);
-    assert_eq!(j, vec![Judgement::Allowed]);
+    let p = program(src);
+    let model = models::load("vulkan").unwrap();
+    let mut j = ModelJudge::new(&p, &model, Limits::none(), 8);
+    // The hardware took 2 back edges to get there: bound 3 explains it.
+    assert_eq!(j.judge(&[3], 2), Judgement::Allowed);
+    // A count the loop cannot produce within the iterations run.
+    assert_eq!(j.judge(&[5], 2), Judgement::Forbidden);
+    // Beyond --max-bound: undecided.
+    assert_eq!(j.judge(&[3], 20), Judgement::Unknown);
 }
 
 #[test]

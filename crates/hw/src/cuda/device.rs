@@ -102,6 +102,7 @@ fn describe(driver: &Driver, ordinal: c_int, driver_version: i32) -> Result<Devi
             attr::MAX_SHARED_MEMORY_PER_BLOCK,
             "cuDeviceGetAttribute(MAX_SHARED_MEMORY_PER_BLOCK)",
         )? / 4,
+        loop_limit: None,
     };
     Ok(Device {
         handle,

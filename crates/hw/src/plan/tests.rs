@@ -15,6 +15,7 @@ fn device(subgroup: u32) -> DeviceInfo {
         max_workgroups: 65535,
         compute_units: None,
         max_shared_words: 8192,
+        loop_limit: None,
     }
 }
 

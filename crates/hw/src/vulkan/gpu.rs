@@ -162,6 +162,9 @@ fn describe(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Candidate
     let name = cstr(base.device_name_as_c_str());
     let driver_name = cstr(driver.driver_name_as_c_str());
     let driver_info = cstr(driver.driver_info_as_c_str());
+    // Mesa's llvmpipe runs shaders through gallivm, whose loop limiter
+    // cuts every loop of a shader after 65535 iterations in all.
+    let loop_limit = driver_name.contains("llvmpipe").then_some(65_535);
     let driver = match (driver_name.is_empty(), driver_info.is_empty()) {
         (false, false) => format!("{driver_name} {driver_info}"),
         (false, true) => driver_name,
@@ -180,6 +183,7 @@ fn describe(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Candidate
             max_workgroups: limits.max_compute_work_group_count[0],
             compute_units: None,
             max_shared_words: limits.max_compute_shared_memory_size / 4,
+            loop_limit,
         },
         caps: Caps {
             api_version: api,

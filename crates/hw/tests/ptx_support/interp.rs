@@ -611,6 +611,7 @@ impl Default for Interpreter {
                 max_workgroups: 1 << 16,
                 compute_units: None,
                 max_shared_words: 12 * 1024,
+                loop_limit: None,
             },
             kernels: HashMap::new(),
             last_ptx: String::new(),

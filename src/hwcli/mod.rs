@@ -1,0 +1,297 @@
+//! `gpumc run` and `gpumc devices`: litmus tests on GPU hardware
+//! (`gpumc_hw`), judged by the model (`gpumc_campaign`).
+
+mod backends;
+pub mod bar;
+pub mod mutants;
+mod params;
+pub mod tune;
+
+use bar::Bar;
+use gpumc::driver::{self, ModelCache};
+use gpumc_campaign::journal::{self, Journal};
+use gpumc_campaign::report::{render_text, Status, TestReport};
+use gpumc_campaign::runner::{run_file, RunOptions};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use backends::BackendChoice;
+
+/// Options shared by `run`, `tune` and `mutants`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct HwOpts {
+    /// Backend: vulkan (any Vulkan 1.3 GPU, or Mesa's lavapipe on the CPU),
+    /// cuda (NVIDIA), or interp (gpumc's sequentially consistent reference
+    /// interpreter of the harness, no GPU). Default: vulkan for Vulkan
+    /// tests, cuda for PTX tests.
+    #[arg(long)]
+    pub backend: Option<BackendChoice>,
+    /// Device index (`gpumc devices` lists them).
+    #[arg(long)]
+    pub device: Option<usize>,
+    /// Launches per test; each launch runs many test instances.
+    #[arg(long, default_value_t = 100)]
+    pub iterations: u64,
+    /// Parameter preset: parallel (many instances, every incantation),
+    /// sorensen (one instance per launch, Sorensen's incantations), plain
+    /// (many instances, no incantation), tuned (the best `gpumc tune`
+    /// saved for the device).
+    #[arg(long, default_value = "parallel")]
+    pub preset: String,
+    /// Parameters from a JSON file (as `--json` reports print them); they
+    /// replace the preset's.
+    #[arg(long, value_name = "FILE.json")]
+    pub params: Option<PathBuf>,
+    /// Set one parameter, e.g. `--set stress_iterations=256` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Seed of every random choice (default: from the clock; reported).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Longest one launch may take before it is abandoned, seconds.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    pub watchdog: f64,
+    /// Model the observed states are judged by (default: ptx-v7.5 for PTX,
+    /// vulkan for Vulkan).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Time limit of each model check, seconds.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// Largest loop bound the model check unrolls to when an observed
+    /// state needs more iterations.
+    #[arg(long, default_value_t = 8)]
+    pub max_bound: u32,
+}
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub hw: HwOpts,
+    /// One JSON object per test per line.
+    #[arg(long)]
+    pub json: bool,
+    /// Campaign directory: results are appended to DIR/results.jsonl as
+    /// they arrive; running again resumes, skipping finished tests.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Report unsupported tests without making the exit status 2.
+    #[arg(long)]
+    pub skip_unsupported: bool,
+    /// Litmus files or directories (recursively *.litmus).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct DevicesArgs {
+    /// Only this backend.
+    #[arg(long)]
+    pub backend: Option<BackendChoice>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn usage_error(msg: &str) -> u8 {
+    eprintln!("gpumc: {msg}");
+    2
+}
+
+/// The options of a run, from the command line (and the device, for
+/// `--preset tuned`).
+pub fn run_options(
+    hw: &HwOpts,
+    device: &gpumc_hw::backend::DeviceInfo,
+) -> Result<RunOptions, String> {
+    if !(hw.watchdog > 0.0 && hw.watchdog.is_finite()) {
+        return Err(format!(
+            "bad --watchdog `{}` (expected seconds > 0)",
+            hw.watchdog
+        ));
+    }
+    if !(hw.timeout >= 0.0 && hw.timeout.is_finite()) {
+        return Err(format!(
+            "bad --timeout `{}` (expected seconds, 0 for none)",
+            hw.timeout
+        ));
+    }
+    if let Some(m) = &hw.model {
+        gpumc::models::load(m).map_err(|e| e.to_string())?;
+    }
+    let (params, preset) = params::resolve(hw, device)?;
+    Ok(RunOptions {
+        model: hw.model.clone(),
+        iterations: hw.iterations,
+        params,
+        preset,
+        seed: hw.seed.unwrap_or_else(clock_seed),
+        watchdog: Duration::from_secs_f64(hw.watchdog),
+        model_limits: gpumc::guard::Limits {
+            timeout_s: (hw.timeout > 0.0).then_some(hw.timeout),
+            ..gpumc::guard::Limits::none()
+        },
+        max_bound: hw.max_bound.max(1),
+    })
+}
+
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// `gpumc run`.
+pub fn run(args: &RunArgs) -> u8 {
+    let files = match driver::expand_paths(&args.paths) {
+        Ok(f) => f,
+        Err(e) => return usage_error(&e.to_string()),
+    };
+    if files.is_empty() {
+        return usage_error("no litmus tests in the given paths");
+    }
+    let mut journal = match &args.out {
+        Some(dir) => match Journal::open(dir) {
+            Ok(j) => Some(j),
+            Err(e) => return usage_error(&format!("{}: {e}", dir.display())),
+        },
+        None => None,
+    };
+    let seed = args.hw.seed.unwrap_or_else(clock_seed);
+    let hw = HwOpts {
+        seed: Some(seed),
+        ..args.hw.clone()
+    };
+    let mut backends = backends::Backends::new(hw.backend, hw.device);
+    let cache = ModelCache::default();
+    let bar = Bar::new(files.len() as u64, !args.json);
+    let mut reports: Vec<TestReport> = Vec::new();
+    let mut out = std::io::stdout().lock();
+    for (k, f) in files.iter().enumerate() {
+        let file = f.display().to_string();
+        bar.set_message(&format!("{}/{} {}", k + 1, files.len(), short(&file)));
+        let report = match backends.for_file(f) {
+            Err(e) => TestReport::failed(&file, e.0, e.1),
+            Ok(backend) => match run_options(&hw, backend.info()) {
+                Err(e) => return usage_error(&e),
+                Ok(opts) => {
+                    let key = journal::key(
+                        f,
+                        &[
+                            &backend.info().backend,
+                            &backend.info().name,
+                            opts.model.as_deref().unwrap_or(""),
+                            &serde_json::to_string(&opts.params).unwrap_or_default(),
+                            &opts.iterations.to_string(),
+                            &opts.seed.to_string(),
+                            &opts.max_bound.to_string(),
+                        ],
+                    );
+                    match journal.as_ref().and_then(|j| j.get(&key)) {
+                        Some(done) => done.clone(),
+                        None => {
+                            let total = opts.iterations;
+                            let r =
+                                run_file(f, backend, &opts, &cache, &mut |n| bar.set_sub(n, total));
+                            if let Some(j) = journal.as_mut() {
+                                if let Err(e) = j.append(&key, &r) {
+                                    bar.finish();
+                                    return usage_error(&format!("{}: {e}", j.path().display()));
+                                }
+                            }
+                            r
+                        }
+                    }
+                }
+            },
+        };
+        bar.inc();
+        let text = if args.json {
+            serde_json::to_string(&report).unwrap_or_default() + "\n"
+        } else {
+            render_text(&report) + "\n"
+        };
+        bar.suspend(|| {
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        });
+        reports.push(report);
+    }
+    bar.finish();
+    summarize(&reports, args, &mut out)
+}
+
+fn short(file: &str) -> &str {
+    file.rsplit('/').next().unwrap_or(file)
+}
+
+/// Totals, and the exit status: 1 for a violation, 2 for an error (or an
+/// unsupported test without `--skip-unsupported`), else 0.
+fn summarize(reports: &[TestReport], args: &RunArgs, out: &mut impl Write) -> u8 {
+    let count = |s: Status| reports.iter().filter(|r| r.status == s).count();
+    let (ok, viol, unsup, err) = (
+        count(Status::Ok),
+        count(Status::Violation),
+        count(Status::Unsupported),
+        count(Status::Error),
+    );
+    if !args.json {
+        let instances: u64 = reports.iter().map(TestReport::total).sum();
+        let secs: f64 = reports.iter().map(|r| r.elapsed_s).sum();
+        let _ = writeln!(
+            out,
+            "{} tests: {ok} conform, {viol} with violations, {unsup} unsupported, {err} errors; {instances} instances in {secs:.1} s",
+            reports.len()
+        );
+    }
+    if viol > 0 {
+        1
+    } else if err > 0 || (unsup > 0 && !args.skip_unsupported) {
+        2
+    } else {
+        0
+    }
+}
+
+/// `gpumc devices`.
+pub fn devices(args: &DevicesArgs) -> u8 {
+    let mut out = std::io::stdout().lock();
+    let mut any = false;
+    for (choice, list) in backends::list(args.backend) {
+        match list {
+            Ok(devs) => {
+                for (i, d) in devs.iter().enumerate() {
+                    any = true;
+                    if args.json {
+                        let mut v = serde_json::to_value(d).unwrap_or_default();
+                        v["index"] = i.into();
+                        let _ = writeln!(out, "{v}");
+                    } else {
+                        let _ = writeln!(
+                            out,
+                            "{} {i}: {} (driver {}, subgroup {}, workgroups of up to {}{})",
+                            choice.name(),
+                            d.name,
+                            d.driver,
+                            d.subgroup_size,
+                            d.max_workgroup_size,
+                            d.compute_units
+                                .map(|c| format!(", {c} compute units"))
+                                .unwrap_or_default()
+                        );
+                    }
+                }
+            }
+            Err(e) => {
+                if !args.json {
+                    let _ = writeln!(out, "{}: {e}", choice.name());
+                }
+            }
+        }
+    }
+    if any {
+        0
+    } else {
+        2
+    }
+}
