@@ -143,13 +143,18 @@ impl Regs {
     }
 }
 
+/// A constant as a 32-bit register holds it: a signed value, or an
+/// unsigned bit pattern (`0xffff0000`, which masks the same bits in 32 as
+/// in 64 bits; results are compared truncated to 32 bits).
 fn constant(ins: &Instr, v: i64) -> Result<i32> {
-    i32::try_from(v).map_err(|_| {
-        refuse(
+    if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) {
+        Ok(v as u32 as i32)
+    } else {
+        Err(refuse(
             ins,
             format!("the constant {v}, which does not fit in 32 bits"),
-        )
-    })
+        ))
+    }
 }
 
 fn value(ins: &Instr, regs: &mut Regs, o: &Operand) -> Result<Value> {

@@ -14,6 +14,11 @@ pub fn backend() -> Option<VulkanBackend> {
     match VulkanBackend::new(None) {
         Ok(b) => Some(b),
         Err(e) => {
+            // CI installs lavapipe and sets this: skipping would hide it.
+            assert!(
+                std::env::var_os("GPUMC_REQUIRE_VULKAN").is_none(),
+                "GPUMC_REQUIRE_VULKAN is set but no Vulkan device: {e}"
+            );
             eprintln!("SKIP: no Vulkan device to run on: {e}");
             None
         }
