@@ -199,10 +199,17 @@ fn retitle(src: &str, name: &str, change: &str) -> String {
     lines.join("\n") + "\n"
 }
 
+/// Whether a test can run on hardware at all (`gpumc_hw::lower`).
+fn runnable(p: &Program) -> bool {
+    let terms = gpumc_verify::engine::safety::observables(p);
+    gpumc_hw::lower::lower(p, &terms).is_ok()
+}
+
 /// The mutants of the test `src` (read from `path`) whose weak outcome
-/// the model forbids in the original and allows in the mutant. Returns
-/// nothing for a test whose weak outcome the model already allows (not a
-/// conformance test).
+/// the model forbids in the original and allows in the mutant, and that
+/// hardware can run. Returns nothing for a test whose weak outcome the
+/// model already allows (not a conformance test) or that hardware cannot
+/// run.
 pub fn mutants(path: &Path, src: &str, model: &Model, limits: Limits) -> Vec<Mutant> {
     let Ok(p) = gpumc_frontend::litmus::parse(src, path) else {
         return Vec::new();
@@ -210,6 +217,9 @@ pub fn mutants(path: &Path, src: &str, model: &Model, limits: Limits) -> Vec<Mut
     let Some(weak) = weak_outcome(&p) else {
         return Vec::new();
     };
+    if !runnable(&p) {
+        return Vec::new();
+    }
     if reachable(&p, model, &weak, limits) != Some(false) {
         return Vec::new();
     }
@@ -233,6 +243,9 @@ pub fn mutants(path: &Path, src: &str, model: &Model, limits: Limits) -> Vec<Mut
                 let Ok(mp) = gpumc_frontend::litmus::parse(&text, path) else {
                     continue;
                 };
+                if !runnable(&mp) {
+                    continue;
+                }
                 if reachable(&mp, model, &weak, limits) == Some(true) {
                     out.push(Mutant {
                         name,

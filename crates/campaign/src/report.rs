@@ -302,7 +302,7 @@ pub fn render_text(r: &TestReport) -> String {
     );
     let _ = writeln!(
         s,
-        "Device {} ({}), preset {}, seed {} (`--seed {}` repeats the run)",
+        "Device {} ({}), preset {}, seed {} (`--seed {}` repeats the harness's choices)",
         r.device, r.backend, r.preset, r.seed, r.seed
     );
     if let Some(m) = &r.message {
