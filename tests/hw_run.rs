@@ -294,3 +294,72 @@ fn a_killed_campaign_resumes_and_ends_with_the_same_totals() {
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(totals(&part).0, 8);
 }
+
+/// Every test the harness runs, run on the sequentially consistent
+/// interpreter: every state it reaches must be allowed by the model (SC is
+/// the strongest behaviour), so a violation here is a bug in gpumc — in
+/// the lowering, the plan, the decoding or the judgement.
+fn conforms_on_the_interpreter(dir: &Path, at_least: usize) {
+    if !dir.exists() {
+        eprintln!("SKIP: {} not found", dir.display());
+        return;
+    }
+    let o = run(&[
+        "run",
+        "--backend",
+        "interp",
+        "--iterations",
+        "1",
+        "--seed",
+        "4",
+        "--skip-unsupported",
+        "--json",
+        dir.to_str().unwrap(),
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let mut ok = 0;
+    for line in out.lines() {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        match r["status"].as_str().unwrap() {
+            "ok" => ok += 1,
+            "unsupported" => assert!(r["message"].as_str().unwrap().contains("unsupported")),
+            s => panic!("{}: {s}: {} {}", r["file"], r["violations"], r["message"]),
+        }
+        let hist: u64 = r["histogram"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["count"].as_u64().unwrap())
+            .sum();
+        let n = |k: &str| r[k].as_u64().unwrap_or(0);
+        assert_eq!(
+            hist + n("filtered") + n("unfinished") + n("out_of_bounds") + n("lost"),
+            n("iterations") * n("instances"),
+            "{}",
+            r["file"]
+        );
+        assert_eq!(n("lost"), 0, "{}: the interpreter loses nothing", r["file"]);
+    }
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(ok >= at_least, "{ok} tests of {} ran", dir.display());
+}
+
+#[test]
+fn the_ptx_corpus_conforms_on_the_interpreter() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dat3m/litmus/PTX");
+    conforms_on_the_interpreter(&root, 580);
+}
+
+#[test]
+fn the_vulkan_corpus_conforms_on_the_interpreter() {
+    let root =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dat3m/litmus/VULKAN");
+    conforms_on_the_interpreter(&root, 630);
+}
+
+#[test]
+fn the_thesis_tests_conform_on_the_interpreter() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/thesis");
+    // 119 GPU_PTX tests and 99 Vulkan translations: every one runs.
+    conforms_on_the_interpreter(&root, 218);
+}

@@ -56,12 +56,16 @@ pub struct HwOpts {
     /// vulkan for Vulkan).
     #[arg(long)]
     pub model: Option<String>,
-    /// Time limit of each model check, seconds.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    /// Time limit of each model check, seconds (a state it cannot decide in
+    /// time is reported as undecided).
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
     pub timeout: f64,
+    /// Memory budget of each model check, MiB (0: none).
+    #[arg(long, default_value_t = 2048, value_name = "MB")]
+    pub max_memory: u64,
     /// Largest loop bound the model check unrolls to when an observed
     /// state needs more iterations.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 4)]
     pub max_bound: u32,
 }
 
@@ -129,6 +133,7 @@ pub fn run_options(
         watchdog: Duration::from_secs_f64(hw.watchdog),
         model_limits: gpumc::guard::Limits {
             timeout_s: (hw.timeout > 0.0).then_some(hw.timeout),
+            max_memory_mb: (hw.max_memory > 0).then_some(hw.max_memory),
             ..gpumc::guard::Limits::none()
         },
         max_bound: hw.max_bound.max(1),

@@ -39,6 +39,7 @@ pub fn run(args: &MutantsArgs) -> u8 {
     let cache = ModelCache::default();
     let limits = gpumc::guard::Limits {
         timeout_s: (args.hw.timeout > 0.0).then_some(args.hw.timeout),
+        max_memory_mb: (args.hw.max_memory > 0).then_some(args.hw.max_memory),
         ..gpumc::guard::Limits::none()
     };
     let mut all = Vec::new();

@@ -120,7 +120,18 @@ impl<'a> ModelJudge<'a> {
             limits,
             max_bound: max_bound.max(1),
         };
-        j.enumerate(1);
+        // Enumerating every state pays where the explicit engine is the
+        // right one (what `--engine auto` would pick); for a test it
+        // would find large, each observed state is asked about alone.
+        if gpumc_verify::driver::Engine::Auto.resolve(program)
+            == gpumc_verify::driver::Engine::Explicit
+        {
+            j.enumerate(1);
+        } else {
+            j.refused = Some(
+                "the test is large for the explicit engine, so the symbolic engine judged each observed state alone".into(),
+            );
+        }
         j
     }
 

@@ -46,10 +46,11 @@ impl Default for RunOptions {
             seed: 0,
             watchdog: Duration::from_secs(10),
             model_limits: Limits {
-                timeout_s: Some(60.0),
+                timeout_s: Some(30.0),
+                max_memory_mb: Some(2048),
                 ..Limits::none()
             },
-            max_bound: 8,
+            max_bound: 4,
         }
     }
 }

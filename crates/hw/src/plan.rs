@@ -110,7 +110,7 @@ impl Plan {
                 return Err(Error::new(
                     ErrorKind::Unsupported,
                     format!(
-                        "unsupported on this device: {} threads in one subgroup, but its subgroups have {s} invocations",
+                        "unsupported: on this device: {} threads in one subgroup, but its subgroups have {s} invocations",
                         big.len()
                     ),
                 ));
@@ -127,7 +127,7 @@ impl Plan {
             return Err(Error::new(
                 ErrorKind::Unsupported,
                 format!(
-                    "unsupported on this device: a workgroup needs {need_subgroups} subgroups of {s}, more than its {} invocations",
+                    "unsupported: on this device: a workgroup needs {need_subgroups} subgroups of {s}, more than its {} invocations",
                     device.max_workgroup_size
                 ),
             ));
@@ -192,7 +192,7 @@ impl Plan {
             return Err(Error::new(
                 ErrorKind::Unsupported,
                 format!(
-                    "unsupported on this device: not even one instance fits (its workgroup memory needs more than {} words)",
+                    "unsupported: on this device: not even one instance fits (its workgroup memory needs more than {} words)",
                     device.max_shared_words
                 ),
             ));

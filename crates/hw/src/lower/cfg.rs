@@ -183,7 +183,7 @@ fn thread(arch: Arch, t: &Thread) -> Result<(ThreadCode, Vec<(PhaseBarrier, &Ins
             Error::new(
                 ErrorKind::Unsupported,
                 format!(
-                    "unsupported on hardware: the initial value {v} of {}:{r} does not fit in 32 bits",
+                    "unsupported: on hardware: the initial value {v} of {}:{r} does not fit in 32 bits",
                     t.name
                 ),
             )

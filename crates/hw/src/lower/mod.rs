@@ -119,7 +119,7 @@ fn refuse_program_features(p: &Program) -> Result<()> {
     let hw = |what: String| {
         Error::new(
             ErrorKind::Unsupported,
-            format!("unsupported on hardware: {what}"),
+            format!("unsupported: on hardware: {what}"),
         )
     };
     if !p.ssw.is_empty() {
@@ -171,7 +171,7 @@ fn places(p: &Program) -> Result<Vec<ThreadPlace>> {
             return Err(Error::new(
                 ErrorKind::Unsupported,
                 format!(
-                    "unsupported on hardware: threads in different {}s (one launch runs on one queue and one device)",
+                    "unsupported: on hardware: threads in different {}s (one launch runs on one queue and one device)",
                     if level == "qf" { "queue familie" } else { level }
                 ),
             ));
@@ -206,7 +206,7 @@ fn locations(p: &Program, places: &[ThreadPlace]) -> Result<Vec<LocSlot>> {
                 Error::new(
                     ErrorKind::Unsupported,
                     format!(
-                        "unsupported on hardware: the initial value {} of `{}` does not fit in 32 bits",
+                        "unsupported: on hardware: the initial value {} of `{}` does not fit in 32 bits",
                         l.init, l.name
                     ),
                 )
