@@ -209,8 +209,12 @@ fn totals(dir: &Path) -> (usize, u64, std::collections::BTreeMap<String, u64>) {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };
-        n += 1;
         let r = &v["report"];
+        if r.is_null() {
+            // The line that says a test started.
+            continue;
+        }
+        n += 1;
         for e in r["histogram"].as_array().unwrap() {
             inst += e["count"].as_u64().unwrap();
             *states

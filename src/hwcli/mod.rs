@@ -192,9 +192,34 @@ pub fn run(args: &RunArgs) -> u8 {
                             &opts.max_bound.to_string(),
                         ],
                     );
+                    let crashed = journal
+                        .as_ref()
+                        .is_some_and(|j| j.unfinished_starts(&key) >= 2);
                     match journal.as_ref().and_then(|j| j.get(&key)) {
                         Some(done) => done.clone(),
+                        None if crashed => {
+                            let r = TestReport::failed(
+                                &file,
+                                Status::Error,
+                                format!(
+                                    "{file}: this test stopped gpumc twice in earlier runs of this campaign (e.g. a model check out of memory); not run again"
+                                ),
+                            );
+                            if let Some(j) = journal.as_mut() {
+                                if let Err(e) = j.append(&key, &r) {
+                                    bar.finish();
+                                    return usage_error(&format!("{}: {e}", j.path().display()));
+                                }
+                            }
+                            r
+                        }
                         None => {
+                            if let Some(j) = journal.as_mut() {
+                                if let Err(e) = j.start(&key) {
+                                    bar.finish();
+                                    return usage_error(&format!("{}: {e}", j.path().display()));
+                                }
+                            }
                             let total = opts.iterations;
                             let r =
                                 run_file(f, backend, &opts, &cache, &mut |n| bar.set_sub(n, total));

@@ -19,13 +19,17 @@ pub const RESULTS: &str = "results.jsonl";
 #[derive(Serialize, Deserialize)]
 struct Line {
     key: String,
-    report: TestReport,
+    /// `None` on the line that says the test started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    report: Option<TestReport>,
 }
 
 pub struct Journal {
     path: PathBuf,
     file: File,
     done: HashMap<String, TestReport>,
+    /// Starts of tests that have no result (yet).
+    started: HashMap<String, usize>,
     /// Lines that could not be read (a line cut by a kill), skipped.
     pub torn: usize,
 }
@@ -36,15 +40,21 @@ impl Journal {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(RESULTS);
         let mut done = HashMap::new();
+        let mut started: HashMap<String, usize> = HashMap::new();
         let mut torn = 0;
         let mut text = String::new();
         if path.exists() {
             text = std::fs::read_to_string(&path)?;
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
                 match serde_json::from_str::<Line>(line) {
-                    Ok(l) => {
-                        done.insert(l.key, l.report);
+                    Ok(Line {
+                        key,
+                        report: Some(r),
+                    }) => {
+                        started.remove(&key);
+                        done.insert(key, r);
                     }
+                    Ok(Line { key, report: None }) => *started.entry(key).or_default() += 1,
                     Err(_) => torn += 1,
                 }
             }
@@ -59,6 +69,7 @@ impl Journal {
             path,
             file,
             done,
+            started,
             torn,
         })
     }
@@ -72,17 +83,35 @@ impl Journal {
         self.done.get(key)
     }
 
+    /// How many times a test with this key started in earlier runs
+    /// without finishing.
+    pub fn unfinished_starts(&self, key: &str) -> usize {
+        self.started.get(key).copied().unwrap_or(0)
+    }
+
+    /// Records that a test starts.
+    pub fn start(&mut self, key: &str) -> std::io::Result<()> {
+        self.write(&Line {
+            key: key.to_string(),
+            report: None,
+        })
+    }
+
     /// Records a finished test: one line, written whole and synced.
     pub fn append(&mut self, key: &str, report: &TestReport) -> std::io::Result<()> {
-        let line = serde_json::to_string(&Line {
+        self.write(&Line {
             key: key.to_string(),
-            report: report.clone(),
-        })
-        .map_err(std::io::Error::other)?;
-        self.file.write_all(format!("{line}\n").as_bytes())?;
-        self.file.sync_data()?;
+            report: Some(report.clone()),
+        })?;
+        self.started.remove(key);
         self.done.insert(key.to_string(), report.clone());
         Ok(())
+    }
+
+    fn write(&mut self, line: &Line) -> std::io::Result<()> {
+        let text = serde_json::to_string(line).map_err(std::io::Error::other)?;
+        self.file.write_all(format!("{text}\n").as_bytes())?;
+        self.file.sync_data()
     }
 }
 
@@ -130,6 +159,7 @@ mod tests {
             .open(d.join(RESULTS))
             .unwrap();
         f.write_all(br#"{"key":"k2","report":{"fi"#).unwrap();
+        f.write_all(b"\n").unwrap();
         drop(f);
         let mut j = Journal::open(&d).unwrap();
         assert_eq!(j.torn, 1);
@@ -139,6 +169,29 @@ mod tests {
         let j = Journal::open(&d).unwrap();
         assert_eq!(j.torn, 1);
         assert!(j.get("k3").is_some(), "a line after a torn one is read");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_test_that_started_twice_without_finishing_is_known() {
+        let d = tmp("starts");
+        let mut j = Journal::open(&d).unwrap();
+        j.start("k").unwrap();
+        drop(j);
+        let mut j = Journal::open(&d).unwrap();
+        assert_eq!(j.unfinished_starts("k"), 1);
+        j.start("k").unwrap();
+        drop(j);
+        let mut j = Journal::open(&d).unwrap();
+        assert_eq!(j.unfinished_starts("k"), 2);
+        j.append(
+            "k",
+            &TestReport::failed("a", Status::Error, "crashed".into()),
+        )
+        .unwrap();
+        let j = Journal::open(&d).unwrap();
+        assert_eq!(j.unfinished_starts("k"), 0);
+        assert!(j.get("k").is_some());
         let _ = std::fs::remove_dir_all(&d);
     }
 
