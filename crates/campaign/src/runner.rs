@@ -275,3 +275,103 @@ fn cond_text(p: &Program, c: &gpumc_core::ir::Cond) -> String {
         Cond::Or(a, b) => format!("({} \\/ {})", cond_text(p, a), cond_text(p, b)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpumc_hw::abi::KernelConfig;
+    use gpumc_hw::backend::{DeviceInfo, KernelId, Launch, LaunchOutput};
+    use gpumc_hw::interp::Interp;
+    use gpumc_hw::spec::KernelSpec;
+
+    /// The interpreter, except that its first launches fail as a hung or
+    /// lost GPU would.
+    struct Faulty {
+        inner: Interp,
+        failures: Vec<LaunchError>,
+        resets: usize,
+    }
+
+    impl Backend for Faulty {
+        fn info(&self) -> &DeviceInfo {
+            self.inner.info()
+        }
+        fn compile(
+            &mut self,
+            s: &KernelSpec,
+            c: &KernelConfig,
+        ) -> gpumc_core::diag::Result<KernelId> {
+            self.inner.compile(s, c)
+        }
+        fn launch(
+            &mut self,
+            k: KernelId,
+            l: &Launch<'_>,
+            w: Duration,
+        ) -> Result<LaunchOutput, LaunchError> {
+            match self.failures.pop() {
+                Some(e) => Err(e),
+                None => self.inner.launch(k, l, w),
+            }
+        }
+        fn release(&mut self, k: KernelId) {
+            self.inner.release(k)
+        }
+        fn reset(&mut self) -> Result<(), String> {
+            self.resets += 1;
+            self.inner.reset()
+        }
+    }
+
+    const SB: &str = r#"Vulkan SB
+{ x=0; y=0; }
+ P0@sg 0, wg 0, qf 0  | P1@sg 0,wg 1, qf 0   ;
+ st.atom.dv.sc0 x, 1  | st.atom.dv.sc0 y, 1  ;
+ ld.atom.dv.sc0 r0, y | ld.atom.dv.sc0 r1, x ;
+exists (P0:r0 == 0 /\ P1:r1 == 0)
+"#;
+
+    #[test]
+    fn a_hung_or_lost_device_fails_the_test_resets_the_backend_and_the_next_test_runs() {
+        let p = gpumc_frontend::litmus::parse(SB, Path::new("sb.litmus")).unwrap();
+        let mut b = Faulty {
+            inner: Interp::new(0),
+            failures: vec![
+                LaunchError::DeviceLost("VK_ERROR_DEVICE_LOST".into()),
+                LaunchError::Timeout(Duration::from_secs(1)),
+            ],
+            resets: 0,
+        };
+        let opts = RunOptions {
+            iterations: 3,
+            ..RunOptions::default()
+        };
+        let cache = ModelCache::default();
+        let r = run_program("sb.litmus", &p, &mut b, &opts, &cache, &mut |_| {});
+        assert_eq!(r.status, Status::Error);
+        assert!(
+            r.message.as_deref().unwrap().contains("watchdog"),
+            "{:?}",
+            r.message
+        );
+        assert_eq!(b.resets, 1);
+        let r = run_program("sb.litmus", &p, &mut b, &opts, &cache, &mut |_| {});
+        assert_eq!(r.status, Status::Error);
+        assert!(
+            r.message.as_deref().unwrap().contains("device lost"),
+            "{:?}",
+            r.message
+        );
+        assert_eq!(b.resets, 2);
+        let r = run_program("sb.litmus", &p, &mut b, &opts, &cache, &mut |_| {});
+        assert_eq!(r.status, Status::Ok);
+        assert_eq!(r.total(), 3 * r.instances);
+    }
+
+    #[test]
+    fn test_seeds_depend_on_the_campaign_seed_and_the_file_only() {
+        assert_eq!(test_seed(1, "a.litmus"), test_seed(1, "a.litmus"));
+        assert_ne!(test_seed(1, "a.litmus"), test_seed(2, "a.litmus"));
+        assert_ne!(test_seed(1, "a.litmus"), test_seed(1, "b.litmus"));
+    }
+}
