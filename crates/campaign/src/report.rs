@@ -305,8 +305,23 @@ pub fn render_text(r: &TestReport) -> String {
         "Device {} ({}), preset {}, seed {} (`--seed {}` repeats the harness's choices)",
         r.device, r.backend, r.preset, r.seed, r.seed
     );
+    if let Some(p) = &r.params {
+        let _ = writeln!(s, "Parameters {}", params_text(p));
+    }
     if let Some(m) = &r.message {
         let _ = writeln!(s, "Note: {m}");
     }
     s
+}
+
+/// `key=value` pairs of a parameter set, by name (what `--set` takes).
+pub fn params_text(p: &Params) -> String {
+    match serde_json::to_value(p) {
+        Ok(serde_json::Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    }
 }
