@@ -367,3 +367,35 @@ fn the_thesis_tests_conform_on_the_interpreter() {
     // 119 GPU_PTX tests and 99 Vulkan translations: every one runs.
     conforms_on_the_interpreter(&root, 218);
 }
+
+#[test]
+fn emit_writes_the_generated_kernels() {
+    let d = tmp("emit");
+    let f = write(&d, "sb.litmus", SB);
+    let out = d.join("kernels");
+    let ptx = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/thesis/D-cta_S-ker-Global/MP.litmus");
+    let o = run(&[
+        "run",
+        "--backend",
+        "interp",
+        "--iterations",
+        "1",
+        "--emit",
+        out.to_str().unwrap(),
+        f.to_str().unwrap(),
+        ptx.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let spv = std::fs::read(out.join("SB.spv")).unwrap();
+    assert_eq!(
+        &spv[..4],
+        &0x0723_0203u32.to_le_bytes(),
+        "SPIR-V magic number"
+    );
+    let text = std::fs::read_to_string(out.join("MP.ptx")).unwrap();
+    assert!(
+        text.contains(".visible .entry") && text.contains("ld.global.cg"),
+        "{text}"
+    );
+}

@@ -83,6 +83,10 @@ pub struct RunArgs {
     /// Report unsupported tests without making the exit status 2.
     #[arg(long)]
     pub skip_unsupported: bool,
+    /// Also write each test's generated kernel into DIR (NAME.spv for
+    /// Vulkan — `spirv-dis` shows it —, NAME.ptx for PTX).
+    #[arg(long, value_name = "DIR")]
+    pub emit: Option<PathBuf>,
     /// Litmus files or directories (recursively *.litmus).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
@@ -137,6 +141,7 @@ pub fn run_options(
             ..gpumc::guard::Limits::none()
         },
         max_bound: hw.max_bound.max(1),
+        emit: None,
     })
 }
 
@@ -179,7 +184,8 @@ pub fn run(args: &RunArgs) -> u8 {
             Err(e) => TestReport::failed(&file, e.0, e.1),
             Ok(backend) => match run_options(&hw, backend.info()) {
                 Err(e) => return usage_error(&e),
-                Ok(opts) => {
+                Ok(mut opts) => {
+                    opts.emit = args.emit.clone();
                     let key = journal::key(
                         f,
                         &[

@@ -34,6 +34,10 @@ pub struct RunOptions {
     pub model_limits: Limits,
     /// Largest loop bound the model check unrolls to.
     pub max_bound: u32,
+    /// Write each test's generated kernel into this directory
+    /// (`<name>.spv` for Vulkan, `<name>.ptx` for PTX, for the lowest
+    /// PTX target; the CUDA backend compiles for its device's).
+    pub emit: Option<std::path::PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -51,6 +55,7 @@ impl Default for RunOptions {
                 ..Limits::none()
             },
             max_bound: 4,
+            emit: None,
         }
     }
 }
@@ -118,6 +123,11 @@ pub fn run_program(
         Ok(pl) => pl,
         Err(e) => return fail(e),
     };
+    if let Some(dir) = &opts.emit {
+        if let Err(e) = emit_kernel(dir, p, &lowered.spec, &plan.config) {
+            return fail(e);
+        }
+    }
     let kernel = match backend.compile(&lowered.spec, &plan.config) {
         Ok(k) => k,
         Err(e) => return fail(e),
@@ -257,6 +267,43 @@ pub fn run_program(
         ));
     }
     r
+}
+
+/// Writes the kernel `gpumc run` generates for a test (`--emit DIR`).
+fn emit_kernel(
+    dir: &Path,
+    p: &Program,
+    spec: &gpumc_hw::spec::KernelSpec,
+    cfg: &gpumc_hw::abi::KernelConfig,
+) -> Result<(), Error> {
+    use gpumc_hw::spec::Dialect;
+    let name: String = p
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "+-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let (file, bytes) = match spec.dialect {
+        Dialect::Vulkan => (
+            dir.join(format!("{name}.spv")),
+            gpumc_hw::spirv::emit(spec, cfg)?
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        ),
+        Dialect::Ptx => (
+            dir.join(format!("{name}.ptx")),
+            gpumc_hw::ptx::emit(spec, cfg, &gpumc_hw::ptx::PtxTarget::default())?.into_bytes(),
+        ),
+    };
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&file, bytes))
+        .map_err(|e| Error::io(&file, e))
 }
 
 /// A condition in the test's own terms.
