@@ -4,12 +4,10 @@
 //! known to show (store buffering between workgroups, x86 store buffers)
 //! is found. Skipped, with a message, where no Vulkan device exists.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod hw;
 
-fn gpumc() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_gpumc"))
-}
+use hw::{assert_complete, gpumc, reports};
+use std::path::{Path, PathBuf};
 
 /// Whether a Vulkan device is there (`gpumc devices --backend vulkan`).
 fn vulkan() -> bool {
@@ -33,36 +31,8 @@ fn vulkan() -> bool {
     true
 }
 
-fn reports(args: &[&str]) -> (Option<i32>, Vec<serde_json::Value>) {
-    let o = gpumc().args(args).output().expect("gpumc runs");
-    let out = String::from_utf8_lossy(&o.stdout);
-    let rs = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect();
-    (o.status.code(), rs)
-}
-
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Every instance is in the histogram or one of the counted buckets.
-fn assert_complete(r: &serde_json::Value) {
-    let n = |k: &str| r[k].as_u64().unwrap_or(0);
-    let hist: u64 = r["histogram"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["count"].as_u64().unwrap())
-        .sum();
-    let total = hist + n("filtered") + n("unfinished") + n("out_of_bounds") + n("lost");
-    assert_eq!(
-        total,
-        n("iterations") * n("instances"),
-        "{}: the histogram does not count every instance",
-        r["file"]
-    );
 }
 
 #[test]

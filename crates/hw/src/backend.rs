@@ -60,6 +60,51 @@ pub struct Launch<'a> {
     pub shared_io: &'a [u32],
 }
 
+impl Launch<'_> {
+    /// Refuses a launch whose buffers do not fit a kernel compiled for
+    /// `cfg` with rows of `row_words` words: the kernel would read or
+    /// write outside them. Every backend checks this before launching.
+    pub fn check_shape(
+        &self,
+        cfg: &KernelConfig,
+        row_words: usize,
+        uses_shared: bool,
+        max_workgroups: u32,
+    ) -> Result<(), LaunchError> {
+        let fail = |m: String| Err(LaunchError::Failed(m));
+        if self.workgroups == 0 || self.workgroups > max_workgroups {
+            return fail(format!(
+                "{} workgroups: the device launches 1 to {max_workgroups}",
+                self.workgroups
+            ));
+        }
+        let rows = self.workgroups as usize * cfg.workgroup_size as usize;
+        match rows.checked_mul(row_words) {
+            Some(t) if t <= self.table.len() => {}
+            t => {
+                return fail(format!(
+                    "the table has {} words; {rows} rows of {row_words} words need {}",
+                    self.table.len(),
+                    t.map_or("more than a machine word counts".to_string(), |t| t
+                        .to_string())
+                ))
+            }
+        }
+        if uses_shared {
+            let want = self.workgroups as usize * cfg.shared_words as usize;
+            if self.shared_io.len() != want {
+                return fail(format!(
+                    "shared_io has {} words; {} workgroups of {} shared words need {want}",
+                    self.shared_io.len(),
+                    self.workgroups,
+                    cfg.shared_words
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// What a launch leaves behind.
 #[derive(Clone, Debug, Default)]
 pub struct LaunchOutput {

@@ -31,19 +31,7 @@ fn every_ptx_corpus_test_that_lowers_runs_on_the_device() {
             return;
         }
     };
-    let mut files = vec![];
-    let mut stack = vec![root.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "litmus") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let files = gpumc_testutil::litmus_files(&root);
     let params = Preset::Parallel.for_device(b.info());
     let (mut ran, mut refused) = (0, 0);
     let mut failures = vec![];

@@ -21,26 +21,6 @@ use ptx_support::ptxas;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-fn litmus_files(root: &Path) -> Vec<PathBuf> {
-    let mut files = vec![];
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "litmus") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 /// A small harness: two testing CTAs of 32, one stress CTA, short stress
 /// loops — every feature of the table on, little to interpret.
 fn small_params() -> Params {
@@ -71,7 +51,7 @@ fn every_ptx_corpus_test_that_lowers_emits_checks_and_runs() {
     if ptxas.is_none() {
         eprintln!("no ptxas: the corpus kernels are checked structurally and interpreted only");
     }
-    let files = litmus_files(&root);
+    let files = gpumc_testutil::litmus_files(&root);
     let (mut parsed, mut lowered_n, mut emitted, mut planned, mut ran, mut assembled) =
         (0, 0, 0, 0, 0, 0);
     let mut refusals: Vec<String> = vec![];

@@ -23,19 +23,7 @@ fn corpus_files() -> Option<Vec<PathBuf>> {
         );
         return None;
     }
-    let mut files = Vec::new();
-    let mut stack = vec![root];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).ok()?.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "litmus") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let files = gpumc_testutil::litmus_files(&root);
     Some(files)
 }
 

@@ -31,35 +31,7 @@ impl Shape {
     /// Refuses a launch whose buffers do not match the kernel: the kernel
     /// would read or write outside them.
     pub fn check(&self, launch: &Launch<'_>, max_workgroups: u32) -> Result<(), LaunchError> {
-        let fail = |m: String| Err(LaunchError::Failed(m));
-        if launch.workgroups == 0 || launch.workgroups > max_workgroups {
-            return fail(format!(
-                "{} workgroups: the device launches 1 to {max_workgroups}",
-                launch.workgroups
-            ));
-        }
-        let rows = launch.workgroups as usize * self.cfg.workgroup_size as usize;
-        let table = rows.checked_mul(self.row_words);
-        if table != Some(launch.table.len()) {
-            return fail(format!(
-                "the table has {} words; {rows} rows of {} words are {}",
-                launch.table.len(),
-                self.row_words,
-                table.map_or("too many".to_string(), |t| t.to_string())
-            ));
-        }
-        if self.uses_shared {
-            let want = launch.workgroups as usize * self.cfg.shared_words as usize;
-            if launch.shared_io.len() != want {
-                return fail(format!(
-                    "shared_io has {} words; {} workgroups of {} shared words need {want}",
-                    launch.shared_io.len(),
-                    launch.workgroups,
-                    self.cfg.shared_words
-                ));
-            }
-        }
-        Ok(())
+        launch.check_shape(&self.cfg, self.row_words, self.uses_shared, max_workgroups)
     }
 }
 

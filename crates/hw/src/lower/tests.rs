@@ -319,18 +319,7 @@ fn every_vulkan_corpus_test_lowers_or_says_why() {
         );
         return;
     }
-    let mut files = Vec::new();
-    let mut stack = vec![root];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "litmus") {
-                files.push(p);
-            }
-        }
-    }
+    let files = gpumc_testutil::litmus_files(&root);
     let (mut ok, mut refused) = (0, 0);
     for f in &files {
         let src = std::fs::read_to_string(f).unwrap();

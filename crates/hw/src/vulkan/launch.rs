@@ -9,37 +9,6 @@ use crate::backend::{Launch, LaunchError, LaunchOutput};
 use ash::vk;
 use std::time::Duration;
 
-/// Checks the launch against the kernel before touching the device.
-fn check(kernel: &Kernel, l: &Launch<'_>, max_workgroups: u32) -> Result<(), LaunchError> {
-    let fail = |m: String| Err(LaunchError::Failed(m));
-    if l.workgroups == 0 || l.workgroups > max_workgroups {
-        return fail(format!(
-            "{} workgroups: the device takes 1 to {max_workgroups}",
-            l.workgroups
-        ));
-    }
-    let invocations = l.workgroups as usize * kernel.cfg.workgroup_size as usize;
-    let rows = invocations * kernel.row_words;
-    if l.table.len() < rows {
-        return fail(format!(
-            "the table has {} words; {} invocations of {} words need {rows}",
-            l.table.len(),
-            invocations,
-            kernel.row_words
-        ));
-    }
-    let shared = l.workgroups as usize * kernel.cfg.shared_words as usize;
-    if kernel.uses_shared && l.shared_io.len() != shared {
-        return fail(format!(
-            "shared_io has {} words; {} workgroups of {} shared words need {shared}",
-            l.shared_io.len(),
-            l.workgroups,
-            kernel.cfg.shared_words
-        ));
-    }
-    Ok(())
-}
-
 /// A barrier making `src` accesses of `src_stage` visible to `dst`
 /// accesses of `dst_stage` (all buffers: a global memory barrier).
 fn barrier(
@@ -84,7 +53,12 @@ impl Device {
         max_workgroups: u32,
         timestamp: Option<(f64, u32)>,
     ) -> Result<LaunchOutput, LaunchError> {
-        check(kernel, l, max_workgroups)?;
+        l.check_shape(
+            &kernel.cfg,
+            kernel.row_words,
+            kernel.uses_shared,
+            max_workgroups,
+        )?;
         let sizes = [
             (abi::BIND_MEM, l.mem.len()),
             (abi::BIND_TABLE, l.table.len()),
