@@ -669,8 +669,7 @@ fn spinning_iteration(s: &State, cfg: &Cfg, ti: usize) -> Option<usize> {
     (quiet && same).then_some(*start)
 }
 
-/// Performs a jump; returns false when the path ended (pushed or dropped).
-#[allow(clippy::too_many_arguments)]
+/// Performs a jump; returns false when the path ended (pushed to `out`).
 fn jump(
     s: &mut State,
     cfg: &Cfg,

@@ -990,8 +990,8 @@ const KNOWN_BITS_PASSES: usize = 4;
 /// variables only for the unknown bits, which folds comparisons and lets
 /// `encode_rf` drop writes of incompatible values.
 ///
-/// `pausing`: a liveness unrolling (spinning stops instead of dropped
-/// spinning iterations, and pauses the progress model allows).
+/// `pausing`: a liveness unrolling (thread statuses, the reads of each
+/// spinning stop, and the pauses the progress model allows).
 pub fn unroll<'p>(
     p: &'p Program,
     bound: u32,
