@@ -243,14 +243,14 @@ fn model(arch: Arch) -> Option<gpumc::cat::Model> {
 /// Keeps the explicit engine's enumeration small: few path combinations
 /// and few writes per location.
 fn small_enough(p: &gpumc::ir::Program, bound: u32) -> bool {
-    use gpumc::engine::paths::{thread_paths, value_domains, PathEventKind, PathMode};
+    use gpumc::engine::paths::{thread_paths, value_domains, PathEventKind};
     let Ok(dom) = value_domains(p, bound) else {
         return false;
     };
     let mut combos = 1usize;
     let mut writes = vec![0usize; p.locations.len()];
     for t in 0..p.threads.len() {
-        let Ok(ps) = thread_paths(p, t, bound, &dom, PathMode::Safety) else {
+        let Ok(ps) = thread_paths(p, t, bound, &dom) else {
             return false;
         };
         combos = combos.saturating_mul(ps.len().max(1));

@@ -9,7 +9,7 @@
 
 use super::exec::{base_kind, EventKind, Skeleton, Vocabulary};
 use super::orders::{partial_orders, total_orders, Order};
-use super::paths::{thread_paths, value_domains, PathMode, ThreadPath};
+use super::paths::{thread_paths, value_domains, PathEnd, ThreadPath};
 use super::{Candidate, Observer, Options};
 use crate::cat::{BaseKind, Model, Value};
 use crate::diag::{Error, ErrorKind, Result};
@@ -104,6 +104,16 @@ pub fn enumerate(p: &Program, model: &Model, opts: &Options, obs: &mut dyn Obser
 }
 
 /// [`enumerate`] for a program whose inputs are all fixed.
+///
+/// Final-state questions (safety, races) go in two phases. First the
+/// combinations without a spinning path ([`PathEnd::Spinning`]): the
+/// complete executions and those cut by the bound or stopped at a barrier.
+/// Then the prefixes in which some thread is still spinning, which have no
+/// final state but matter where another thread is cut by the bound (the
+/// spinning thread may be waiting for what the cut thread would do after
+/// the bound: without them such a cut is never seen and the verdict is
+/// wrongly definite) or reaches undefined behaviour; they are enumerated
+/// only where they can tell the observer something new ([`informative`]).
 fn enumerate_fixed(
     p: &Program,
     model: &Model,
@@ -111,20 +121,116 @@ fn enumerate_fixed(
     obs: &mut dyn Observer,
 ) -> Result<()> {
     let prep = prepare(p, model)?;
-    let mode = if opts.liveness {
-        PathMode::Liveness
-    } else {
-        PathMode::Safety
-    };
     let dom = value_domains(p, opts.bound)?;
     let mut per_thread: Vec<Vec<ThreadPath>> = Vec::new();
     for th in 0..p.threads.len() {
-        per_thread.push(thread_paths(p, th, opts.bound, &dom, mode)?);
+        per_thread.push(thread_paths(p, th, opts.bound, &dom)?);
     }
-    if per_thread.iter().any(|v| v.is_empty()) {
+    let all: Vec<Vec<&ThreadPath>> = per_thread.iter().map(|v| v.iter().collect()).collect();
+    if opts.liveness {
+        check_combinations(combinations(&all), opts)?;
+        return product(p, &prep, &all, &|_, _| true, obs);
+    }
+    let settled: Vec<Vec<&ThreadPath>> = all
+        .iter()
+        .map(|v| {
+            v.iter()
+                .copied()
+                .filter(|x| x.end != PathEnd::Spinning)
+                .collect()
+        })
+        .collect();
+    let first = combinations(&settled);
+    check_combinations(first, opts)?;
+    product(p, &prep, &settled, &informative, obs)?;
+    if !obs.wants_more() {
         return Ok(());
     }
-    let combos = per_thread.iter().fold(1f64, |acc, v| acc * v.len() as f64);
+    // The prefixes with a spinning thread that can be informative now:
+    // per thread, its paths split into spinning ones, the partners they
+    // need (cut, if the observer still wants a cut, or undefined
+    // behaviour) and the rest; every pattern of these classes with at
+    // least one spinning path and one partner.
+    let wants_cut = obs.wants_cut();
+    let partner = |x: &ThreadPath| x.ub.is_some() || (wants_cut && x.end == PathEnd::Cut);
+    let classes: Vec<[Vec<&ThreadPath>; 3]> = all
+        .iter()
+        .map(|v| {
+            let mut c: [Vec<&ThreadPath>; 3] = Default::default();
+            for &x in v {
+                let k = if x.end == PathEnd::Spinning {
+                    0
+                } else if partner(x) {
+                    1
+                } else {
+                    2
+                };
+                c[k].push(x);
+            }
+            c
+        })
+        .collect();
+    let mut patterns = Vec::new();
+    spinning_patterns(&classes, &mut Vec::new(), [false; 2], &mut patterns);
+    let second: f64 = patterns.iter().map(|l| combinations(l)).sum();
+    check_combinations(first + second, opts)?;
+    for lists in &patterns {
+        product(p, &prep, lists, &informative, obs)?;
+        if !obs.wants_more() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a combination of paths can tell a final-state observer
+/// anything: a complete execution (or one stopped at a barrier), a cut by
+/// the bound while the observer still wants one, or undefined behaviour.
+/// A combination with a spinning path and nothing else to show has no
+/// final state and no cut.
+fn informative(paths: &[&ThreadPath], obs: &dyn Observer) -> bool {
+    let cut = paths.iter().any(|x| x.end == PathEnd::Cut);
+    let spinning = paths.iter().any(|x| x.end == PathEnd::Spinning);
+    paths.iter().any(|x| x.ub.is_some()) || (cut && obs.wants_cut()) || !(cut || spinning)
+}
+
+/// Every choice, per thread, of one class of its paths (`classes`: the
+/// spinning paths, their partners, the rest; empty classes skipped) with
+/// at least one spinning path and one partner, as the lists of paths to
+/// combine. `has`: a spinning path, a partner chosen so far.
+fn spinning_patterns<'a>(
+    classes: &[[Vec<&'a ThreadPath>; 3]],
+    chosen: &mut Vec<Vec<&'a ThreadPath>>,
+    has: [bool; 2],
+    out: &mut Vec<Vec<Vec<&'a ThreadPath>>>,
+) {
+    let Some((first, rest)) = classes.split_first() else {
+        if has == [true, true] {
+            out.push(chosen.clone());
+        }
+        return;
+    };
+    for (k, list) in first.iter().enumerate() {
+        if list.is_empty() {
+            continue;
+        }
+        let mut h = has;
+        if k < 2 {
+            h[k] = true;
+        }
+        chosen.push(list.clone());
+        spinning_patterns(rest, chosen, h, out);
+        chosen.pop();
+    }
+}
+
+/// The number of combinations of one path per thread from `lists`.
+fn combinations(lists: &[Vec<&ThreadPath>]) -> f64 {
+    lists.iter().fold(1f64, |acc, v| acc * v.len() as f64)
+}
+
+/// Refuses `combos` combinations of thread paths over the limit.
+fn check_combinations(combos: f64, opts: &Options) -> Result<()> {
     if combos > opts.max_combinations as f64 {
         return Err(Error::new(
             ErrorKind::Unsupported,
@@ -134,22 +240,33 @@ fn enumerate_fixed(
             ),
         ));
     }
-    let mut choice = vec![0usize; per_thread.len()];
+    Ok(())
+}
+
+/// Runs every combination of one path per thread from `lists` that
+/// `keep` accepts (asked just before it runs).
+fn product(
+    p: &Program,
+    prep: &Prepared<'_>,
+    lists: &[Vec<&ThreadPath>],
+    keep: &dyn Fn(&[&ThreadPath], &dyn Observer) -> bool,
+    obs: &mut dyn Observer,
+) -> Result<()> {
+    if lists.iter().any(|v| v.is_empty()) {
+        return Ok(());
+    }
+    let sizes: Vec<usize> = lists.iter().map(Vec::len).collect();
+    let mut choice = vec![0usize; lists.len()];
     loop {
-        let paths: Vec<&ThreadPath> = choice
-            .iter()
-            .zip(&per_thread)
-            .map(|(&c, v)| &v[c])
-            .collect();
+        let paths: Vec<&ThreadPath> = choice.iter().zip(lists).map(|(&c, v)| v[c]).collect();
         if !obs.wants_more() {
             return Ok(());
         }
         crate::guard::check()?;
-        run_combination(p, &prep, &paths, obs)?;
-        if !advance(
-            &mut choice,
-            &per_thread.iter().map(Vec::len).collect::<Vec<_>>(),
-        ) {
+        if keep(&paths, &*obs) {
+            run_combination(p, prep, &paths, obs)?;
+        }
+        if !advance(&mut choice, &sizes) {
             return Ok(());
         }
     }

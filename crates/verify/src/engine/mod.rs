@@ -26,7 +26,9 @@ use paths::ThreadPath;
 pub struct Options {
     /// Loop bound: a loop body runs at most this many times.
     pub bound: u32,
-    /// Enumerate spinning iterations too (liveness).
+    /// Report every combination of thread paths to the observer, those
+    /// with a thread stopped in a spinning iteration included (liveness);
+    /// otherwise only those that can matter for a final state.
     pub liveness: bool,
     /// Ignore the test's `filter`.
     pub ignore_filter: bool,
@@ -64,6 +66,13 @@ pub trait Observer {
     fn consistent(&mut self, c: &Candidate<'_, '_>, ev: &mut Evaluator<'_>);
     /// False once the observer has seen enough.
     fn wants_more(&self) -> bool {
+        true
+    }
+    /// False once another execution cut by the bound would tell the
+    /// observer nothing new (final-state questions need one cut to know
+    /// the bound was hit); the explicit engine then skips combinations
+    /// of paths that have nothing else to show.
+    fn wants_cut(&self) -> bool {
         true
     }
 }

@@ -8,16 +8,18 @@
 //! combination of paths, so a guessed value nobody writes just yields no
 //! execution.
 //!
-//! Loops. A jump to an earlier label is a back-edge. A loop body may run at
-//! most `bound` times: taking a back-edge for the `bound`-th time cuts the
-//! path ([`PathEnd::Cut`]). A loop whose body has no store, RMW or barrier
-//! is a *side-effect-free spinloop* (Tong et al., ASPLOS'24 §6.4): its non-exiting
-//! iterations change nothing another thread can see, and the registers they
-//! write are overwritten by the exiting iteration, so for final-state
-//! questions we keep only paths that exit such a loop in its first
-//! iteration. In [`PathMode::Liveness`] a path that completes a non-exiting
-//! iteration is also kept, ending [`PathEnd::Spinning`], with that
-//! iteration's events marked.
+//! Loops ([`super::loops`], docs/SEMANTICS.md). A jump to an earlier label
+//! is a back-edge. A loop body may run at most `bound` times per entry:
+//! taking a back-edge for the `bound`-th time cuts the path
+//! ([`PathEnd::Cut`]). A *spinning* iteration (no write or barrier, the
+//! registers live at the header unchanged; Tong et al., ASPLOS'24 §6.4)
+//! changes nothing the next iteration could build on, so its back-edge is
+//! never taken: the path stops there as [`PathEnd::Spinning`], with that
+//! iteration's events marked. Such a path has no final state; it stands
+//! for a thread that is still waiting, which liveness asks about, and
+//! which final-state questions need only as the partner of another
+//! thread's cut or undefined behaviour: a thread waiting for a thread the
+//! bound cuts has no other path to combine with it.
 
 use super::loops::Cfg;
 use crate::diag::{Error, Result};
@@ -56,8 +58,8 @@ pub struct PathEvent {
     pub data_deps: Vec<usize>,
     /// Reads that decided a branch taken before this event.
     pub ctrl_deps: Vec<usize>,
-    /// Part of the final, non-exiting iteration of a side-effect-free
-    /// spinloop (only in [`PathEnd::Spinning`] paths).
+    /// Part of the final, non-exiting spinning iteration (only in
+    /// [`PathEnd::Spinning`] paths).
     pub spinning: bool,
 }
 
@@ -70,8 +72,9 @@ pub enum PathEnd {
     Cut,
     /// Waits forever at its last event, a barrier.
     Stuck,
-    /// (Liveness) took the back-edge of a side-effect-free spinloop: the
-    /// path's last iteration is a complete non-exiting one.
+    /// Stopped at the back-edge of a spinning iteration: the path's last
+    /// iteration is a complete non-exiting one that changed nothing, and
+    /// every later one would repeat it. No final state.
     Spinning,
     /// (Liveness) a strict prefix of a path: the thread is not scheduled
     /// again. Never produced by [`thread_paths`]; the liveness check builds
@@ -137,12 +140,6 @@ impl ThreadPath {
             .map(|(_, v)| *v)
             .unwrap_or(0)
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PathMode {
-    Safety,
-    Liveness,
 }
 
 /// Limits that keep enumeration finite and fast.
@@ -212,7 +209,7 @@ pub fn value_domains_within(p: &Program, bound: u32, max_paths: usize) -> Result
         let mut next = dom.clone();
         for th in 0..p.threads.len() {
             let reads = Reads::Domains(&dom);
-            let paths = explore(p, th, bound, reads, PathMode::Liveness, true, budget)?;
+            let paths = explore(p, th, bound, reads, true, budget)?;
             budget -= paths.len().min(budget);
             for path in paths {
                 for e in &path.events {
@@ -238,14 +235,8 @@ pub fn value_domains_within(p: &Program, bound: u32, max_paths: usize) -> Result
 }
 
 /// All paths of thread `th` under `bound`, reads drawing from `dom`.
-pub fn thread_paths(
-    p: &Program,
-    th: usize,
-    bound: u32,
-    dom: &Domains,
-    mode: PathMode,
-) -> Result<Vec<ThreadPath>> {
-    explore(p, th, bound, Reads::Domains(dom), mode, false, MAX_PATHS)
+pub fn thread_paths(p: &Program, th: usize, bound: u32, dom: &Domains) -> Result<Vec<ThreadPath>> {
+    explore(p, th, bound, Reads::Domains(dom), false, MAX_PATHS)
 }
 
 /// The paths of thread `th` whose reads return `reads`, whose undefined
@@ -260,9 +251,8 @@ pub fn replay_paths(
     th: usize,
     bound: u32,
     forced: Forced<'_>,
-    mode: PathMode,
 ) -> Result<Vec<ThreadPath>> {
-    explore(p, th, bound, Reads::Forced(forced), mode, false, MAX_PATHS)
+    explore(p, th, bound, Reads::Forced(forced), false, MAX_PATHS)
 }
 
 /// The values a replayed path reads, in order, and where it stops.
@@ -411,7 +401,6 @@ fn explore(
     th: usize,
     bound: u32,
     reads: Reads<'_>,
-    mode: PathMode,
     domain_pass: bool,
     max_paths: usize,
 ) -> Result<Vec<ThreadPath>> {
@@ -650,12 +639,12 @@ fn explore(
                     let taken = cmp(*op, s.val(a), s.val(b));
                     let d = union(&s.deps(a), &s.deps(b));
                     s.ctrl = union(&s.ctrl, &d);
-                    if taken && !jump(&mut s, &cfg, i, target, bound, mode, domain_pass, &mut out) {
+                    if taken && !jump(&mut s, &cfg, i, target, bound, domain_pass, &mut out) {
                         break;
                     }
                 }
                 InstrKind::Goto(target) => {
-                    if !jump(&mut s, &cfg, i, target, bound, mode, domain_pass, &mut out) {
+                    if !jump(&mut s, &cfg, i, target, bound, domain_pass, &mut out) {
                         break;
                     }
                 }
@@ -680,15 +669,13 @@ fn spinning_iteration(s: &State, cfg: &Cfg, ti: usize) -> Option<usize> {
     (quiet && same).then_some(*start)
 }
 
-/// Performs a jump; returns false when the path ended (pushed or dropped).
-#[allow(clippy::too_many_arguments)]
+/// Performs a jump; returns false when the path ended (pushed to `out`).
 fn jump(
     s: &mut State,
     cfg: &Cfg,
     at: usize,
     target: &str,
     bound: u32,
-    mode: PathMode,
     domain_pass: bool,
     out: &mut Vec<ThreadPath>,
 ) -> bool {
@@ -699,19 +686,17 @@ fn jump(
     }
     if !domain_pass {
         if let Some(start) = spinning_iteration(s, cfg, ti) {
-            if mode == PathMode::Liveness {
-                // The iteration just completed did not exit and changed
-                // nothing: record the path as spinning; the liveness check
-                // decides whether it can stay so. Later iterations would
-                // repeat it, so the path stops here.
-                let mut done = s.clone();
-                for e in done.events[start..].iter_mut() {
-                    e.spinning = true;
-                }
-                done.pc = usize::MAX;
-                out.push(done.finish(PathEnd::Spinning));
+            // The iteration just completed did not exit and changed
+            // nothing: later iterations would repeat it, so the path
+            // stops here. It is kept, not dropped: liveness decides
+            // whether the thread can stay so, and a final-state check
+            // needs it as the partner of a cut in another thread (which
+            // this thread may be waiting for) to see the bound hit.
+            let mut done = std::mem::replace(s, State::blank());
+            for e in done.events[start..].iter_mut() {
+                e.spinning = true;
             }
-            // For final states only the exiting iteration matters.
+            out.push(done.finish(PathEnd::Spinning));
             return false;
         }
     }

@@ -123,6 +123,11 @@ impl Observer for SafetyObserver<'_> {
         self.ub.is_none()
     }
 
+    /// One cut execution decides that the bound was hit.
+    fn wants_cut(&self) -> bool {
+        !self.bound_hit
+    }
+
     fn consistent(&mut self, c: &Candidate<'_, '_>, _ev: &mut Evaluator<'_>) {
         note_ub(self.program, c, &mut self.ub);
         if c.paths.iter().any(|p| p.end == PathEnd::Cut) {

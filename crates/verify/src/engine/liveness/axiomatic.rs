@@ -20,7 +20,7 @@ use crate::diag::{Error, ErrorKind, Result};
 use crate::engine::exec::EventKind;
 use crate::engine::explicit;
 use crate::engine::paths::{
-    thread_paths, value_domains, PathEnd, PathEvent, PathEventKind, PathMode, ThreadPath,
+    thread_paths, value_domains, PathEnd, PathEvent, PathEventKind, ThreadPath,
 };
 use crate::engine::witness::Witness;
 use crate::engine::{Candidate, Observer};
@@ -462,7 +462,7 @@ pub fn check(
     let mut incomplete = None;
     let mut options: Vec<Vec<Choice>> = Vec::new();
     for (ti, t) in p.threads.iter().enumerate() {
-        let paths = thread_paths(p, ti, bound, &dom, PathMode::Liveness)?;
+        let paths = thread_paths(p, ti, bound, &dom)?;
         let mut opts = Vec::new();
         let mut seen = HashSet::new();
         let mut paused = Vec::new();

@@ -12,7 +12,8 @@
 //! [`crate::engine::loops`], exactly as the explicit engine applies them:
 //! per-entry back-edge counts (a back-edge taken `bound` times cuts the
 //! path) and spinning iterations (no write or barrier, live registers
-//! unchanged), which the executions of interest never take.
+//! unchanged), whose back-edges are never taken: the thread stops there
+//! (`spinning`, without a final state).
 //!
 //! Every potential event gets its value bits, execution literal,
 //! dependencies and barrier data, so the shared encoder ([`super::encode`])
@@ -417,6 +418,8 @@ struct ThreadOut {
     po: Vec<(usize, usize)>,
     done: Lit,
     cut: Lit,
+    /// Stops at the back-edge of a spinning iteration.
+    spinning: Lit,
     /// Reaches undefined behaviour.
     ub: Lit,
     guarded: GuardedThread,
@@ -553,7 +556,9 @@ fn unroll_thread(
     let mut finals: Vec<(Lit, St)> = Vec::new();
     let mut havocs = Vec::new();
     let mut ident = Vec::new();
-    // Liveness: where the thread stops for good, and its spinning stops.
+    // Where the thread stops in a spinning iteration (with the
+    // iteration's reads, for liveness), and for liveness where the
+    // progress model stops it for good.
     let mut paused: Vec<Lit> = Vec::new();
     let mut spins: Vec<(Lit, Vec<usize>)> = Vec::new();
     let starve_started = pausing.is_some_and(|z| z.starve_started);
@@ -863,26 +868,29 @@ fn unroll_thread(
                     _ => unreachable!("only jumps have a taken successor"),
                 };
                 if target <= pc {
+                    // A spinning iteration's back-edge is never taken:
+                    // the thread stops there, as the explicit unrolling's
+                    // path does (`PathEnd::Spinning`). That stop has no
+                    // final state, but a cut or undefined behaviour in
+                    // another thread (which this one may be waiting for)
+                    // still shows in an execution with it. In liveness
+                    // the thread may spin forever there (if the
+                    // iteration's reads read final values, see
+                    // `encode_spinning`), or be paused.
                     let spin = spin_lit(sat, &cfg, target, &st);
-                    if pausing.is_none() {
-                        // A spinning iteration is never taken: dropping it
-                        // changes nothing.
-                        sat.clause(&[-tg, -spin]);
-                    } else {
-                        // Liveness: the thread may stop here, spinning
-                        // forever (if the iteration's reads read final
-                        // values, see `encode_spinning`), or paused.
-                        let mut stop = sat.and2(tg, spin);
-                        if stop != FALSE {
-                            if starve_started {
-                                stop = pause_point(sat, stop, &mut paused, &mut ident);
-                            }
-                            ident.push(stop);
-                            let reads = st.iter.get(&target).map(|i| i.reads.clone());
-                            spins.push((stop, reads.unwrap_or_default()));
+                    let mut stop = sat.and2(tg, spin);
+                    if stop != FALSE {
+                        if starve_started {
+                            stop = pause_point(sat, stop, &mut paused, &mut ident);
                         }
-                        tg = sat.and2(tg, -spin);
+                        ident.push(stop);
+                        let reads = match pausing {
+                            Some(_) => st.iter.get(&target).map(|i| i.reads.clone()),
+                            None => None,
+                        };
+                        spins.push((stop, reads.unwrap_or_default()));
                     }
+                    tg = sat.and2(tg, -spin);
                 }
                 match s {
                     Succ::To(j) => pending[*j].push((tg, st.clone())),
@@ -919,15 +927,16 @@ fn unroll_thread(
     let mut done_all = done;
     done_all.push(ub);
     let done = sat.or(&done_all);
+    let spin_lits: Vec<Lit> = spins.iter().map(|x| x.0).collect();
+    let spinning = sat.or(&spin_lits);
     let live = match pausing {
         None => None,
         Some(_) => {
             let stuck: Vec<Lit> = events.iter().map(|e| e.stuck).collect();
             let execs: Vec<Lit> = events.iter().map(|e| e.exec).collect();
-            let spin_lits: Vec<Lit> = spins.iter().map(|x| x.0).collect();
             Some(LiveStatus {
                 terminated: done,
-                spinning: sat.or(&spin_lits),
+                spinning,
                 blocked: sat.or(&stuck),
                 paused: sat.or(&paused),
                 stepped: sat.or(&execs),
@@ -941,6 +950,7 @@ fn unroll_thread(
         po,
         done,
         cut: sat.or(&cut),
+        spinning,
         ub,
         guarded: GuardedThread {
             havocs,
@@ -980,8 +990,8 @@ const KNOWN_BITS_PASSES: usize = 4;
 /// variables only for the unknown bits, which folds comparisons and lets
 /// `encode_rf` drop writes of incompatible values.
 ///
-/// `pausing`: a liveness unrolling (spinning stops instead of dropped
-/// spinning iterations, and pauses the progress model allows).
+/// `pausing`: a liveness unrolling (thread statuses, the reads of each
+/// spinning stop, and the pauses the progress model allows).
 pub fn unroll<'p>(
     p: &'p Program,
     bound: u32,
@@ -1115,6 +1125,7 @@ fn unroll_with<'p>(
             events: (base..base + m).collect(),
             done: out.done,
             cut: out.cut,
+            spinning: out.spinning,
             ub: out.ub,
             sym: None,
             guarded: Some(out.guarded),

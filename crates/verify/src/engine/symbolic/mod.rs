@@ -349,7 +349,7 @@ impl<'p> Enc<'p> {
         inputs: &[i64],
     ) -> Result<(ThreadPath, Vec<usize>)> {
         use super::exec::EventKind;
-        use super::paths::{replay_paths, Forced, PathEnd, PathEventKind, PathMode};
+        use super::paths::{replay_paths, Forced, PathEnd, PathEventKind};
         let u = &self.u;
         let executed: Vec<usize> = t
             .events
@@ -378,7 +378,7 @@ impl<'p> Enc<'p> {
             PathEnd::Cut
         } else if live.is_some_and(|l| self.sat.value(l.paused)) {
             PathEnd::Paused
-        } else if live.is_some_and(|l| self.sat.value(l.spinning)) {
+        } else if self.sat.value(t.spinning) {
             PathEnd::Spinning
         } else {
             PathEnd::Done
@@ -406,11 +406,7 @@ impl<'p> Enc<'p> {
                 _ => usize::MAX,
             },
         };
-        let mode = match live {
-            Some(_) => PathMode::Liveness,
-            None => PathMode::Safety,
-        };
-        let candidates = replay_paths(u.program, ti, u.bound, forced, mode)?;
+        let candidates = replay_paths(u.program, ti, u.bound, forced)?;
         let found = candidates.into_iter().find_map(|mut c| {
             // Paused right after a spinning iteration.
             if end == PathEnd::Paused && c.end == PathEnd::Spinning {

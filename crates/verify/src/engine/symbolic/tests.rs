@@ -312,12 +312,15 @@ fn acyclicity_encodings_refute_exactly_the_cycles() {
 
 /// Code after a loop that is laid out between the loop's back-edges is
 /// unrolled once, not once per iteration count: only the loop's own
-/// events grow with the bound.
+/// events grow with the bound. (The loop counts its attempts in `r1`, so
+/// that its iterations are not spinning ones: those stop the thread, and
+/// a read-only spin's later iterations are not unrolled at all.)
 #[test]
 fn code_after_a_loop_inside_its_range_is_not_copied_per_iteration() {
     let src = "PTX after-loop\n{\nflag=0;\nx=0;\ny=0;\n}\n\
         P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n\
         LC00: | st.relaxed.gpu flag, 1 ;\n\
+        add r1, r1, 1 | ;\n\
         ld.relaxed.gpu r0, flag | ;\n\
         beq r0, 0, LC01 | ;\n\
         st.relaxed.gpu x, 1 | ;\n\

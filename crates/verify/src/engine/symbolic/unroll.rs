@@ -15,9 +15,7 @@ use super::rel::{RelAcc, SymRel};
 use super::sat::{Lit, Sat, FALSE, TRUE};
 use crate::diag::Result;
 use crate::engine::exec::{Event, EventKind, Skeleton, Vocabulary};
-use crate::engine::paths::{
-    thread_paths, value_domains, PathEnd, PathEventKind, PathMode, ThreadPath,
-};
+use crate::engine::paths::{thread_paths, value_domains, PathEnd, PathEventKind, ThreadPath};
 use crate::ir::{InstrKind, Location, Program};
 use crate::rel::Relation;
 use std::collections::{BTreeSet, HashMap};
@@ -61,6 +59,11 @@ pub struct ThreadUnroll {
     pub events: Vec<usize>,
     pub done: Lit,
     pub cut: Lit,
+    /// The thread stops at the back-edge of a spinning iteration
+    /// ([`PathEnd::Spinning`]): no final state, but a prefix in which
+    /// another thread may be cut by the bound or reach undefined
+    /// behaviour, as in the explicit engine.
+    pub spinning: Lit,
     /// The thread reaches undefined behaviour (`Unreachable`, an address
     /// out of bounds); it then counts as done.
     pub ub: Lit,
@@ -506,7 +509,7 @@ impl<'p> Unrolled<'p> {
                 per_thread.push(vec![]);
                 symbolic_threads.push(true);
             } else {
-                per_thread.push(thread_paths(p, th, bound, &dom, PathMode::Safety)?);
+                per_thread.push(thread_paths(p, th, bound, &dom)?);
                 symbolic_threads.push(false);
             }
         }
@@ -585,6 +588,7 @@ impl<'p> Unrolled<'p> {
             let mut counts: HashMap<usize, Vec<(Option<i64>, Lit)>> = HashMap::new();
             let mut stuck: HashMap<usize, Vec<Lit>> = HashMap::new();
             let (mut done, mut cut, mut ub) = (Vec::new(), Vec::new(), Vec::new());
+            let mut spinning = Vec::new();
             for (pi, path) in paths.iter().enumerate() {
                 let gp = path_base + pi;
                 let s = sel[pi];
@@ -633,9 +637,10 @@ impl<'p> Unrolled<'p> {
                             stuck.entry(last).or_default().push(s);
                         }
                     }
-                    // Liveness-only ends; safety/race unrolling never
-                    // produces them.
-                    PathEnd::Spinning | PathEnd::Paused => {}
+                    PathEnd::Spinning => spinning.push(s),
+                    // Liveness builds paused paths itself; the unrolling
+                    // never produces them.
+                    PathEnd::Paused => {}
                 }
                 path_events.push(evs);
             }
@@ -666,6 +671,7 @@ impl<'p> Unrolled<'p> {
             }
             let done = sat.or(&done);
             let cut = sat.or(&cut);
+            let spinning = sat.or(&spinning);
             let ub = sat.or(&ub);
             threads.push(ThreadUnroll {
                 paths,
@@ -674,6 +680,7 @@ impl<'p> Unrolled<'p> {
                 events: (base..events.len()).collect(),
                 done,
                 cut,
+                spinning,
                 ub,
                 sym: sym_thread,
                 guarded: None,
