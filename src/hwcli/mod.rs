@@ -21,7 +21,7 @@ pub use backends::BackendChoice;
 /// Options shared by `run`, `tune` and `mutants`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct HwOpts {
-    /// Backend: vulkan (any Vulkan 1.3 GPU, or Mesa's lavapipe on the CPU),
+    /// Backend: vulkan (any Vulkan 1.2+ GPU with the Vulkan memory model, or Mesa's lavapipe on the CPU),
     /// cuda (NVIDIA), or interp (gpumc's sequentially consistent reference
     /// interpreter of the harness, no GPU). Default: vulkan for Vulkan
     /// tests, cuda for PTX tests.
