@@ -12,20 +12,7 @@ fn examples() -> PathBuf {
 }
 
 fn gpu_ptx_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut dirs = vec![examples()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).expect("readable examples directory") {
-            let p = e.expect("directory entry").path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|e| e == "litmus") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    gpumc_testutil::litmus_files(&examples())
 }
 
 #[test]
@@ -90,34 +77,10 @@ fn golden_renderings() {
 /// a positioned error, never a panic.
 #[test]
 fn damaged_examples_never_panic() {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n.max(1) as u64) as usize
-    };
     const ALPHABET: &[u8] = b"()[]{}|;:@!.,=~&/\\\n -0xrpTP";
     for f in gpu_ptx_files() {
-        let bytes = std::fs::read(&f).expect("readable example");
-        for round in 0..8 {
-            let mut b = bytes.clone();
-            if round % 4 == 0 {
-                b.truncate(next(b.len() + 1));
-            } else {
-                for _ in 0..1 + next(3) {
-                    let i = next(b.len() + 1);
-                    let byte = ALPHABET[next(ALPHABET.len())];
-                    match next(3) {
-                        0 if i < b.len() => b[i] = byte,
-                        1 => b.insert(i, byte),
-                        _ if i < b.len() => {
-                            b.remove(i);
-                        }
-                        _ => b.push(byte),
-                    }
-                }
-            }
+        let bytes = std::fs::read(&f).expect("readable file");
+        for b in gpumc_testutil::damaged_copies(&bytes, ALPHABET, 8, 4, 0x2545_f491_4f6c_dd1d) {
             let text = String::from_utf8_lossy(&b);
             if let Err(e) = parse(&text, &f) {
                 assert!(

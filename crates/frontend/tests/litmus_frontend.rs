@@ -17,26 +17,10 @@ fn corpus_root() -> Option<PathBuf> {
     }
 }
 
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("readable corpus directory")
-        .map(|e| e.expect("directory entry").path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            litmus_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "litmus") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn every_corpus_file_parses() {
     let Some(root) = corpus_root() else { return };
-    let mut files = Vec::new();
-    litmus_files(&root, &mut files);
+    let files = gpumc_testutil::litmus_files(&root);
     assert!(
         files.len() > 1400,
         "only {} corpus files found",
@@ -66,37 +50,11 @@ fn every_corpus_file_parses() {
 #[test]
 fn corpus_mutations_never_panic() {
     let Some(root) = corpus_root() else { return };
-    let mut files = Vec::new();
-    litmus_files(&root, &mut files);
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move |n: usize| {
-        // xorshift64*
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n.max(1)
-    };
+    let files = gpumc_testutil::litmus_files(&root);
     const ALPHABET: &[u8] = b"{}|;:@,.()~=!<>\"\n -/\\Pr01x";
-    for f in &files {
-        let bytes = std::fs::read(f).expect("readable corpus file");
-        for round in 0..12 {
-            let mut b = bytes.clone();
-            if round % 3 == 0 {
-                b.truncate(next(b.len() + 1));
-            } else {
-                for _ in 0..1 + next(4) {
-                    let i = next(b.len() + 1);
-                    let byte = ALPHABET[next(ALPHABET.len())];
-                    match next(3) {
-                        0 if i < b.len() => b[i] = byte,
-                        1 => b.insert(i, byte),
-                        _ if i < b.len() => {
-                            b.remove(i);
-                        }
-                        _ => b.push(byte),
-                    }
-                }
-            }
+    for f in files.iter() {
+        let bytes = std::fs::read(f).expect("readable file");
+        for b in gpumc_testutil::damaged_copies(&bytes, ALPHABET, 12, 3, 0x9e37_79b9_7f4a_7c15) {
             let text = String::from_utf8_lossy(&b);
             if let Err(e) = parse(&text, f) {
                 assert!(

@@ -25,31 +25,7 @@ fn fixed(l: usize) -> Address {
     Address::Fixed(l)
 }
 
-const ALL_BINOPS: [BinOp; 23] = [
-    BinOp::Add,
-    BinOp::Sub,
-    BinOp::Mul,
-    BinOp::Div,
-    BinOp::Rem,
-    BinOp::And,
-    BinOp::Or,
-    BinOp::Xor,
-    BinOp::Shl,
-    BinOp::Shr,
-    BinOp::Lshr,
-    BinOp::Udiv,
-    BinOp::Urem,
-    BinOp::Eq,
-    BinOp::Ne,
-    BinOp::Lt,
-    BinOp::Le,
-    BinOp::Gt,
-    BinOp::Ge,
-    BinOp::Ult,
-    BinOp::Ule,
-    BinOp::Ugt,
-    BinOp::Uge,
-];
+const ALL_BINOPS: [BinOp; 23] = BinOp::ALL;
 
 /// Operand pairs covering division by 0 and -1, `INT_MIN`, negative
 /// operands and shifts by 0, 31, 32, more, and negative amounts.

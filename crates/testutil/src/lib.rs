@@ -36,6 +36,48 @@ pub fn litmus_files(root: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// Deterministically damaged copies of an input, for tests that a parser
+/// never panics: `rounds` copies, every `truncate_every`-th truncated at a
+/// random point, the others with a few bytes replaced, inserted (from
+/// `alphabet`) or removed. xorshift64* from `seed`.
+pub fn damaged_copies(
+    bytes: &[u8],
+    alphabet: &[u8],
+    rounds: usize,
+    truncate_every: usize,
+    seed: u64,
+) -> Vec<Vec<u8>> {
+    let mut state = seed | 1;
+    let mut next = move |n: usize| {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n.max(1)
+    };
+    (0..rounds)
+        .map(|round| {
+            let mut b = bytes.to_vec();
+            if round % truncate_every.max(1) == 0 {
+                b.truncate(next(b.len() + 1));
+            } else {
+                for _ in 0..1 + next(4) {
+                    let i = next(b.len() + 1);
+                    let byte = alphabet[next(alphabet.len())];
+                    match next(3) {
+                        0 if i < b.len() => b[i] = byte,
+                        1 => b.insert(i, byte),
+                        _ if i < b.len() => {
+                            b.remove(i);
+                        }
+                        _ => b.push(byte),
+                    }
+                }
+            }
+            b
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -50,6 +92,15 @@ mod tests {
             .iter()
             .all(|p| p.extension().is_some_and(|x| x == "litmus")));
         assert!(super::litmus_files(std::path::Path::new("/nonexistent/x")).is_empty());
+    }
+
+    #[test]
+    fn damaged_copies_are_deterministic_and_damaged() {
+        let a = super::damaged_copies(b"hello world", b"xyz", 6, 3, 7);
+        assert_eq!(a, super::damaged_copies(b"hello world", b"xyz", 6, 3, 7));
+        assert_eq!(a.len(), 6);
+        assert!(a.iter().all(|c| c.as_slice() != b"hello world"));
+        assert!(a[0].len() <= 11 && b"hello world".starts_with(&a[0]));
     }
 
     #[test]

@@ -6,25 +6,10 @@
 
 use gpumc_verify::driver::{check_file, Config, Engine, ModelCache};
 use rayon::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn root() -> PathBuf {
     gpumc_testutil::repo_root().join("examples/thesis")
-}
-
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("readable examples directory")
-        .map(|e| e.expect("directory entry").path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            litmus_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "litmus") {
-            out.push(p);
-        }
-    }
 }
 
 /// The models a file is checked under: the Vulkan translations under
@@ -41,8 +26,7 @@ fn models(rel: &str) -> &'static [&'static str] {
 /// sorted, from `engine`.
 fn check_all(engine: Engine) -> Vec<String> {
     let root = root();
-    let mut files = Vec::new();
-    litmus_files(&root, &mut files);
+    let files = gpumc_testutil::litmus_files(&root);
     let jobs: Vec<(String, &str)> = files
         .iter()
         .flat_map(|f| {

@@ -232,6 +232,33 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// Every operation (for tests that sweep them all).
+    pub const ALL: [BinOp; 23] = [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::Div,
+        BinOp::Rem,
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Xor,
+        BinOp::Shl,
+        BinOp::Shr,
+        BinOp::Lshr,
+        BinOp::Udiv,
+        BinOp::Urem,
+        BinOp::Eq,
+        BinOp::Ne,
+        BinOp::Lt,
+        BinOp::Le,
+        BinOp::Gt,
+        BinOp::Ge,
+        BinOp::Ult,
+        BinOp::Ule,
+        BinOp::Ugt,
+        BinOp::Uge,
+    ];
+
     /// The value of `a op b` on 64-bit integers (wrapping; unsigned
     /// variants reinterpret the bits; comparisons give 0 or 1); `None` for
     /// division by zero. The one definition every engine and front-end uses.

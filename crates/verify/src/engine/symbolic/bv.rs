@@ -340,31 +340,7 @@ mod tests {
     #[test]
     fn operations_match_the_ir_semantics() {
         let samples: [i64; 9] = [0, 1, -1, 7, -8, 63, 64, i64::MIN, i64::MAX];
-        let ops = [
-            BinOp::Add,
-            BinOp::Sub,
-            BinOp::Mul,
-            BinOp::Div,
-            BinOp::Rem,
-            BinOp::And,
-            BinOp::Or,
-            BinOp::Xor,
-            BinOp::Shl,
-            BinOp::Shr,
-            BinOp::Lshr,
-            BinOp::Udiv,
-            BinOp::Urem,
-            BinOp::Eq,
-            BinOp::Ne,
-            BinOp::Lt,
-            BinOp::Le,
-            BinOp::Gt,
-            BinOp::Ge,
-            BinOp::Ult,
-            BinOp::Ule,
-            BinOp::Ugt,
-            BinOp::Uge,
-        ];
+        let ops = BinOp::ALL;
         for &x in &samples {
             for &y in &samples {
                 let mut sat = Sat::new();
