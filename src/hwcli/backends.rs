@@ -2,7 +2,6 @@
 //! cannot start (no Vulkan loader, no NVIDIA driver) fails each of its
 //! tests with the reason, and the other tests go on.
 
-use gpumc::driver::load_program;
 use gpumc::ir::Arch;
 use gpumc_campaign::report::Status;
 use gpumc_hw::backend::{Backend, DeviceInfo};
@@ -74,11 +73,13 @@ impl Backends {
         }
     }
 
-    /// The backend for the test in `path`, or why there is none.
-    pub fn for_file(&mut self, path: &Path) -> Result<&mut dyn Backend, (Status, String)> {
-        let arch = load_program(path)
-            .map_err(|e| (Status::Error, e.to_string()))?
-            .arch;
+    /// The backend for the test in `path`, written in `arch`'s dialect,
+    /// or why there is none.
+    pub fn for_test(
+        &mut self,
+        path: &Path,
+        arch: Arch,
+    ) -> Result<&mut dyn Backend, (Status, String)> {
         let choice = self.forced.unwrap_or(BackendChoice::for_arch(arch));
         if !choice.runs(arch) {
             let dialect = match arch {

@@ -11,7 +11,7 @@ use bar::Bar;
 use gpumc::driver::{self, ModelCache};
 use gpumc_campaign::journal::{self, Journal};
 use gpumc_campaign::report::{render_text, Status, TestReport};
-use gpumc_campaign::runner::{run_file, RunOptions};
+use gpumc_campaign::runner::{run_program, RunOptions};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -180,9 +180,15 @@ pub fn run(args: &RunArgs) -> u8 {
     for (k, f) in files.iter().enumerate() {
         let file = f.display().to_string();
         bar.set_message(&format!("{}/{} {}", k + 1, files.len(), short(&file)));
-        let report = match backends.for_file(f) {
+        // Read once: the dialect picks the backend, the program runs.
+        let program = driver::load_program(f);
+        let report = match program
+            .as_ref()
+            .map_err(|e| (Status::Error, e.to_string()))
+            .and_then(|p| backends.for_test(f, p.arch).map(|b| (p, b)))
+        {
             Err(e) => TestReport::failed(&file, e.0, e.1),
-            Ok(backend) => match run_options(&hw, backend.info()) {
+            Ok((p, backend)) => match run_options(&hw, backend.info()) {
                 Err(e) => return usage_error(&e),
                 Ok(mut opts) => {
                     opts.emit = args.emit.clone();
@@ -227,8 +233,9 @@ pub fn run(args: &RunArgs) -> u8 {
                                 }
                             }
                             let total = opts.iterations;
-                            let r =
-                                run_file(f, backend, &opts, &cache, &mut |n| bar.set_sub(n, total));
+                            let r = run_program(&file, p, backend, &opts, &cache, &mut |n| {
+                                bar.set_sub(n, total)
+                            });
                             if let Some(j) = journal.as_mut() {
                                 if let Err(e) = j.append(&key, &r) {
                                     bar.finish();

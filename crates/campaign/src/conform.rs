@@ -157,7 +157,7 @@ impl<'a> ModelJudge<'a> {
     /// The model's states at the smallest bound, when they could be
     /// enumerated, and whether that set is complete (no loop was cut).
     pub fn allowed_states(&self) -> Option<(&BTreeSet<Vec<i64>>, bool)> {
-        self.enumerated.last().map(|(_, s, hit)| (s, !*hit))
+        self.enumerated.first().map(|(_, s, hit)| (s, !*hit))
     }
 
     /// Why the explicit engine could not enumerate the model's states.

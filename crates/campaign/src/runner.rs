@@ -12,7 +12,7 @@ use gpumc_hw::lower::lower;
 use gpumc_hw::params::Params;
 use gpumc_hw::plan::Plan;
 use gpumc_hw::run::{run, RunConfig};
-use gpumc_verify::driver::{load_program, ModelCache};
+use gpumc_verify::driver::ModelCache;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
@@ -70,21 +70,6 @@ pub fn test_seed(campaign: u64, file: &str) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
-}
-
-/// Runs the test in `path` (the program is read from it).
-pub fn run_file(
-    path: &Path,
-    backend: &mut dyn Backend,
-    opts: &RunOptions,
-    cache: &ModelCache,
-    progress: &mut dyn FnMut(u64),
-) -> TestReport {
-    let file = path.display().to_string();
-    match load_program(path) {
-        Ok(p) => run_program(&file, &p, backend, opts, cache, progress),
-        Err(e) => TestReport::failed(&file, Status::Error, e.to_string()),
-    }
 }
 
 fn status_of(e: &Error) -> Status {
