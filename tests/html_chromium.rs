@@ -416,7 +416,7 @@ fn suite_reports_of_the_corpus_csvs() {
             let shown: Vec<&RowTag> = rs.iter().filter(|r| !r.hidden()).collect();
             assert_eq!(shown.len(), d.total("FAIL"), "{csv}: FAIL filter");
             assert!(
-                shown.len() > 0 && shown.len() < rows,
+                !shown.is_empty() && shown.len() < rows,
                 "{csv}: a real filter"
             );
             assert!(shown.iter().all(|r| r.attr("data-verdict") == Some("FAIL")));

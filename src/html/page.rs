@@ -132,6 +132,7 @@ details.test.bad>summary{background:#fdf0ee}
 code,pre,.mono{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12.5px}
 pre{background:#f5f6f9;border:1px solid var(--line);padding:6px 8px;overflow:auto;max-height:24em;margin:4px 0}
 .note{color:var(--muted)}
+.cols{display:flex;flex-wrap:wrap;gap:0 40px;align-items:flex-start}.cols>section:empty{display:none}
 .params{display:grid;grid-template-columns:repeat(auto-fill,minmax(17em,1fr));gap:1px 14px;max-width:72em}.params b{font-weight:600}
 figure.graph{margin:6px 0;overflow:auto}
 svg.hist text{white-space:pre;font:12px ui-monospace,"DejaVu Sans Mono",monospace;fill:var(--fg)}svg.hist text.pct{fill:var(--muted)}

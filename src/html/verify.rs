@@ -325,13 +325,17 @@ fn body(t: &Value, graph: &dyn Fn(&Value) -> Option<String>) -> String {
             "<h3>Execution graph</h3>\n<figure class=\"graph\">{svg}</figure>"
         );
     }
+    // States, witness and races side by side where the page is wide enough.
+    s.push_str("<div class=\"cols\">\n<section>\n");
     states(&mut s, t);
+    s.push_str("</section>\n<section>\n");
     if let Some(w) = t.get("witness").filter(|w| w.is_object()) {
         witness(&mut s, w);
     }
     if let Some(r) = t.get("races").and_then(Value::as_array) {
         races(&mut s, r);
     }
+    s.push_str("</section>\n</div>\n");
     if let Some(l) = t.get("liveness").filter(|l| !l.is_null()) {
         s.push_str("<h3>Liveness violation</h3>\n");
         if let Some(d) = l.get("description").and_then(Value::as_str) {
@@ -643,7 +647,7 @@ mod tests {
     #[test]
     fn the_graph_hook_fills_the_slot() {
         let t = report("a.litmus", "PASS", 1.0);
-        let h = page(&meta(), &[t.clone()], &|v| {
+        let h = page(&meta(), std::slice::from_ref(&t), &|v| {
             Some(format!(
                 "<svg data-for=\"{}\"></svg>",
                 esc(v["file"].as_str()?)
