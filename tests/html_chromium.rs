@@ -594,6 +594,26 @@ fn run_report_colours_violations() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The serialised document without its attribute values, where some
+/// Chromium versions leave `<` unescaped: what is left of `<` is markup.
+fn markup(dom: &str) -> String {
+    let (mut in_tag, mut in_value) = (false, false);
+    dom.chars()
+        .filter(|&c| {
+            match (in_tag, in_value, c) {
+                (false, _, '<') => in_tag = true,
+                (true, false, '>') => in_tag = false,
+                (true, _, '"') => {
+                    in_value = !in_value;
+                    return true;
+                }
+                _ => {}
+            }
+            !in_value
+        })
+        .collect()
+}
+
 #[test]
 fn names_cannot_inject_markup() {
     let Some(exe) = chromium() else { return };
@@ -616,13 +636,14 @@ fn names_cannot_inject_markup() {
         assert_eq!(code, Some(0), "{out}");
         let d = dom(&exe, &html, "");
         assert_eq!(d.rows().len(), 1);
+        let tags = markup(&d.0);
         assert_eq!(
-            d.0.matches("<script").count(),
+            tags.matches("<script").count(),
             1,
             "{cmd}: only the page's script"
         );
         assert!(
-            !d.0.contains("<img"),
+            !tags.contains("<img"),
             "{cmd}: an image element was injected"
         );
         assert!(!d.0.contains("data-pwned=\""), "{cmd}: injected code ran");
@@ -638,6 +659,14 @@ fn names_cannot_inject_markup() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn markup_drops_attribute_values_only() {
+    assert_eq!(
+        markup("<a title=\"x<img>\">t &lt;img&gt;</a><img src=\"y\">"),
+        "<a title=\"\">t &lt;img&gt;</a><img src=\"\">"
+    );
 }
 
 #[test]
