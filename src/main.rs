@@ -57,6 +57,10 @@ struct CheckOpts {
     /// (faster to start; a crash or an allocation failure then ends the run).
     #[arg(long)]
     no_isolate: bool,
+    /// Also write a self-contained HTML report (sortable, filterable table;
+    /// each test expands to its states and witness) to FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -241,6 +245,11 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
         Ok(f) => f,
         Err(e) => return usage_error(&e.to_string()),
     };
+    let html = match opts.html.as_deref().map(gpumc::html::create).transpose() {
+        Ok(h) => h,
+        Err(e) => return usage_error(&e),
+    };
+    let start = Instant::now();
     let checker = Checker::new(opts);
     let progress = Progress::new(files.len(), !opts.json && files.len() > 1);
     let reports: Vec<_> = files
@@ -262,6 +271,14 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
             r.text.clone()
         };
         let _ = out.write_all(s.as_bytes());
+    }
+    if let (Some(file), Some(path)) = (html, &opts.html) {
+        let tests: Vec<serde_json::Value> = reports.iter().map(report_value).collect();
+        let meta = gpumc::html::Meta::now("gpumc check", start.elapsed().as_secs_f64());
+        let page = gpumc::html::verify_report(&meta, &tests, &gpumc::html::no_graph);
+        if let Err(e) = gpumc::html::finish(file, path, &page) {
+            return usage_error(&e);
+        }
     }
     if any_error {
         2
@@ -293,6 +310,11 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
         .into_iter()
         .filter(|r| include_disabled || !r.disabled)
         .collect();
+    let html = match opts.html.as_deref().map(gpumc::html::create).transpose() {
+        Ok(h) => h,
+        Err(e) => return usage_error(&e),
+    };
+    let mut html_tests: Vec<serde_json::Value> = Vec::new();
     let checker = Checker::new(opts);
     let start = Instant::now();
     let progress = Progress::new(rows.len(), !opts.json);
@@ -318,6 +340,15 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
         let Some(r) = r else {
             missing += 1;
             let _ = writeln!(out, "missing: {} (CSV line {})", row.path, row.line);
+            if html.is_some() {
+                html_tests.push(serde_json::json!({
+                    "file": root.join(&row.path).display().to_string(),
+                    "verdict": "MISSING",
+                    "expected": row.expected.to_string(),
+                    "agrees": null,
+                    "message": format!("no such file (CSV line {})", row.line),
+                }));
+            }
             continue;
         };
         times.push(r.time_ms);
@@ -326,6 +357,12 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
             passed += 1;
         } else {
             failed += 1;
+        }
+        if html.is_some() {
+            let mut v = report_value(r);
+            v["expected"] = serde_json::Value::String(row.expected.to_string());
+            v["agrees"] = serde_json::Value::Bool(ok);
+            html_tests.push(v);
         }
         if opts.json {
             let mut v: serde_json::Value = serde_json::from_str(&r.json).expect("a report");
@@ -364,11 +401,33 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
     } else {
         let _ = writeln!(out, "{passed} passed, {failed} failed");
     }
+    if let (Some(file), Some(path)) = (html, &opts.html) {
+        let mut meta = gpumc::html::Meta::now("gpumc suite", wall);
+        meta.facts
+            .push(("expectations".into(), csv.display().to_string()));
+        let page = gpumc::html::verify_report(&meta, &html_tests, &gpumc::html::no_graph);
+        if let Err(e) = gpumc::html::finish(file, path, &page) {
+            return usage_error(&e);
+        }
+    }
     if failed > 0 {
         1
     } else {
         0
     }
+}
+
+/// A report's JSON object for the HTML page (an unreadable one, as an
+/// `ERROR` row that says so).
+fn report_value(r: &Rendered) -> serde_json::Value {
+    serde_json::from_str(&r.json).unwrap_or_else(|e| {
+        serde_json::json!({
+            "file": r.file,
+            "verdict": "ERROR",
+            "time_ms": r.time_ms,
+            "message": format!("internal error: unreadable report ({e})"),
+        })
+    })
 }
 
 fn run_gen(

@@ -87,6 +87,10 @@ pub struct RunArgs {
     /// Vulkan — `spirv-dis` shows it —, NAME.ptx for PTX).
     #[arg(long, value_name = "DIR")]
     pub emit: Option<PathBuf>,
+    /// Also write a self-contained HTML report to FILE: per test a bar
+    /// chart of the outcomes coloured by the model's judgement.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Litmus files or directories (recursively *.litmus).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
@@ -160,6 +164,11 @@ pub fn run(args: &RunArgs) -> u8 {
     if files.is_empty() {
         return usage_error("no litmus tests in the given paths");
     }
+    let html = match args.html.as_deref().map(gpumc::html::create).transpose() {
+        Ok(h) => h,
+        Err(e) => return usage_error(&e),
+    };
+    let start = std::time::Instant::now();
     let mut journal = match &args.out {
         Some(dir) => match Journal::open(dir) {
             Ok(j) => Some(j),
@@ -261,7 +270,18 @@ pub fn run(args: &RunArgs) -> u8 {
         reports.push(report);
     }
     bar.finish();
-    summarize(&reports, args, &mut out)
+    let code = summarize(&reports, args, &mut out);
+    if let (Some(file), Some(path)) = (html, &args.html) {
+        let tests: Vec<serde_json::Value> = reports
+            .iter()
+            .map(|r| serde_json::to_value(r).unwrap_or_default())
+            .collect();
+        let meta = gpumc::html::Meta::now("gpumc run", start.elapsed().as_secs_f64());
+        if let Err(e) = gpumc::html::finish(file, path, &gpumc::html::run_report(&meta, &tests)) {
+            return usage_error(&e);
+        }
+    }
+    code
 }
 
 fn short(file: &str) -> &str {

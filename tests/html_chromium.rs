@@ -1,0 +1,682 @@
+//! The HTML reports (`--html`) of `gpumc suite`, `check` and `run`, loaded
+//! in a real browser: headless Chromium's `--dump-dom` gives the document
+//! after the page's script ran, `--screenshot` a picture of it. Checked:
+//! one row per test, the header's totals against what the command printed,
+//! sorting and filtering from the URL (`#sort=-time`, `#v=verdict:FAIL`),
+//! the outcome bars of a hardware run coloured by the model's judgement,
+//! and that test names and file names cannot inject markup.
+//!
+//! Skipped with a message without Chromium, unless GPUMC_REQUIRE_CHROMIUM=1
+//! (CI), where that fails. The suite part runs a fast subset of the corpus
+//! CSVs; GPUMC_HTML_ALL_CSVS=1 runs every CSV of `../shared/corpus`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+fn gpumc(args: &[&str]) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_gpumc"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("gpumc runs");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gpumc-html-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The browser, or `None` (with a message) where there is none.
+fn chromium() -> Option<PathBuf> {
+    let candidates = ["chromium", "chromium-browser", "google-chrome"];
+    let found = std::env::var_os("GPUMC_CHROMIUM")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let path = std::env::var_os("PATH")?;
+            std::env::split_paths(&path)
+                .flat_map(|d| candidates.iter().map(move |c| d.join(c)))
+                .find(|p| p.is_file())
+        });
+    if found.is_none() {
+        if std::env::var("GPUMC_REQUIRE_CHROMIUM").as_deref() == Ok("1") {
+            panic!("GPUMC_REQUIRE_CHROMIUM=1 but no chromium on PATH");
+        }
+        eprintln!(
+            "skipping the browser checks of the HTML reports: no chromium on PATH (set GPUMC_REQUIRE_CHROMIUM=1 to make this an error)"
+        );
+    }
+    found
+}
+
+/// Runs headless Chromium on `file#hash` with `args` and returns its
+/// stdout; a fresh profile each time, killed after two minutes.
+fn browse(exe: &Path, file: &Path, hash: &str, args: &[&str]) -> String {
+    static PROFILES: AtomicUsize = AtomicUsize::new(0);
+    let profile = tmp(&format!(
+        "profile-{}",
+        PROFILES.fetch_add(1, Ordering::Relaxed)
+    ));
+    let url = format!(
+        "file://{}{}",
+        std::fs::canonicalize(file).unwrap().display(),
+        hash
+    );
+    let mut child = Command::new(exe)
+        .args(["--headless", "--no-sandbox", "--disable-gpu"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(&url)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromium starts");
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut s).ok();
+        s
+    });
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish with {url} in 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = reader.join().unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+    out
+}
+
+/// The document after the page's script ran.
+fn dom(exe: &Path, file: &Path, hash: &str) -> Dom {
+    let text = browse(exe, file, hash, &["--dump-dom"]);
+    assert!(
+        text.contains("data-ready=\"1\""),
+        "the page's script did not run on {}{hash}:\n{}",
+        file.display(),
+        &text[..text.len().min(2000)]
+    );
+    Dom(text)
+}
+
+/// A screenshot of the page at 1400x1000: a PNG of that size with more
+/// than a blank page in it.
+fn assert_screenshot(exe: &Path, file: &Path, dir: &Path) {
+    let png = dir.join("shot.png");
+    let _ = std::fs::remove_file(&png);
+    browse(
+        exe,
+        file,
+        "",
+        &[
+            &format!("--screenshot={}", png.display()),
+            "--window-size=1400,1000",
+            "--hide-scrollbars",
+        ],
+    );
+    let bytes = std::fs::read(&png).expect("chromium wrote the screenshot");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    assert_eq!((be(16), be(20)), (1400, 1000), "IHDR size");
+    // A blank 1400x1000 page compresses to a few KiB; text and tables do not.
+    assert!(
+        bytes.len() > 30_000,
+        "screenshot of {} is only {} bytes",
+        file.display(),
+        bytes.len()
+    );
+}
+
+struct Dom(String);
+
+/// One row of the table, in document order.
+struct RowTag {
+    tag: String,
+}
+
+impl RowTag {
+    fn attr(&self, name: &str) -> Option<&str> {
+        let key = format!(" {name}=\"");
+        let i = self.tag.find(&key)? + key.len();
+        let j = self.tag[i..].find('"')? + i;
+        Some(&self.tag[i..j])
+    }
+    fn hidden(&self) -> bool {
+        self.tag.contains(" hidden")
+    }
+    fn num(&self, name: &str) -> Option<f64> {
+        self.attr(name).and_then(|s| s.parse().ok())
+    }
+}
+
+impl Dom {
+    fn rows(&self) -> Vec<RowTag> {
+        self.0
+            .match_indices("<details class=\"test")
+            .map(|(i, _)| {
+                let end = self.0[i..].find('>').unwrap() + i;
+                RowTag {
+                    tag: self.0[i..end].to_string(),
+                }
+            })
+            .collect()
+    }
+    fn total(&self, key: &str) -> usize {
+        let pat = format!("data-total=\"{key}\"><b>");
+        let i = self
+            .0
+            .find(&pat)
+            .unwrap_or_else(|| panic!("no total {key}"))
+            + pat.len();
+        let j = self.0[i..].find('<').unwrap() + i;
+        self.0[i..j].parse().unwrap()
+    }
+    fn has_total(&self, key: &str) -> bool {
+        self.0.contains(&format!("data-total=\"{key}\""))
+    }
+    fn container_attr(&self, name: &str) -> String {
+        let i = self.0.find("id=\"tests\"").expect("the table");
+        let end = self.0[i..].find('>').unwrap() + i;
+        RowTag {
+            tag: format!(" {}", &self.0[i..end]),
+        }
+        .attr(name)
+        .unwrap_or_default()
+        .to_string()
+    }
+}
+
+/// Rows sorted by a numeric key, descending: missing values last.
+fn assert_sorted_desc(rows: &[RowTag], key: &str) {
+    let vals: Vec<Option<f64>> = rows.iter().map(|r| r.num(key)).collect();
+    let present = vals.iter().take_while(|v| v.is_some()).count();
+    assert!(
+        vals[present..].iter().all(Option::is_none),
+        "rows without {key} are not last"
+    );
+    for w in vals[..present].windows(2) {
+        assert!(
+            w[0] >= w[1],
+            "not sorted by -{key}: {:?} before {:?}",
+            w[0],
+            w[1]
+        );
+    }
+}
+
+/// Checks the sort the URL asked for moved the rows (unless the input was
+/// in that order already).
+fn assert_moved(before: &[RowTag], after: &[RowTag], key: &str) {
+    let vals: Vec<Option<f64>> = before.iter().map(|r| r.num(key)).collect();
+    let already = vals.windows(2).all(|w| match (w[0], w[1]) {
+        (Some(a), Some(b)) => a >= b,
+        (_, None) => true,
+        (None, Some(_)) => false,
+    });
+    let order: Vec<usize> = after
+        .iter()
+        .map(|r| r.num("data-i").unwrap() as usize)
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(sorted, (0..after.len()).collect::<Vec<_>>(), "rows lost");
+    if !already {
+        assert_ne!(order, sorted, "#sort=-{key} left the input order");
+    }
+}
+
+/// `N rows in`, and `P passed, F failed[, M skipped]` from `gpumc suite`.
+fn suite_counts(out: &str) -> (usize, usize, usize, usize) {
+    let rows = out
+        .lines()
+        .find_map(|l| {
+            let (_, rest) = l.split_once(".csv: ")?;
+            rest.split_whitespace().next()?.parse().ok()
+        })
+        .unwrap_or_else(|| panic!("no row count in {out}"));
+    let last = out.lines().last().unwrap();
+    let n = |word: &str| -> usize {
+        last.split(", ")
+            .find_map(|p| p.strip_suffix(word)?.trim().parse().ok())
+            .unwrap_or(0)
+    };
+    (rows, n(" passed"), n(" failed"), n(" skipped"))
+}
+
+/// The options each corpus CSV is run with (../shared/corpus/README).
+const CSVS: &[(&str, &[&str])] = &[
+    ("PTXv7_5-expected.csv", &["--model", "ptx-v7.5"]),
+    (
+        "VULKAN-DR-expected.csv",
+        &["--model", "vulkan", "--property", "races"],
+    ),
+    (
+        "PTXv7_5-Liveness-expected.csv",
+        &["--model", "ptx-v7.5", "--property", "liveness"],
+    ),
+    ("PTXv6_0-expected.csv", &["--model", "ptx-v6.0"]),
+    ("VULKAN-expected.csv", &["--model", "vulkan"]),
+    (
+        "VULKAN-NOCHAINS-expected.csv",
+        &["--model", "vulkan-nochains"],
+    ),
+    (
+        "VULKAN-DR-NOCHAINS-expected.csv",
+        &["--model", "vulkan-nochains", "--property", "races"],
+    ),
+    (
+        "PTXv6_0-Liveness-expected.csv",
+        &["--model", "ptx-v6.0", "--property", "liveness"],
+    ),
+    (
+        "VULKAN-Liveness-Fair-expected.csv",
+        &[
+            "--model",
+            "vulkan",
+            "--property",
+            "liveness",
+            "--bound",
+            "4",
+            "--progress",
+            "fair",
+        ],
+    ),
+    (
+        "VULKAN-Liveness-HSA-expected.csv",
+        &[
+            "--model",
+            "vulkan",
+            "--property",
+            "liveness",
+            "--bound",
+            "4",
+            "--progress",
+            "hsa",
+        ],
+    ),
+    (
+        "VULKAN-Liveness-OBE-expected.csv",
+        &[
+            "--model",
+            "vulkan",
+            "--property",
+            "liveness",
+            "--bound",
+            "4",
+            "--progress",
+            "obe",
+        ],
+    ),
+    (
+        "VULKAN-Liveness-HSA_OBE-expected.csv",
+        &[
+            "--model",
+            "vulkan",
+            "--property",
+            "liveness",
+            "--bound",
+            "4",
+            "--progress",
+            "hsa_obe",
+        ],
+    ),
+    (
+        "VULKAN-Liveness-LOBE-expected.csv",
+        &[
+            "--model",
+            "vulkan",
+            "--property",
+            "liveness",
+            "--bound",
+            "4",
+            "--progress",
+            "lobe",
+        ],
+    ),
+    ("SPIRV-VULKAN-expected.csv", &[]),
+];
+
+/// How many of `CSVS` the normal run covers: one per property.
+const FAST_CSVS: usize = 3;
+
+#[test]
+fn suite_reports_of_the_corpus_csvs() {
+    let Some(exe) = chromium() else { return };
+    let corpus = gpumc_testutil::shared_corpus().join("dat3m/expected");
+    if !corpus.is_dir() {
+        eprintln!("skipping the suite HTML reports: ../shared/corpus is absent");
+        return;
+    }
+    let all = std::env::var("GPUMC_HTML_ALL_CSVS").as_deref() == Ok("1");
+    let csvs = if all { CSVS } else { &CSVS[..FAST_CSVS] };
+    let dir = tmp("suite");
+    for (k, (csv, opts)) in csvs.iter().enumerate() {
+        let html = dir.join(format!("r{k}.html"));
+        let csv_path = corpus.join(csv);
+        let mut args = vec![
+            "suite",
+            "--expected",
+            csv_path.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ];
+        args.extend_from_slice(opts);
+        let (code, out) = gpumc(&args);
+        let (rows, passed, failed, missing) = suite_counts(&out);
+        assert_eq!(code, Some(u8::from(failed > 0).into()), "{csv}: {out}");
+        assert_eq!(passed + failed + missing, rows, "{csv}: {out}");
+
+        let raw = Dom(std::fs::read_to_string(&html).unwrap());
+        let d = dom(&exe, &html, "#sort=-time");
+        let rs = d.rows();
+        assert_eq!(rs.len(), rows, "{csv}: one row per CSV row");
+        assert_eq!(d.container_attr("data-shown"), rows.to_string(), "{csv}");
+        assert_eq!(d.total("agree"), passed, "{csv}");
+        assert_eq!(d.total("disagree"), failed, "{csv}");
+        let missing_total = if d.has_total("MISSING") {
+            d.total("MISSING")
+        } else {
+            0
+        };
+        assert_eq!(missing_total, missing, "{csv}");
+        let verdicts: usize = ["PASS", "FAIL", "UNKNOWN", "ERROR"]
+            .iter()
+            .map(|v| d.total(v))
+            .sum();
+        assert_eq!(verdicts + missing_total, rows, "{csv}: verdict totals");
+        for v in ["PASS", "FAIL", "UNKNOWN", "ERROR"] {
+            let n = rs
+                .iter()
+                .filter(|r| r.attr("data-verdict") == Some(v))
+                .count();
+            assert_eq!(n, d.total(v), "{csv}: rows with verdict {v}");
+        }
+        assert_eq!(d.container_attr("data-sorted"), "-time", "{csv}");
+        assert_sorted_desc(&rs, "data-time");
+        assert_moved(&raw.rows(), &rs, "data-time");
+
+        if k == 0 {
+            // Filtered by verdict and sorted by executions, from the URL.
+            let d = dom(&exe, &html, "#sort=-executions&v=verdict:FAIL");
+            let rs = d.rows();
+            let shown: Vec<&RowTag> = rs.iter().filter(|r| !r.hidden()).collect();
+            assert_eq!(shown.len(), d.total("FAIL"), "{csv}: FAIL filter");
+            assert!(
+                !shown.is_empty() && shown.len() < rows,
+                "{csv}: a real filter"
+            );
+            assert!(shown.iter().all(|r| r.attr("data-verdict") == Some("FAIL")));
+            assert_eq!(d.container_attr("data-shown"), shown.len().to_string());
+            assert_sorted_desc(&rs, "data-executions");
+            // The text box, from the URL.
+            let d = dom(&exe, &html, "#q=mp");
+            let rs = d.rows();
+            let shown = rs.iter().filter(|r| !r.hidden()).count();
+            assert!(shown > 0 && shown < rows, "{csv}: `mp` matches some rows");
+            assert!(rs
+                .iter()
+                .all(|r| r.hidden() != r.attr("data-search").unwrap().contains("mp")));
+            assert_screenshot(&exe, &html, &dir);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_report_of_the_examples() {
+    let Some(exe) = chromium() else { return };
+    let dir = tmp("check");
+    let html = dir.join("check.html");
+    let (code, out) = gpumc(&[
+        "check",
+        "--json",
+        "examples/",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    let reports: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(reports.len() > 100);
+    let raw = Dom(std::fs::read_to_string(&html).unwrap());
+    let d = dom(&exe, &html, "#sort=-time");
+    let rs = d.rows();
+    assert_eq!(rs.len(), reports.len(), "one row per test");
+    for v in ["PASS", "FAIL", "UNKNOWN", "ERROR"] {
+        let n = reports.iter().filter(|r| r["verdict"] == v).count();
+        assert_eq!(d.total(v), n, "total {v}");
+    }
+    assert!(!d.0.contains("data-key=\"agrees\""), "no suite columns");
+    assert_sorted_desc(&rs, "data-time");
+    assert_moved(&raw.rows(), &rs, "data-time");
+    // Every witness is in its row, as a table.
+    let witnesses = reports
+        .iter()
+        .filter(|r| r.get("witness").is_some())
+        .count();
+    assert_eq!(d.0.matches("<h3>Witness execution</h3>").count(), witnesses);
+    assert_screenshot(&exe, &html, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `N tests: A conform, V with violations, U unsupported, E errors; …`
+fn run_counts(out: &str) -> [usize; 5] {
+    let line = out
+        .lines()
+        .find(|l| l.contains(" tests: "))
+        .unwrap_or_else(|| panic!("no totals in {out}"));
+    let mut n = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap());
+    [
+        n.next().unwrap(),
+        n.next().unwrap(),
+        n.next().unwrap(),
+        n.next().unwrap(),
+        n.next().unwrap(),
+    ]
+}
+
+#[test]
+fn run_report_on_the_interpreter() {
+    let Some(exe) = chromium() else { return };
+    let dir = tmp("run");
+    let html = dir.join("run.html");
+    let (code, out) = gpumc(&[
+        "run",
+        "--backend",
+        "interp",
+        "--iterations",
+        "2",
+        "--seed",
+        "3",
+        "--skip-unsupported",
+        "examples/",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    let [tests, ok, viol, unsup, err] = run_counts(&out);
+    let raw = Dom(std::fs::read_to_string(&html).unwrap());
+    let d = dom(&exe, &html, "#sort=-instances");
+    let rs = d.rows();
+    assert_eq!(rs.len(), tests);
+    assert_eq!(
+        [
+            d.total("ok"),
+            d.total("violation"),
+            d.total("unsupported"),
+            d.total("error")
+        ],
+        [ok, viol, unsup, err]
+    );
+    assert_sorted_desc(&rs, "data-instances");
+    assert_moved(&raw.rows(), &rs, "data-instances");
+    assert!(d.0.contains("<dt>backend</dt><dd>interp</dd>"));
+    assert!(d.0.contains("<dt>seed</dt><dd>3</dd>"));
+    // One bar per observed state of every test that ran, all allowed (the
+    // interpreter is sequentially consistent).
+    let states: usize = rs
+        .iter()
+        .filter_map(|r| r.num("data-states"))
+        .map(|n| n as usize)
+        .sum();
+    assert!(states > tests);
+    assert_eq!(d.0.matches("data-judgement=\"allowed\"").count(), states);
+    assert!(!d.0.contains("data-judgement=\"forbidden\""));
+    assert_screenshot(&exe, &html, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const SB: &str = r#"Vulkan SB
+{ x=0; y=0; }
+ P0@sg 0, wg 0, qf 0  | P1@sg 0,wg 1, qf 0   ;
+ st.atom.dv.sc0 x, 1  | st.atom.dv.sc0 y, 1  ;
+ ld.atom.dv.sc0 r0, y | ld.atom.dv.sc0 r1, x ;
+exists (P0:r0 == 0 /\ P1:r1 == 0)
+"#;
+
+#[test]
+fn run_report_colours_violations() {
+    let Some(exe) = chromium() else { return };
+    let dir = tmp("viol");
+    let sb = dir.join("sb.litmus");
+    std::fs::write(&sb, SB).unwrap();
+    // No thread may read another's write: every state but r0=r1=0 is a
+    // violation.
+    let cat = dir.join("isolated.cat");
+    std::fs::write(&cat, "isolated\nempty rf & ext as isolated\n").unwrap();
+    let html = dir.join("viol.html");
+    let (code, out) = gpumc(&[
+        "run",
+        "--backend",
+        "interp",
+        "--iterations",
+        "2",
+        "--seed",
+        "1",
+        "--model",
+        cat.to_str().unwrap(),
+        sb.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    let d = dom(&exe, &html, "");
+    assert_eq!(d.rows().len(), 1);
+    assert_eq!(d.total("violation"), 1);
+    assert!(d.rows()[0].tag.contains("class=\"test bad\""));
+    let forbidden = d.0.matches("data-judgement=\"forbidden\"").count();
+    assert!(forbidden >= 2, "{forbidden} forbidden bars");
+    assert_eq!(
+        d.0.matches("<rect class=\"j-forbidden\"").count(),
+        // The bar in the chart and its segment in the row's strip.
+        2 * forbidden
+    );
+    assert!(d.0.contains("VIOLATION") || d.0.contains("forbidden: a violation"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The serialised document without its attribute values, where some
+/// Chromium versions leave `<` unescaped: what is left of `<` is markup.
+fn markup(dom: &str) -> String {
+    let (mut in_tag, mut in_value) = (false, false);
+    dom.chars()
+        .filter(|&c| {
+            match (in_tag, in_value, c) {
+                (false, _, '<') => in_tag = true,
+                (true, false, '>') => in_tag = false,
+                (true, _, '"') => {
+                    in_value = !in_value;
+                    return true;
+                }
+                _ => {}
+            }
+            !in_value
+        })
+        .collect()
+}
+
+#[test]
+fn names_cannot_inject_markup() {
+    let Some(exe) = chromium() else { return };
+    let dir = tmp("evil");
+    let name = "a<img src=x onerror=document.body.setAttribute('data-pwned',1)>.litmus";
+    let test = SB.replace(
+        "Vulkan SB",
+        "Vulkan SB<script>document.body.setAttribute(\"data-pwned\",\"2\")</script>",
+    );
+    std::fs::write(dir.join(name), test).unwrap();
+    let d_str = dir.to_str().unwrap();
+    for (cmd, extra) in [
+        ("check", &[][..]),
+        ("run", &["--backend", "interp", "--iterations", "1"][..]),
+    ] {
+        let html = dir.join(format!("{cmd}.html"));
+        let mut args = vec![cmd, d_str, "--html", html.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let (code, out) = gpumc(&args);
+        assert_eq!(code, Some(0), "{out}");
+        let d = dom(&exe, &html, "");
+        assert_eq!(d.rows().len(), 1);
+        let tags = markup(&d.0);
+        assert_eq!(
+            tags.matches("<script").count(),
+            1,
+            "{cmd}: only the page's script"
+        );
+        assert!(
+            !tags.contains("<img"),
+            "{cmd}: an image element was injected"
+        );
+        assert!(!d.0.contains("data-pwned=\""), "{cmd}: injected code ran");
+        assert!(
+            d.0.contains("&lt;img src=x onerror="),
+            "{cmd}: the name is shown"
+        );
+        if cmd == "run" {
+            assert!(
+                d.0.contains("SB&lt;script&gt;document.body"),
+                "the test name is shown"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn markup_drops_attribute_values_only() {
+    assert_eq!(
+        markup("<a title=\"x<img>\">t &lt;img&gt;</a><img src=\"y\">"),
+        "<a title=\"\">t &lt;img&gt;</a><img src=\"\">"
+    );
+}
+
+#[test]
+fn an_unwritable_report_is_a_usage_error_before_any_work() {
+    let (code, out) = gpumc(&[
+        "check",
+        "examples/MP-relacq.litmus",
+        "--html",
+        "/nonexistent-dir/r.html",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(out.is_empty(), "nothing was checked: {out}");
+}
