@@ -16,6 +16,7 @@ pub use gpumc_core::{cat, diag, guard, ir, models, rel, vocab};
 pub use gpumc_frontend as frontend;
 pub use gpumc_verify::{driver, engine, report};
 
+pub mod bar;
 pub mod gen;
 pub mod isolate;
 

@@ -2,12 +2,11 @@
 //! (`gpumc_hw`), judged by the model (`gpumc_campaign`).
 
 mod backends;
-pub mod bar;
 pub mod mutants;
 mod params;
 pub mod tune;
 
-use bar::Bar;
+use gpumc::bar::Bar;
 use gpumc::driver::{self, ModelCache};
 use gpumc_campaign::journal::{self, Journal};
 use gpumc_campaign::report::{render_text, Status, TestReport};

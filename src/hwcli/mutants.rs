@@ -2,7 +2,7 @@
 //! mutants of conformance tests (`gpumc_campaign::mutants`) run on the
 //! hardware; a mutant is killed when its weak outcome shows.
 
-use super::bar::Bar;
+use gpumc::bar::Bar;
 use super::{backends, run_options, usage_error, HwOpts};
 use gpumc::driver::{self, ModelCache};
 use gpumc_campaign::mutants::mutants;

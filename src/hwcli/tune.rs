@@ -1,7 +1,7 @@
 //! `gpumc tune`: the random parameter search of `gpumc_campaign::tune`,
 //! its table, and the best set saved for the device (`--preset tuned`).
 
-use super::bar::Bar;
+use gpumc::bar::Bar;
 use super::{backends, params, run_options, usage_error, HwOpts};
 use gpumc::driver::{self, ModelCache};
 use gpumc_campaign::tune::{best, search};

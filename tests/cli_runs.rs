@@ -1,0 +1,214 @@
+//! The `gpumc` binary on runs that used to look fine and were not:
+//! suites and directories with nothing checked, arguments that mean
+//! nothing, standard input, progress-model names, help texts.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Runs gpumc in the repository root: (exit status, stdout, stderr).
+fn gpumc(args: &[&str]) -> (i32, String, String) {
+    gpumc_in(args, None)
+}
+
+/// Runs gpumc with `input` on its standard input.
+fn gpumc_in(args: &[&str], input: Option<&str>) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gpumc"))
+        .args(args)
+        .current_dir(ROOT)
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gpumc");
+    if let Some(text) = input {
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(text.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().expect("gpumc ends");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A fresh directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpumc-runs-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+// ---- 1. Honest runs -------------------------------------------------------
+
+#[test]
+fn a_suite_under_a_wrong_root_is_an_error() {
+    let dir = scratch("wrong-root");
+    let csv = dir.join("x.csv");
+    std::fs::write(&csv, "examples/MP-relacq.litmus,1\n").unwrap();
+    let wrong = dir.join("no-such-dir");
+    let (code, out, err) = gpumc(&["suite", "--expected", &s(&csv), "--root", &s(&wrong)]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("no-such-dir: no such directory"), "{err}");
+    assert!(!out.contains("0 passed, 0 failed"), "{out}");
+}
+
+#[test]
+fn a_suite_with_nothing_to_run_is_an_error() {
+    let dir = scratch("empty-csv");
+    let csv = dir.join("empty.csv");
+    std::fs::write(&csv, "// only a comment\n\n").unwrap();
+    let (code, _, err) = gpumc(&["suite", "--expected", &s(&csv), "--root", ROOT]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no rows to run"), "{err}");
+    // Every row disabled: the message says how to run them.
+    std::fs::write(&csv, "; examples/MP-relacq.litmus,1\n").unwrap();
+    let (code, _, err) = gpumc(&["suite", "--expected", &s(&csv), "--root", ROOT]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--include-disabled"), "{err}");
+}
+
+/// A missing file makes the run an error, but every file that exists is
+/// still checked and reported, in text and in JSON.
+#[test]
+fn a_suite_with_a_missing_file_checks_the_rest_and_fails() {
+    let dir = scratch("missing-row");
+    let csv = dir.join("x.csv");
+    std::fs::write(
+        &csv,
+        "examples/MP-relacq.litmus,1\nexamples/not-there.litmus,1\n",
+    )
+    .unwrap();
+    let (code, out, err) = gpumc(&["suite", "--expected", &s(&csv), "--root", ROOT]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains("missing: examples/not-there.litmus (CSV line 2)"),
+        "{out}"
+    );
+    assert!(out.lines().any(|l| l == "1 passed, 0 failed, 1 skipped"), "{out}");
+    assert!(err.contains("1 of 2 files named in"), "{err}");
+    let (code, out, _) = gpumc(&["suite", "--json", "--expected", &s(&csv), "--root", ROOT]);
+    assert_eq!(code, 2);
+    let objects: Vec<serde_json::Value> = out
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(objects.len(), 2, "{out}");
+    let missing = objects
+        .iter()
+        .find(|v| v["file"].as_str().unwrap().ends_with("not-there.litmus"))
+        .expect("the missing row has its line");
+    assert_eq!(missing["verdict"], "ERROR");
+    assert_eq!(missing["agrees"], false);
+}
+
+#[test]
+fn checking_an_empty_directory_is_an_error() {
+    let dir = scratch("empty-dir");
+    let (code, out, err) = gpumc(&["check", &s(&dir)]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("no .litmus/.spvasm files under"), "{err}");
+    // With a test beside it, the test is still checked.
+    let (code, out, err) = gpumc(&["check", &s(&dir), "examples/MP-relacq.litmus"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.contains("examples/MP-relacq.litmus: PASS"), "{out}");
+}
+
+/// Totals end a run over several tests, on stderr, so that stdout keeps one
+/// report per test; `--json` output is only report lines.
+#[test]
+fn a_directory_run_ends_with_totals() {
+    let dir = scratch("totals");
+    for f in ["MP-relacq.litmus", "MP-weak.litmus"] {
+        std::fs::copy(Path::new(ROOT).join("examples").join(f), dir.join(f)).unwrap();
+    }
+    std::fs::write(dir.join("bad.litmus"), "PTX bad\n").unwrap();
+    let (code, out, err) = gpumc(&["check", &s(&dir)]);
+    assert_eq!(code, 2, "{err}");
+    let totals = err
+        .lines()
+        .find(|l| l.starts_with("3 tests: "))
+        .unwrap_or_else(|| panic!("no totals: {err}"));
+    assert!(
+        totals.contains("2 PASS, 0 FAIL, 0 UNKNOWN, 1 ERROR in "),
+        "{totals}"
+    );
+    assert!(!out.contains("3 tests:"), "{out}");
+    let (_, out, err) = gpumc(&["check", "--json", &s(&dir)]);
+    assert!(!err.contains("3 tests:"), "{err}");
+    assert_eq!(out.lines().count(), 3, "{out}");
+    // One file: its report is the whole answer.
+    let (_, _, err) = gpumc(&["check", "examples/MP-relacq.litmus"]);
+    assert!(!err.contains("tests:"), "{err}");
+}
+
+#[test]
+fn bound_zero_is_a_usage_error() {
+    let (code, out, err) = gpumc(&["check", "--bound", "0", "examples/MP-weak.litmus"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("--bound 0"), "{err}");
+    assert!(out.is_empty(), "{out}");
+}
+
+#[test]
+fn an_empty_model_is_an_error_and_one_without_axioms_a_warning() {
+    let dir = scratch("models");
+    let empty = dir.join("empty.cat");
+    std::fs::write(&empty, "(* nothing but a comment *)\n").unwrap();
+    let (code, _, err) = gpumc(&["check", "--model", &s(&empty), "examples/MP-weak.litmus"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("empty.cat:2:1: empty model"), "{err}");
+    let no_axioms = dir.join("noax.cat");
+    std::fs::write(&no_axioms, "\"no axioms\"\nlet hb = po | rf\n").unwrap();
+    let (code, out, err) = gpumc(&["check", "--model", &s(&no_axioms), "examples/MP-weak.litmus"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: model") && err.contains("has no axioms: every candidate execution is consistent"),
+        "{err}"
+    );
+    assert!(out.contains("PASS"), "{out}");
+    // Races under a model without `flag` axioms cannot find any.
+    let (_, _, err2) = gpumc(&[
+        "check",
+        "--property",
+        "races",
+        "--model",
+        &s(&no_axioms),
+        "examples/MP-weak.litmus",
+    ]);
+    assert!(err2.contains("no `flag` axioms"), "{err2}");
+    let (_, _, err3) = gpumc(&[
+        "check",
+        "--property",
+        "races",
+        "examples/MP-weak.litmus",
+        "--model",
+        "ptx-v7.5",
+    ]);
+    assert!(!err3.contains("warning"), "{err3}");
+    // An unreadable model (a directory) is an error too.
+    let (code, _, err) = gpumc(&["check", "--model", &s(&dir), "examples/MP-weak.litmus"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn a_tiny_timeout_is_warned_about() {
+    let (code, _, err) = gpumc(&["check", "--timeout", "0.001", "examples/MP-weak.litmus"]);
+    assert!(code == 0 || code == 2, "{err}");
+    assert!(err.contains("warning: --timeout 0.001"), "{err}");
+    let (_, _, err) = gpumc(&["check", "--timeout", "30", "examples/MP-weak.litmus"]);
+    assert!(!err.contains("warning"), "{err}");
+}
