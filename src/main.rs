@@ -3,10 +3,10 @@
 mod hwcli;
 
 use clap::{Parser, Subcommand};
+use gpumc::bar::Bar;
 use gpumc::driver::{self, Config, ModelCache, Property};
 use gpumc::isolate::Rendered;
 use rayon::prelude::*;
-use gpumc::bar::Bar;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -61,10 +61,14 @@ struct CheckOpts {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Check litmus tests (files or directories, recursively *.litmus).
+    /// Check litmus tests and SPIR-V kernels (files, directories searched
+    /// recursively for *.litmus and *.spvasm, or `-` for standard input).
     Check {
         #[command(flatten)]
         opts: CheckOpts,
+        /// Test files, directories, or `-`: one test read from standard
+        /// input (reported as `<stdin>`; litmus or SPIR-V assembly, told
+        /// apart by content).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
@@ -325,8 +329,7 @@ impl Spooled {
             .map_or(0, |d| d.subsec_nanos());
         // No extension: the front-end is chosen by the name `<stdin>`'s
         // absence of one, i.e. by content.
-        let path =
-            std::env::temp_dir().join(format!("gpumc-stdin-{}-{nanos}", std::process::id()));
+        let path = std::env::temp_dir().join(format!("gpumc-stdin-{}-{nanos}", std::process::id()));
         std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(Spooled(path))
     }
@@ -355,10 +358,9 @@ fn check_inputs(
             continue;
         }
         match driver::expand_paths(std::slice::from_ref(p)) {
-            Ok(found) if found.is_empty() && p.is_dir() => errors.push(format!(
-                "no .litmus/.spvasm files under {}",
-                p.display()
-            )),
+            Ok(found) if found.is_empty() && p.is_dir() => {
+                errors.push(format!("no .litmus/.spvasm files under {}", p.display()))
+            }
             Ok(found) => files.extend(found.into_iter().map(|f| (f.clone(), f))),
             Err(e) => errors.push(e.to_string()),
         }

@@ -60,7 +60,8 @@ pub enum ProgressCmd {
         /// One JSON array of {file, model, verdict} objects.
         #[arg(long)]
         json: bool,
-        /// Test files (`<id>.txt` or `<id>_simple.txt`) or directories.
+        /// Test files (`<id>.txt` or `<id>_simple.txt`), directories, or
+        /// `-`: one test read from standard input.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
@@ -237,6 +238,39 @@ pub fn run_captured(args: &ProgressArgs) -> (i32, String) {
     }
 }
 
+/// The name a test read from standard input (`-`) goes by.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Loads the tests under `paths` (files and directories, as
+/// [`corpus::load`]); `-` reads one test from standard input, named
+/// `<stdin>` in reports and error positions.
+pub fn load_tests(paths: &[PathBuf]) -> Result<Vec<TestFile>> {
+    let mut out = Vec::new();
+    let mut stdin_read = false;
+    for p in paths {
+        if p.as_os_str() != "-" {
+            out.extend(corpus::load(std::slice::from_ref(p))?);
+            continue;
+        }
+        if stdin_read {
+            return Err(usage("`-` (standard input) given more than once"));
+        }
+        stdin_read = true;
+        let name = Path::new(STDIN_NAME);
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+            .map_err(|e| Error::io(name, e))?;
+        let test = super::parse::parse(&text).map_err(|e| e.in_file(name))?;
+        out.push(TestFile {
+            path: name.to_path_buf(),
+            test,
+            config: None,
+            id: "stdin".to_string(),
+        });
+    }
+    Ok(out)
+}
+
 fn usage(msg: impl Into<String>) -> Error {
     Error::new(ErrorKind::Usage, msg)
 }
@@ -269,7 +303,7 @@ pub struct CheckRecord {
 /// Decides `models` on every test under `paths` (the library form of
 /// `gpumc progress check`).
 pub fn check_paths(models: &[Model], paths: &[PathBuf]) -> Result<Vec<CheckRecord>> {
-    let tests = corpus::load(paths)?;
+    let tests = load_tests(paths)?;
     let mut out = Vec::with_capacity(tests.len() * models.len());
     for tf in &tests {
         let verdicts: Vec<Verdict> = if models.len() == Model::ALL.len() {
@@ -314,7 +348,7 @@ fn check(buf: &mut String, model: &str, json: bool, paths: &[PathBuf]) -> Result
 
 /// Loads and decides every test under `paths`.
 pub fn decide_paths(paths: &[PathBuf]) -> Result<Vec<(TestFile, Verdicts)>> {
-    corpus::load(paths)?
+    load_tests(paths)?
         .into_iter()
         .map(|tf| {
             let v = decide_all(&tf.test).map_err(|e| e.in_file(&tf.path))?;
@@ -659,7 +693,7 @@ fn export(
     json: bool,
     paths: &[PathBuf],
 ) -> Result<()> {
-    let tests = corpus::load(paths)?;
+    let tests = load_tests(paths)?;
     let archs: &[Arch] = match arch {
         ExportArch::Vulkan => &[Arch::Vulkan],
         ExportArch::Ptx => &[Arch::Ptx],
@@ -720,7 +754,7 @@ fn export(
 }
 
 fn print(buf: &mut String, form: Form, json: bool, paths: &[PathBuf]) -> Result<()> {
-    let tests = corpus::load(paths)?;
+    let tests = load_tests(paths)?;
     if json {
         let v: Vec<_> = tests
             .iter()

@@ -264,9 +264,7 @@ pub fn parse_program(src: &str, name: &Path) -> Result<Program> {
         Some(other) => {
             return Err(Error::new(
                 ErrorKind::Unsupported,
-                format!(
-                    "unsupported: input format `{other}` (expected a .litmus or .spvasm file)"
-                ),
+                format!("unsupported: input format `{other}` (expected a .litmus or .spvasm file)"),
             )
             .in_file(name))
         }
