@@ -9,8 +9,8 @@
 //! [`models`]) → verdicts and reports ([`report`]). The progress-model
 //! toolkit ([`progress`]) stands beside it. What is its own is the part
 //! that needs clap or talks to processes: test generation with its option
-//! enums ([`gen`]), the `gpumc progress` subcommands ([`progress::cli`]) and
-//! worker-process isolation ([`isolate`]).
+//! enums ([`gen`]), the `gpumc progress` subcommands ([`progress::cli`]),
+//! worker-process isolation ([`isolate`]) and the progress bar ([`bar`]).
 
 pub use gpumc_core::{cat, diag, guard, ir, models, rel, vocab};
 pub use gpumc_frontend as frontend;

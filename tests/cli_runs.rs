@@ -286,3 +286,64 @@ fn progress_check_reads_standard_input() {
     assert_eq!(code, 2);
     assert!(err.starts_with("<stdin>:1:"), "{err}");
 }
+
+// ---- 2. Progress bars --------------------------------------------------------
+
+/// Runs `gpumc ARGS` with stderr on a terminal (a pseudo-terminal made by
+/// util-linux `script`) and stdout discarded; returns what the terminal
+/// showed, or `None` where `script` is missing.
+fn on_a_terminal(args: &str) -> Option<String> {
+    let have = Command::new("script")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !have {
+        eprintln!("skipped: util-linux `script` is not installed (no pseudo-terminal)");
+        return None;
+    }
+    let cmd = format!("{} {args} > /dev/null", env!("CARGO_BIN_EXE_gpumc"));
+    let out = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .current_dir(ROOT)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run script");
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A bar is drawn while several tests run, on a terminal only: never when
+/// stderr is piped, never with `--json`.
+#[test]
+fn progress_bars_on_a_terminal_only() {
+    let dir = scratch("bars");
+    for k in 0..5 {
+        std::fs::copy(
+            Path::new(ROOT).join("examples/MP-weak.litmus"),
+            dir.join(format!("t{k}.litmus")),
+        )
+        .unwrap();
+    }
+    let csv = dir.join("x.csv");
+    let rows: String = (0..5).map(|k| format!("t{k}.litmus,1\n")).collect();
+    std::fs::write(&csv, rows).unwrap();
+    let Some(tty) = on_a_terminal(&format!("check {}", s(&dir))) else {
+        return;
+    };
+    assert!(tty.contains("/5 "), "no bar over 5 tests: {tty:?}");
+    let tty = on_a_terminal(&format!("check --json {}", s(&dir))).unwrap();
+    assert!(!tty.contains("/5 "), "a bar with --json: {tty:?}");
+    let tty = on_a_terminal(&format!("suite --expected {} --root {}", s(&csv), s(&dir))).unwrap();
+    assert!(tty.contains("/5 "), "no bar in suite: {tty:?}");
+    let tty = on_a_terminal("progress synth --threads 2 --instructions 3").unwrap();
+    assert!(
+        tty.contains("2t_3i: candidate programs"),
+        "no synthesis bar: {tty:?}"
+    );
+    // Piped: nothing but the totals on stderr.
+    let (_, _, err) = gpumc(&["check", &s(&dir)]);
+    assert!(!err.contains("/5 ") && !err.contains('\u{1b}'), "{err:?}");
+    let (_, _, err) = gpumc(&["progress", "synth", "--threads", "2", "--instructions", "3"]);
+    assert!(err.is_empty(), "{err:?}");
+}

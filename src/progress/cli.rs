@@ -216,6 +216,7 @@ pub fn run_captured(args: &ProgressArgs) -> (i32, String) {
                 max_actions: *max_actions,
                 unbounded: *unbounded,
                 compare: compare.clone(),
+                bar: !*json,
             };
             synth_cmd(buf, &configs, &opts, *json)
         }
@@ -423,6 +424,8 @@ pub struct SynthOpts {
     pub max_actions: Option<usize>,
     pub unbounded: bool,
     pub compare: Option<PathBuf>,
+    /// Draw a progress bar on stderr (when it is a terminal).
+    pub bar: bool,
 }
 
 /// What synthesis found for one configuration.
@@ -535,10 +538,24 @@ pub fn synth_report(
             synth::MAX_THREAD_PROGRAMS
         )));
     }
+    let label = config_label(threads, instructions);
     let start = Instant::now();
-    let tests = synth::synthesize(threads, instructions, scope);
+    let bar = crate::bar::Bar::new(u64::try_from(candidates).unwrap_or(u64::MAX), opts.bar);
+    bar.set_message(&format!("{label}: candidate programs"));
+    let tests = synth::synthesize_observed(threads, instructions, scope, &|n| bar.inc_by(n));
+    bar.finish();
     let seconds = start.elapsed().as_secs_f64();
-    let verdicts: Vec<Verdicts> = tests.iter().map(decide_all).collect::<Result<_>>()?;
+    let bar = crate::bar::Bar::new(tests.len() as u64, opts.bar);
+    bar.set_message(&format!("{label}: 11 models per test"));
+    let verdicts: Vec<Verdicts> = tests
+        .iter()
+        .map(|t| {
+            let v = decide_all(t);
+            bar.inc();
+            v
+        })
+        .collect::<Result<_>>()?;
+    bar.finish();
     let table = classify(&verdicts);
     let ids_in = |b: Bucket| -> Vec<usize> {
         table
