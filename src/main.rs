@@ -34,8 +34,10 @@ struct CheckOpts {
     /// Property: safety | races | liveness (Dat3M aliases: program_spec, cat_spec, termination).
     #[arg(long, default_value = "safety")]
     property: String,
-    /// Progress model for liveness: fair | hsa | obe | hsa_obe | lobe | unfair, or per scope
-    /// level, e.g. "default=FAIR;QF=OBE;SG=UNFAIR" (levels SG/WG/QF/DV for Vulkan, CTA/GPU for PTX).
+    /// Progress model for liveness (weakly fair, Sorensen et al., OOPSLA'21):
+    /// fair | hsa | obe | hsa-obe | lobe | unfair, or one per scope level, e.g.
+    /// "default=fair;QF=obe;SG=unfair" (levels SG/WG/QF/DV for Vulkan, CTA/GPU/SYS for PTX).
+    /// Names as in `gpumc progress` (docs/PROGRESS.md; `weak-obe` is `obe`).
     #[arg(long, default_value = "fair")]
     progress: String,
     /// Engine: explicit | symbolic | auto (symbolic for large tests; liveness: its stuck-configuration search).

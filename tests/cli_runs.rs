@@ -347,3 +347,117 @@ fn progress_bars_on_a_terminal_only() {
     let (_, _, err) = gpumc(&["progress", "synth", "--threads", "2", "--instructions", "3"]);
     assert!(err.is_empty(), "{err:?}");
 }
+
+// ---- 4. One naming of progress models ------------------------------------------
+
+const SPIN: &str = "PTX spin\n\"P0 waits for x to be 1; no one writes it\"\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n LC00: ;\n ld.relaxed.gpu r0, x ;\n beq r0, 0, LC00 ;\nexists\n(x == 0)\n";
+
+/// `check --progress` takes the canonical names, the `gpumc progress`
+/// names of the weak variants and the old spellings, and prints only the
+/// canonical name.
+#[test]
+fn check_progress_names_are_canonical_and_aliases_are_accepted() {
+    let dir = scratch("spin");
+    let f = dir.join("spin.litmus");
+    std::fs::write(&f, SPIN).unwrap();
+    for name in [
+        "hsa-obe",
+        "HSA_OBE",
+        "hsa_obe",
+        "HSA+OBE",
+        "hsaobe",
+        "weak-hsa-obe",
+        "Weak_HSA_OBE",
+    ] {
+        let (code, out, err) = gpumc(&[
+            "check",
+            "--json",
+            "--property",
+            "liveness",
+            "--progress",
+            name,
+            &s(&f),
+        ]);
+        assert_eq!(code, 0, "{name}: {err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        assert_eq!(v["verdict"], "FAIL", "{name}: {out}");
+        assert_eq!(v["liveness"]["progress"], "hsa-obe", "{name}: {out}");
+        assert!(
+            !out.contains("HSA_OBE") && !out.contains("hsa_obe"),
+            "{out}"
+        );
+    }
+    // Per level: canonical names in the report too.
+    let (_, out, _) = gpumc(&[
+        "check",
+        "--json",
+        "--property",
+        "liveness",
+        "--progress",
+        "default=FAIR;CTA=HSA_OBE",
+        &s(&f),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(
+        v["liveness"]["progress"], "default=fair;CTA=hsa-obe",
+        "{out}"
+    );
+    // Strong fairness is the toolkit's, and the error says where.
+    let (code, _, err) = gpumc(&[
+        "check",
+        "--property",
+        "liveness",
+        "--progress",
+        "strong-obe",
+        &s(&f),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("gpumc progress check --model strong-obe"),
+        "{err}"
+    );
+}
+
+#[test]
+fn progress_tool_names_are_canonical_and_aliases_are_accepted() {
+    let test = "THREAD0\natomic_exch_branch(0,1,0,0)\n\nTHREAD1\natomic_exch_branch(0,0,1,0)\n";
+    let (_, expected, _) = gpumc_in(
+        &["progress", "check", "--model", "weak-hsa-obe", "-"],
+        Some(test),
+    );
+    assert!(expected.starts_with("<stdin>: weak-hsa-obe "), "{expected}");
+    for alias in [
+        "hsa-obe",
+        "HSA_OBE",
+        "weak_hsa_obe",
+        "WEAK-HSA+OBE",
+        "weak-hsaobe",
+    ] {
+        let (code, out, err) = gpumc_in(&["progress", "check", "--model", alias, "-"], Some(test));
+        assert_eq!(code, 0, "{alias}: {err}");
+        assert_eq!(out, expected, "{alias}");
+    }
+    let (_, out, _) = gpumc_in(
+        &["progress", "check", "--model", "strong_hsa_obe", "-"],
+        Some(test),
+    );
+    assert!(out.starts_with("<stdin>: strong-hsa-obe "), "{out}");
+    let (code, _, err) = gpumc_in(
+        &["progress", "check", "--model", "medium-obe", "-"],
+        Some(test),
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("weak-hsa-obe"), "{err}");
+}
+
+/// Help texts name the models canonically.
+#[test]
+fn help_names_progress_models_canonically() {
+    for args in [&["check", "--help"][..], &["progress", "check", "--help"]] {
+        let (_, out, _) = gpumc(args);
+        assert!(out.contains("hsa-obe"), "{args:?}: {out}");
+        for old in ["hsa_obe", "HSA_OBE", "FAIR", "OBE;"] {
+            assert!(!out.contains(old), "{args:?} mentions {old}: {out}");
+        }
+    }
+}

@@ -54,7 +54,9 @@ pub enum ProgressCmd {
     Check {
         /// A model name (unfair, weak-fair, strong-fair, weak-hsa,
         /// strong-hsa, weak-obe, strong-obe, weak-hsa-obe, strong-hsa-obe,
-        /// weak-lobe, strong-lobe) or `all`.
+        /// weak-lobe, strong-lobe), a comma-separated list, or `all`. A
+        /// base alone (`obe`) is its weak variant, as in
+        /// `gpumc check --progress`.
         #[arg(long, default_value = "all")]
         model: String,
         /// One JSON array of {file, model, verdict} objects.
