@@ -46,7 +46,8 @@ struct CheckOpts {
     /// Ignore the tests' `filter` clauses.
     #[arg(long)]
     ignore_filter: bool,
-    /// One JSON object per test per line.
+    /// JSON lines: one report object per test (`suite`: then the totals);
+    /// docs/JSON.md.
     #[arg(long)]
     json: bool,
     /// Wall-clock limit per test, seconds (0: none); past it the verdict is UNKNOWN.
@@ -571,7 +572,19 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
             median
         );
     }
-    if missing > 0 {
+    if opts.json {
+        // JSON lines to the end: the totals are the last object.
+        let v = serde_json::json!({
+            "suite": csv.display().to_string(),
+            "rows": results.len(),
+            "passed": passed,
+            "failed": failed,
+            "missing": missing,
+            "wall_s": wall,
+            "median_ms": median,
+        });
+        let _ = writeln!(out, "{v}");
+    } else if missing > 0 {
         let _ = writeln!(out, "{passed} passed, {failed} failed, {missing} skipped");
     } else {
         let _ = writeln!(out, "{passed} passed, {failed} failed");

@@ -105,11 +105,13 @@ fn a_suite_with_a_missing_file_checks_the_rest_and_fails() {
     assert!(err.contains("1 of 2 files named in"), "{err}");
     let (code, out, _) = gpumc(&["suite", "--json", "--expected", &s(&csv), "--root", ROOT]);
     assert_eq!(code, 2);
-    let objects: Vec<serde_json::Value> = out
+    let mut objects: Vec<serde_json::Value> = out
         .lines()
-        .filter(|l| l.starts_with('{'))
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .map(|l| serde_json::from_str(l).expect("JSON lines only"))
         .collect();
+    let totals = objects.pop().expect("the totals last");
+    assert_eq!(totals["missing"], 1, "{out}");
+    assert_eq!(totals["passed"], 1, "{out}");
     assert_eq!(objects.len(), 2, "{out}");
     let missing = objects
         .iter()
@@ -460,4 +462,63 @@ fn help_names_progress_models_canonically() {
             assert!(!out.contains(old), "{args:?} mentions {old}: {out}");
         }
     }
+}
+
+// ---- 5. JSON lines everywhere ------------------------------------------------
+
+/// Every `gpumc progress … --json` prints JSON lines, one object per line,
+/// as `check`, `suite` and `run` do (docs/JSON.md).
+#[test]
+fn progress_json_is_json_lines() {
+    let dir = scratch("progress-json");
+    for (name, t) in [
+        (
+            "0.txt",
+            "THREAD0\natomic_exch_branch(0,1,0,0)\n\nTHREAD1\natomic_exch_branch(0,0,1,0)\n",
+        ),
+        ("1.txt", "THREAD0\natomic_exch_branch(0,0,0,0)\n"),
+    ] {
+        std::fs::write(dir.join(name), t).unwrap();
+    }
+    let lines = |args: &[&str]| -> Vec<serde_json::Value> {
+        let (code, out, err) = gpumc(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        out.lines()
+            .map(|l| {
+                serde_json::from_str(l)
+                    .unwrap_or_else(|e| panic!("{args:?}: not a JSON line ({e}): {l}"))
+            })
+            .collect()
+    };
+    let d = s(&dir);
+    let check = lines(&[
+        "progress",
+        "check",
+        "--json",
+        "--model",
+        "weak-obe,strong-obe",
+        &d,
+    ]);
+    assert_eq!(check.len(), 4);
+    assert!(check
+        .iter()
+        .all(|v| v["verdict"] == "PASS" || v["verdict"] == "FAIL"));
+    assert_eq!(lines(&["progress", "table", "--json", &d]).len(), 1);
+    assert_eq!(lines(&["progress", "print", "--json", &d]).len(), 2);
+    let out = dir.join("out");
+    assert_eq!(
+        lines(&["progress", "export", "--json", "--out", &s(&out), &d]).len(),
+        4
+    );
+    let synth = lines(&[
+        "progress",
+        "synth",
+        "--json",
+        "--threads",
+        "2",
+        "--instructions",
+        "2",
+    ]);
+    assert_eq!(synth.len(), 1);
+    assert_eq!(synth[0]["tests"], 8);
 }

@@ -72,7 +72,7 @@ pub struct HwOpts {
 pub struct RunArgs {
     #[command(flatten)]
     pub hw: HwOpts,
-    /// One JSON object per test per line.
+    /// JSON lines: one report object per test (docs/JSON.md).
     #[arg(long)]
     pub json: bool,
     /// Campaign directory: results are appended to DIR/results.jsonl as
@@ -96,6 +96,7 @@ pub struct DevicesArgs {
     /// Only this backend.
     #[arg(long)]
     pub backend: Option<BackendChoice>,
+    /// JSON lines: one object per device.
     #[arg(long)]
     pub json: bool,
 }

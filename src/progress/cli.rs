@@ -59,7 +59,7 @@ pub enum ProgressCmd {
         /// `gpumc check --progress`.
         #[arg(long, default_value = "all")]
         model: String,
-        /// One JSON array of {file, model, verdict} objects.
+        /// JSON lines: one {file, model, verdict} object per (test, model).
         #[arg(long)]
         json: bool,
         /// Test files (`<id>.txt` or `<id>_simple.txt`), directories, or
@@ -70,6 +70,7 @@ pub enum ProgressCmd {
     /// Classify tests into distinguishing / conformance tests and print
     /// Sorensen et al., OOPSLA'21 Table 4 with the literal pass counts.
     Table {
+        /// One JSON line: {table, per_config, tests}.
         #[arg(long)]
         json: bool,
         /// Also print the table of each `<T>_threads_<I>_instructions` group.
@@ -107,6 +108,7 @@ pub enum ProgressCmd {
         /// which published tests the synthesized set contains.
         #[arg(long)]
         compare: Option<PathBuf>,
+        /// JSON lines: one report object per configuration.
         #[arg(long)]
         json: bool,
     },
@@ -126,6 +128,7 @@ pub enum ProgressCmd {
         /// shared back edge per loop head.
         #[arg(long, value_enum, default_value_t = Loops::Corpus)]
         loops: Loops,
+        /// JSON lines: one {file, arch, litmus} object per file written.
         #[arg(long)]
         json: bool,
         #[arg(required = true)]
@@ -135,6 +138,7 @@ pub enum ProgressCmd {
     Print {
         #[arg(long, value_enum, default_value_t = Form::Txt)]
         form: Form,
+        /// JSON lines: one {file, threads, txt, simple} object per test.
         #[arg(long)]
         json: bool,
         #[arg(required = true)]
@@ -402,12 +406,9 @@ fn table(buf: &mut String, json: bool, per_config: bool, paths: &[PathBuf]) -> R
             .iter()
             .map(|(l, c)| json!({"config": l, "table": c}))
             .collect();
+        // One result: one JSON line.
         let v = json!({"table": all, "per_config": groups, "tests": tests});
-        outln!(
-            buf,
-            "{}",
-            serde_json::to_string_pretty(&v).unwrap_or_default()
-        );
+        outln!(buf, "{v}");
     } else {
         out!(buf, "{}", format_table(&all));
         for (label, c) in &groups {
@@ -621,20 +622,18 @@ fn synth_cmd(
     opts: &SynthOpts,
     json: bool,
 ) -> Result<()> {
-    let mut reports = Vec::new();
     for &(t, i) in configs {
         let (report, tests) = synth_report(t, i, opts)?;
-        if !json {
+        if json {
+            // One JSON line per configuration.
+            outln!(
+                buf,
+                "{}",
+                serde_json::to_string(&report).unwrap_or_default()
+            );
+        } else {
             print_synth_report(buf, &report, &tests);
         }
-        reports.push(report);
-    }
-    if json {
-        outln!(
-            buf,
-            "{}",
-            serde_json::to_string_pretty(&reports).unwrap_or_default()
-        );
     }
     Ok(())
 }
@@ -756,11 +755,10 @@ fn export(
         }
     }
     if json {
-        outln!(
-            buf,
-            "{}",
-            serde_json::to_string_pretty(&written).unwrap_or_default()
-        );
+        // One JSON line per file written.
+        for w in &written {
+            outln!(buf, "{w}");
+        }
     } else {
         outln!(
             buf,
@@ -775,22 +773,16 @@ fn export(
 fn print(buf: &mut String, form: Form, json: bool, paths: &[PathBuf]) -> Result<()> {
     let tests = load_tests(paths)?;
     if json {
-        let v: Vec<_> = tests
-            .iter()
-            .map(|tf| {
-                json!({
-                    "file": tf.path.display().to_string(),
-                    "threads": tf.test.threads,
-                    "txt": to_txt(&tf.test),
-                    "simple": to_simple(&tf.test),
-                })
-            })
-            .collect();
-        outln!(
-            buf,
-            "{}",
-            serde_json::to_string_pretty(&v).unwrap_or_default()
-        );
+        // One JSON line per test.
+        for tf in &tests {
+            let v = json!({
+                "file": tf.path.display().to_string(),
+                "threads": tf.test.threads,
+                "txt": to_txt(&tf.test),
+                "simple": to_simple(&tf.test),
+            });
+            outln!(buf, "{v}");
+        }
         return Ok(());
     }
     let many = tests.len() > 1;
