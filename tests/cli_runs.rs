@@ -522,3 +522,69 @@ fn progress_json_is_json_lines() {
     assert_eq!(synth.len(), 1);
     assert_eq!(synth[0]["tests"], 8);
 }
+
+// ---- 6. Citations ------------------------------------------------------------
+
+/// The help of every command and subcommand, walked from `gpumc --help`.
+fn all_help() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut todo: Vec<Vec<String>> = vec![vec![]];
+    while let Some(cmd) = todo.pop() {
+        let mut args: Vec<&str> = cmd.iter().map(String::as_str).collect();
+        args.push("--help");
+        let (code, text, err) = gpumc(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let subcommands = text
+            .split("Commands:\n")
+            .nth(1)
+            .map(|rest| rest.split("\n\n").next().unwrap_or(""))
+            .unwrap_or("");
+        for line in subcommands.lines() {
+            let name = line.split_whitespace().next().unwrap_or("");
+            if !name.is_empty() && name != "help" {
+                let mut sub = cmd.clone();
+                sub.push(name.to_string());
+                todo.push(sub);
+            }
+        }
+        out.push((cmd.join(" "), text));
+    }
+    out
+}
+
+/// Help texts cite papers by author, venue and year, never by a seed
+/// number of the project's reading list.
+#[test]
+fn help_texts_cite_papers_not_seeds() {
+    let helps = all_help();
+    let names: Vec<&str> = helps.iter().map(|(c, _)| c.as_str()).collect();
+    for expected in [
+        "check",
+        "suite",
+        "progress",
+        "progress synth",
+        "run",
+        "tune",
+        "mutants",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} not walked: {names:?}"
+        );
+    }
+    for (cmd, text) in &helps {
+        let lower = text.to_lowercase();
+        for bad in ["seed 0", "seed 00", "seeds/", "shared/notes"] {
+            assert!(
+                !lower.contains(bad),
+                "`gpumc {cmd} --help` says {bad:?}:\n{text}"
+            );
+        }
+    }
+    // And the papers are cited where the help leans on them.
+    let progress = &helps.iter().find(|(c, _)| c == "progress").unwrap().1;
+    assert!(
+        progress.contains("Sorensen et al., OOPSLA'21"),
+        "{progress}"
+    );
+}

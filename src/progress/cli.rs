@@ -79,8 +79,8 @@ pub enum ProgressCmd {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
-    /// Enumerate every canonical test of the paper's space for a
-    /// configuration and report the counts.
+    /// Enumerate every canonical test of the test space of Sorensen et
+    /// al., OOPSLA'21 for a configuration and report the counts.
     Synth {
         /// Number of threads.
         #[arg(long, required_unless_present = "all")]
@@ -675,7 +675,7 @@ fn print_synth_report(buf: &mut String, r: &SynthReport, tests: &[Test]) {
     outln!(buf, "  Table 4 strong D: {}", d(|r| r.strong_d));
     outln!(
         buf,
-        "  strong-OBE distinguishing (none in the paper): {}",
+        "  strong-OBE distinguishing (none in Sorensen et al., OOPSLA'21): {}",
         r.strong_obe_distinguishing.len()
     );
     if let Some(&first) = r.strong_obe_distinguishing.first() {
