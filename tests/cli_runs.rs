@@ -588,3 +588,62 @@ fn help_texts_cite_papers_not_seeds() {
         "{progress}"
     );
 }
+
+// ---- 7. SPIR-V names from OpName ---------------------------------------------
+
+/// `examples/race-if-n.spvasm` with its buffer renamed to the numeric id
+/// `%14`, the way `spirv-dis --raw-id` prints it, and an `OpName`.
+fn numbered_race(opname: &str, header_name: &str) -> String {
+    let src = std::fs::read_to_string(Path::new(ROOT).join("examples/race-if-n.spvasm")).unwrap();
+    let mut out = String::new();
+    for line in src.lines() {
+        let line = if line.starts_with("; @Input:") {
+            line.replace("%out", header_name)
+        } else {
+            line.replace("%out", "%14")
+        };
+        out.push_str(&line);
+        out.push('\n');
+        if line.contains("OpMemberName %PC 0") {
+            out.push_str(opname);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Witnesses, races and states name SPIR-V variables by their `OpName`,
+/// not by a numeric id; without a usable `OpName` (none, or one two ids
+/// share) the id stays.
+#[test]
+fn spirv_locations_are_named_by_opname() {
+    let dir = scratch("opname");
+    let run = |text: &str| -> serde_json::Value {
+        let f = dir.join("k.spvasm");
+        std::fs::write(&f, text).unwrap();
+        let (code, out, err) = gpumc(&["check", "--json", "--property", "races", &s(&f)]);
+        assert_eq!(code, 0, "{err}{out}");
+        serde_json::from_str(out.trim()).expect("one JSON object")
+    };
+    let named = run(&numbered_race("               OpName %14 \"out\"", "%14"));
+    assert_eq!(named["verdict"], "FAIL");
+    let text = named.to_string();
+    assert!(text.contains("%out[0][0]"), "{text}");
+    assert!(!text.contains("%14["), "{text}");
+    // The header may use the OpName too.
+    let by_name = run(&numbered_race("               OpName %14 \"out\"", "%out"));
+    assert_eq!(by_name["verdict"], "FAIL");
+    assert!(by_name.to_string().contains("%out[0][0]"));
+    // No OpName: the id.
+    let plain = run(&numbered_race("", "%14"));
+    assert!(plain.to_string().contains("%14[0][0]"), "{plain}");
+    // Two ids with one name: neither takes it, names stay unique.
+    let twice = run(&numbered_race(
+        "               OpName %14 \"pc\"\n               OpName %main \"pc\"",
+        "%14",
+    ));
+    assert!(twice.to_string().contains("%14[0][0]"), "{twice}");
+    // A name that is another id's: not taken either.
+    let clash = run(&numbered_race("               OpName %14 \"pc\"", "%14"));
+    assert!(clash.to_string().contains("%14[0][0]"), "{clash}");
+}
