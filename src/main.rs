@@ -377,6 +377,13 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
         Ok(c) => c,
         Err(e) => return usage_error(&e),
     };
+    if cfg.property != Property::Liveness && cfg.progress.text != "fair" {
+        // (`suite` rows carry their own property: this is `check`'s alone.)
+        warn(&format!(
+            "--progress {} has no effect without --property liveness",
+            cfg.progress.text
+        ));
+    }
     let dashes = paths.iter().filter(|p| p.as_os_str() == "-").count();
     if dashes > 1 {
         return usage_error("`-` (standard input) given more than once");

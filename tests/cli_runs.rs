@@ -223,6 +223,13 @@ fn a_tiny_timeout_is_warned_about() {
     assert!(err.contains("warning: --timeout 0.001"), "{err}");
     let (_, _, err) = gpumc(&["check", "--timeout", "30", "examples/MP-weak.litmus"]);
     assert!(!err.contains("warning"), "{err}");
+    // A progress model for a safety check means nothing.
+    let (code, _, err) = gpumc(&["check", "--progress", "obe", "examples/MP-weak.litmus"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: --progress obe has no effect"),
+        "{err}"
+    );
 }
 
 // ---- 3. Standard input -----------------------------------------------------

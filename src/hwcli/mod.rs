@@ -177,9 +177,9 @@ pub fn run(args: &RunArgs) -> u8 {
     let bar = Bar::new(files.len() as u64, !args.json);
     let mut reports: Vec<TestReport> = Vec::new();
     let mut out = std::io::stdout().lock();
-    for (k, f) in files.iter().enumerate() {
+    for f in &files {
         let file = f.display().to_string();
-        bar.set_message(&format!("{}/{} {}", k + 1, files.len(), short(&file)));
+        bar.set_message(short(&file));
         // Read once: the dialect picks the backend, the program runs.
         let program = driver::load_program(f);
         let report = match program
