@@ -350,6 +350,17 @@ fn progress_bars_on_a_terminal_only() {
         tty.contains("2t_3i: candidate programs"),
         "no synthesis bar: {tty:?}"
     );
+    // A hardware run (on the reference interpreter): tests and launches.
+    let tty = on_a_terminal(&format!(
+        "run --backend interp --iterations 3 --seed 1 {}/t0.litmus {}/t1.litmus",
+        s(&dir),
+        s(&dir)
+    ))
+    .unwrap();
+    assert!(
+        tty.contains("/2 ") && tty.contains("launch "),
+        "no run bar: {tty:?}"
+    );
     // Piped: nothing but the totals on stderr.
     let (_, _, err) = gpumc(&["check", &s(&dir)]);
     assert!(!err.contains("/5 ") && !err.contains('\u{1b}'), "{err:?}");
