@@ -61,6 +61,10 @@ impl Rendered {
 #[derive(Serialize, Deserialize)]
 struct Request {
     path: PathBuf,
+    /// The name the report and error positions use, when not `path`
+    /// (`<stdin>` for standard input spooled to a temporary file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<PathBuf>,
     model: Option<String>,
     bound: u32,
     property: Property,
@@ -72,9 +76,10 @@ struct Request {
 }
 
 impl Request {
-    fn new(path: &Path, cfg: &Config) -> Request {
+    fn new(path: &Path, name: &Path, cfg: &Config) -> Request {
         Request {
             path: path.to_path_buf(),
+            name: (name != path).then(|| name.to_path_buf()),
             model: cfg.model.clone(),
             bound: cfg.bound,
             property: cfg.property,
@@ -120,14 +125,21 @@ impl Pool {
     /// past the deadline yields an `ERROR` or `UNKNOWN` report; a worker
     /// that cannot be started at all, the check in this process.
     pub fn check(&self, path: &Path, cfg: &Config, cache: &ModelCache) -> Rendered {
-        let request = serde_json::to_string(&Request::new(path, cfg)).expect("serialisable");
+        self.check_as(path, path, cfg, cache)
+    }
+
+    /// [`Pool::check`] of the program in `file`, reported under `name`
+    /// (`driver::check_file_as`).
+    pub fn check_as(&self, file: &Path, name: &Path, cfg: &Config, cache: &ModelCache) -> Rendered {
+        let path = name;
+        let request = serde_json::to_string(&Request::new(file, name, cfg)).expect("serialisable");
         // A request that cannot be written: one retry with a fresh worker.
         for _ in 0..2 {
             let mut w = match self.worker() {
                 Ok(w) => w,
                 Err(e) => {
                     eprintln!("gpumc: cannot start a worker process ({e}); checking in-process");
-                    return Rendered::of(&driver::check_file(path, cfg, cache));
+                    return Rendered::of(&driver::check_file_as(file, name, cfg, cache));
                 }
             };
             let start = Instant::now();
@@ -398,11 +410,13 @@ pub fn worker_main() -> u8 {
             Ok(req) => match req.config() {
                 Ok(cfg) => {
                     limit_address_space(cfg.limits.max_memory_mb);
-                    Rendered::of(&driver::check_file(&req.path, &cfg, &cache))
+                    let name = req.name.as_deref().unwrap_or(&req.path);
+                    Rendered::of(&driver::check_file_as(&req.path, name, &cfg, &cache))
                 }
                 Err(e) => {
                     let cfg = Config::default();
-                    failed(&req.path, &cfg, "ERROR", e, Instant::now())
+                    let name = req.name.as_deref().unwrap_or(&req.path);
+                    failed(name, &cfg, "ERROR", e, Instant::now())
                 }
             },
             Err(e) => {

@@ -10,13 +10,15 @@
 //! toolkit ([`progress`]) stands beside it. What is its own is the part
 //! that needs clap or talks to processes: test generation with its option
 //! enums ([`gen`]), the `gpumc progress` subcommands ([`progress::cli`]),
-//! worker-process isolation ([`isolate`]) and the HTML reports ([`html`]),
-//! which combine verification reports and hardware runs.
+//! worker-process isolation ([`isolate`]), the progress bar ([`bar`]) and
+//! the HTML reports ([`html`]), which combine verification reports and
+//! hardware runs.
 
 pub use gpumc_core::{cat, diag, guard, ir, models, rel, vocab};
 pub use gpumc_frontend as frontend;
 pub use gpumc_verify::{driver, engine, report};
 
+pub mod bar;
 pub mod gen;
 pub mod html;
 pub mod isolate;

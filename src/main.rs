@@ -3,13 +3,13 @@
 mod hwcli;
 
 use clap::{Parser, Subcommand};
+use gpumc::bar::Bar;
 use gpumc::driver::{self, Config, ModelCache, Property};
 use gpumc::isolate::Rendered;
 use rayon::prelude::*;
-use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 #[derive(Parser)]
@@ -34,8 +34,10 @@ struct CheckOpts {
     /// Property: safety | races | liveness (Dat3M aliases: program_spec, cat_spec, termination).
     #[arg(long, default_value = "safety")]
     property: String,
-    /// Progress model for liveness: fair | hsa | obe | hsa_obe | lobe | unfair, or per scope
-    /// level, e.g. "default=FAIR;QF=OBE;SG=UNFAIR" (levels SG/WG/QF/DV for Vulkan, CTA/GPU for PTX).
+    /// Progress model for liveness (weakly fair, Sorensen et al., OOPSLA'21):
+    /// fair | hsa | obe | hsa-obe | lobe | unfair, or one per scope level, e.g.
+    /// "default=fair;QF=obe;SG=unfair" (levels SG/WG/QF/DV for Vulkan, CTA/GPU/SYS for PTX).
+    /// Names as in `gpumc progress` (docs/PROGRESS.md; `weak-obe` is `obe`).
     #[arg(long, default_value = "fair")]
     progress: String,
     /// Engine: explicit | symbolic | auto (symbolic for large tests; liveness: its stuck-configuration search).
@@ -44,7 +46,8 @@ struct CheckOpts {
     /// Ignore the tests' `filter` clauses.
     #[arg(long)]
     ignore_filter: bool,
-    /// One JSON object per test per line.
+    /// JSON lines: one report object per test (`suite`: then the totals);
+    /// docs/JSON.md.
     #[arg(long)]
     json: bool,
     /// Wall-clock limit per test, seconds (0: none); past it the verdict is UNKNOWN.
@@ -65,10 +68,14 @@ struct CheckOpts {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Check litmus tests (files or directories, recursively *.litmus).
+    /// Check litmus tests and SPIR-V kernels (files, directories searched
+    /// recursively for *.litmus and *.spvasm, or `-` for standard input).
     Check {
         #[command(flatten)]
         opts: CheckOpts,
+        /// Test files, directories, or `-`: one test read from standard
+        /// input (reported as `<stdin>`; litmus or SPIR-V assembly, told
+        /// apart by content).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
@@ -180,13 +187,35 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
             opts.engine
         )
     })?;
+    if opts.bound == 0 {
+        // The engines unroll at least once (`bound.max(1)`): 0 would
+        // silently mean 1.
+        return Err(
+            "--bound 0: a loop body runs at most N times, and N must be at least 1".to_string(),
+        );
+    }
     if let Some(m) = &opts.model {
-        gpumc::models::load(m).map_err(|e| e.to_string())?;
+        let model = load_model(m)?;
+        for w in model_warnings(m, &model, property) {
+            warn(&w);
+        }
     }
     if !(opts.timeout >= 0.0 && opts.timeout.is_finite()) {
         return Err(format!(
             "bad --timeout `{}` (expected seconds, 0 for none)",
             opts.timeout
+        ));
+    }
+    if opts.timeout > 0.0 && opts.timeout < MIN_SENSIBLE_TIMEOUT_S {
+        warn(&format!(
+            "--timeout {} s is very short (the unit is seconds; 0 means no limit): a check that takes longer ends UNKNOWN",
+            opts.timeout
+        ));
+    }
+    if opts.max_memory > 0 && opts.max_memory < MIN_SENSIBLE_MEMORY_MB {
+        warn(&format!(
+            "--max-memory {} MiB is very little (the unit is MiB; 0 means no limit): most checks will end out of memory",
+            opts.max_memory
         ));
     }
     Ok(Config {
@@ -202,6 +231,62 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
             resident: false,
         },
     })
+}
+
+/// Below these, `--timeout` and `--max-memory` are almost certainly a
+/// mistake (a unit confused): a warning says so.
+const MIN_SENSIBLE_TIMEOUT_S: f64 = 0.05;
+const MIN_SENSIBLE_MEMORY_MB: u64 = 16;
+
+fn warn(msg: &str) {
+    eprintln!("gpumc: warning: {msg}");
+}
+
+/// Loads `--model`; a model file with nothing in it (no title, no
+/// statement: an empty or truncated file, or the wrong one) is an error at
+/// its first position.
+fn load_model(m: &str) -> Result<gpumc::cat::Model, String> {
+    let path = std::path::Path::new(m);
+    let embedded = gpumc::models::EMBEDDED.iter().any(|(n, _)| *n == m);
+    if !embedded && path.is_file() {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| gpumc::diag::Error::io(path, e).to_string())?;
+        if let Ok(lexed) = gpumc::cat::lexer::lex(&text) {
+            if lexed.tokens.len() <= 1 {
+                let end = lexed
+                    .tokens
+                    .last()
+                    .map(|t| t.pos)
+                    .unwrap_or(gpumc::ir::Pos { line: 1, col: 1 });
+                return Err(gpumc::diag::Error::syntax(
+                    end,
+                    "empty model: expected a title, definitions and axioms (`acyclic`, `irreflexive`, `empty`)",
+                )
+                .in_file(path)
+                .to_string());
+            }
+        }
+    }
+    gpumc::models::load(m).map_err(|e| e.to_string())
+}
+
+/// What a model without the axioms a property needs means, said before
+/// every verdict depends on it.
+fn model_warnings(m: &str, model: &gpumc::cat::Model, property: Property) -> Vec<String> {
+    let consistency = model.axioms().iter().filter(|a| !a.flag).count();
+    let flags = model.axioms().len() - consistency;
+    let mut out = Vec::new();
+    if consistency == 0 && property != Property::Races {
+        out.push(format!(
+            "model {m} has no axioms: every candidate execution is consistent"
+        ));
+    }
+    if flags == 0 && property == Property::Races {
+        out.push(format!(
+            "model {m} has no `flag` axioms: --property races can find no race"
+        ));
+    }
+    out
 }
 
 /// Checks files in worker processes (`gpumc::isolate`), or in this one
@@ -223,10 +308,11 @@ impl Checker {
         }
     }
 
-    fn check(&self, path: &std::path::Path, cfg: &Config) -> Rendered {
+    /// Checks the program in `file`, reported as `name`.
+    fn check(&self, file: &Path, name: &Path, cfg: &Config) -> Rendered {
         match &self.pool {
-            Some(p) => p.check(path, cfg, &self.cache),
-            None => Rendered::of(&driver::check_file(path, cfg, &self.cache)),
+            Some(p) => p.check_as(file, name, cfg, &self.cache),
+            None => Rendered::of(&driver::check_file_as(file, name, cfg, &self.cache)),
         }
     }
 }
@@ -236,41 +322,129 @@ fn usage_error(msg: &str) -> u8 {
     2
 }
 
+/// Standard input (`gpumc check -`) spooled to a temporary file, so that a
+/// worker process can read it like any file; removed when dropped.
+struct Spooled(PathBuf);
+
+impl Spooled {
+    fn stdin() -> Result<Spooled, String> {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+            .map_err(|e| format!("{}: {e}", driver::STDIN_NAME))?;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        // No extension: the front-end is chosen by the name `<stdin>`'s
+        // absence of one, i.e. by content.
+        let path = std::env::temp_dir().join(format!("gpumc-stdin-{}-{nanos}", std::process::id()));
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Spooled(path))
+    }
+}
+
+impl Drop for Spooled {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The paths `check` was given, expanded: each test as (file to read,
+/// name to report). A directory with no test in it is an error, reported
+/// without stopping the others.
+fn check_inputs(
+    paths: &[PathBuf],
+    stdin: Option<&Spooled>,
+) -> (Vec<(PathBuf, PathBuf)>, Vec<String>) {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for p in paths {
+        if p.as_os_str() == "-" {
+            if let Some(s) = stdin {
+                files.push((s.0.clone(), PathBuf::from(driver::STDIN_NAME)));
+            }
+            continue;
+        }
+        match driver::expand_paths(std::slice::from_ref(p)) {
+            Ok(found) if found.is_empty() && p.is_dir() => {
+                errors.push(format!("no .litmus/.spvasm files under {}", p.display()))
+            }
+            Ok(found) => files.extend(found.into_iter().map(|f| (f.clone(), f))),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    (files, errors)
+}
+
 fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
+    let start = Instant::now();
     let cfg = match config(opts) {
         Ok(c) => c,
         Err(e) => return usage_error(&e),
     };
-    let files = match driver::expand_paths(paths) {
-        Ok(f) => f,
-        Err(e) => return usage_error(&e.to_string()),
+    if cfg.property != Property::Liveness && cfg.progress.text != "fair" {
+        // (`suite` rows carry their own property: this is `check`'s alone.)
+        warn(&format!(
+            "--progress {} has no effect without --property liveness",
+            cfg.progress.text
+        ));
+    }
+    let dashes = paths.iter().filter(|p| p.as_os_str() == "-").count();
+    if dashes > 1 {
+        return usage_error("`-` (standard input) given more than once");
+    }
+    let stdin = if dashes == 1 {
+        match Spooled::stdin() {
+            Ok(s) => Some(s),
+            Err(e) => return usage_error(&e),
+        }
+    } else {
+        None
     };
     let html = match opts.html.as_deref().map(gpumc::html::create).transpose() {
         Ok(h) => h,
         Err(e) => return usage_error(&e),
     };
-    let start = Instant::now();
+    let (files, errors) = check_inputs(paths, stdin.as_ref());
+    for e in &errors {
+        eprintln!("gpumc: {e}");
+    }
     let checker = Checker::new(opts);
-    let progress = Progress::new(files.len(), !opts.json && files.len() > 1);
+    let bar = Bar::new(files.len() as u64, !opts.json && files.len() > 1);
     let reports: Vec<_> = files
         .par_iter()
-        .map(|f| {
-            let r = checker.check(f, &cfg);
-            progress.tick();
+        .map(|(file, name)| {
+            let r = checker.check(file, name, &cfg);
+            bar.inc();
             r
         })
         .collect();
-    progress.done();
+    bar.finish();
     let mut out = std::io::stdout().lock();
-    let mut any_error = false;
+    let mut count = std::collections::BTreeMap::<&str, usize>::new();
     for r in &reports {
-        any_error |= r.verdict == "ERROR";
+        *count.entry(r.verdict.as_str()).or_default() += 1;
         let s = if opts.json {
             r.json.clone() + "\n"
         } else {
             r.text.clone()
         };
         let _ = out.write_all(s.as_bytes());
+    }
+    let _ = out.flush();
+    // Totals of a run over several tests, for the reader (stdout keeps one
+    // report per test, so that `grep`/`--json` consumers see only those).
+    let many = files.len() > 1 || paths.iter().any(|p| p.is_dir());
+    if many && !opts.json && !files.is_empty() {
+        let n = |v: &str| count.get(v).copied().unwrap_or(0);
+        eprintln!(
+            "{} tests: {} PASS, {} FAIL, {} UNKNOWN, {} ERROR in {:.2} s",
+            reports.len(),
+            n("PASS"),
+            n("FAIL"),
+            n("UNKNOWN"),
+            n("ERROR"),
+            start.elapsed().as_secs_f64()
+        );
     }
     if let (Some(file), Some(path)) = (html, &opts.html) {
         let tests: Vec<serde_json::Value> = reports.iter().map(report_value).collect();
@@ -280,7 +454,7 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
             return usage_error(&e);
         }
     }
-    if any_error {
+    if count.contains_key("ERROR") || !errors.is_empty() || files.is_empty() {
         2
     } else {
         0
@@ -300,12 +474,31 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
         Ok(r) => r,
         Err(e) => return usage_error(&e.to_string()),
     };
+    let given_root = root.is_some();
     let root = root.unwrap_or_else(|| {
         csv.parent()
             .and_then(|p| p.parent())
             .map(PathBuf::from)
             .unwrap_or_default()
     });
+    // `""`: the current directory (a CSV given as a bare file name).
+    let root_shown = if root.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        root.as_path()
+    };
+    if !root_shown.is_dir() {
+        return usage_error(&format!(
+            "{}: no such directory{} (the CSV's paths are relative to it)",
+            root_shown.display(),
+            if given_root {
+                " (--root)"
+            } else {
+                " (the default root, the CSV's parent's parent; give --root)"
+            }
+        ));
+    }
+    let total_rows = rows.len();
     let rows: Vec<_> = rows
         .into_iter()
         .filter(|r| include_disabled || !r.disabled)
@@ -315,23 +508,31 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
         Err(e) => return usage_error(&e),
     };
     let mut html_tests: Vec<serde_json::Value> = Vec::new();
+    if rows.is_empty() {
+        return usage_error(&if total_rows == 0 {
+            format!("{}: no rows to run (an empty CSV)", csv.display())
+        } else {
+            format!(
+                "{}: no rows to run (all {total_rows} rows are disabled with `; `; --include-disabled runs them)",
+                csv.display()
+            )
+        });
+    }
     let checker = Checker::new(opts);
     let start = Instant::now();
-    let progress = Progress::new(rows.len(), !opts.json);
+    let bar = Bar::new(rows.len() as u64, !opts.json);
     let results: Vec<_> = rows
         .par_iter()
         .map(|row| {
             let path = root.join(&row.path);
-            let r = if path.exists() {
-                Some(checker.check(&path, &row.config(&cfg)))
-            } else {
-                None
-            };
-            progress.tick();
+            let r = path
+                .is_file()
+                .then(|| checker.check(&path, &path, &row.config(&cfg)));
+            bar.inc();
             (row, r)
         })
         .collect();
-    progress.done();
+    bar.finish();
     let wall = start.elapsed().as_secs_f64();
     let (mut passed, mut failed, mut missing) = (0, 0, 0);
     let mut times: Vec<f64> = Vec::new();
@@ -339,14 +540,32 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
     for (row, r) in &results {
         let Some(r) = r else {
             missing += 1;
-            let _ = writeln!(out, "missing: {} (CSV line {})", row.path, row.line);
+            let why = format!(
+                "missing: {} (CSV line {}): no such file under {}",
+                row.path,
+                row.line,
+                root_shown.display()
+            );
+            if opts.json {
+                // The row is not lost to a JSON reader: an ERROR object.
+                let v = serde_json::json!({
+                    "file": root.join(&row.path).display().to_string(),
+                    "verdict": "ERROR",
+                    "message": why,
+                    "expected": row.expected.to_string(),
+                    "agrees": false,
+                });
+                let _ = writeln!(out, "{v}");
+            } else {
+                let _ = writeln!(out, "{why}");
+            }
             if html.is_some() {
                 html_tests.push(serde_json::json!({
                     "file": root.join(&row.path).display().to_string(),
                     "verdict": "MISSING",
                     "expected": row.expected.to_string(),
                     "agrees": null,
-                    "message": format!("no such file (CSV line {})", row.line),
+                    "message": why,
                 }));
             }
             continue;
@@ -396,7 +615,19 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
             median
         );
     }
-    if missing > 0 {
+    if opts.json {
+        // JSON lines to the end: the totals are the last object.
+        let v = serde_json::json!({
+            "suite": csv.display().to_string(),
+            "rows": results.len(),
+            "passed": passed,
+            "failed": failed,
+            "missing": missing,
+            "wall_s": wall,
+            "median_ms": median,
+        });
+        let _ = writeln!(out, "{v}");
+    } else if missing > 0 {
         let _ = writeln!(out, "{passed} passed, {failed} failed, {missing} skipped");
     } else {
         let _ = writeln!(out, "{passed} passed, {failed} failed");
@@ -410,7 +641,16 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
             return usage_error(&e);
         }
     }
-    if failed > 0 {
+    let _ = out.flush();
+    if missing > 0 {
+        eprintln!(
+            "gpumc: {missing} of {} files named in {} are missing under {}",
+            results.len(),
+            csv.display(),
+            root_shown.display()
+        );
+        2
+    } else if failed > 0 {
         1
     } else {
         0
@@ -479,41 +719,5 @@ fn run_gen(
     match result {
         Ok(()) => 0,
         Err(e) => usage_error(&e),
-    }
-}
-
-/// A progress counter on stderr when it is a terminal; silent otherwise.
-struct Progress {
-    total: usize,
-    done: AtomicUsize,
-    enabled: bool,
-}
-
-impl Progress {
-    fn new(total: usize, wanted: bool) -> Self {
-        Progress {
-            total,
-            done: AtomicUsize::new(0),
-            enabled: wanted && std::io::stderr().is_terminal(),
-        }
-    }
-    fn tick(&self) {
-        let d = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        if self.enabled && (d.is_multiple_of(8) || d == self.total) {
-            let width = 30;
-            let filled = width * d / self.total.max(1);
-            eprint!(
-                "\r[{}{}] {}/{}",
-                "#".repeat(filled),
-                " ".repeat(width - filled),
-                d,
-                self.total
-            );
-        }
-    }
-    fn done(&self) {
-        if self.enabled {
-            eprint!("\r{}\r", " ".repeat(50));
-        }
     }
 }

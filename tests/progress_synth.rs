@@ -247,3 +247,30 @@ fn search_sizes() {
     assert_eq!(search_size(2, 2), (256, 16));
     assert!(search_size(4, 8).0 > MAX_CANDIDATES);
 }
+
+/// The progress callback of synthesis (the CLI's bar) counts every
+/// candidate of `search_size` exactly once, and does not change the result.
+#[test]
+fn synthesis_progress_adds_up_to_the_search_size() {
+    use gpumc::progress::synth::{search_size, synthesize_observed};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    for (t, i) in [(2, 2), (2, 3), (3, 3)] {
+        let scope = Scope::paper(t, i);
+        let seen = AtomicU64::new(0);
+        let calls = AtomicU64::new(0);
+        let tests = synthesize_observed(t, i, scope, &|n| {
+            seen.fetch_add(n, Ordering::Relaxed);
+            calls.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(tests, synthesize(t, i, scope), "{t}/{i}");
+        assert_eq!(
+            seen.load(Ordering::Relaxed) as u128,
+            search_size(t, i).0,
+            "{t}/{i}"
+        );
+        assert!(
+            calls.load(Ordering::Relaxed) > 1,
+            "{t}/{i}: progress in steps"
+        );
+    }
+}

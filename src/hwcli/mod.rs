@@ -2,12 +2,11 @@
 //! (`gpumc_hw`), judged by the model (`gpumc_campaign`).
 
 mod backends;
-pub mod bar;
 pub mod mutants;
 mod params;
 pub mod tune;
 
-use bar::Bar;
+use gpumc::bar::Bar;
 use gpumc::driver::{self, ModelCache};
 use gpumc_campaign::journal::{self, Journal};
 use gpumc_campaign::report::{render_text, Status, TestReport};
@@ -73,7 +72,7 @@ pub struct HwOpts {
 pub struct RunArgs {
     #[command(flatten)]
     pub hw: HwOpts,
-    /// One JSON object per test per line.
+    /// JSON lines: one report object per test (docs/JSON.md).
     #[arg(long)]
     pub json: bool,
     /// Campaign directory: results are appended to DIR/results.jsonl as
@@ -101,6 +100,7 @@ pub struct DevicesArgs {
     /// Only this backend.
     #[arg(long)]
     pub backend: Option<BackendChoice>,
+    /// JSON lines: one object per device.
     #[arg(long)]
     pub json: bool,
 }
@@ -186,9 +186,9 @@ pub fn run(args: &RunArgs) -> u8 {
     let bar = Bar::new(files.len() as u64, !args.json);
     let mut reports: Vec<TestReport> = Vec::new();
     let mut out = std::io::stdout().lock();
-    for (k, f) in files.iter().enumerate() {
+    for f in &files {
         let file = f.display().to_string();
-        bar.set_message(&format!("{}/{} {}", k + 1, files.len(), short(&file)));
+        bar.set_message(short(&file));
         // Read once: the dialect picks the backend, the program runs.
         let program = driver::load_program(f);
         let report = match program

@@ -2,8 +2,8 @@
 //! mutants of conformance tests (`gpumc_campaign::mutants`) run on the
 //! hardware; a mutant is killed when its weak outcome shows.
 
-use super::bar::Bar;
 use super::{backends, run_options, usage_error, HwOpts};
+use gpumc::bar::Bar;
 use gpumc::driver::{self, ModelCache};
 use gpumc_campaign::mutants::mutants;
 use gpumc_campaign::report::Status;

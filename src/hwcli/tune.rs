@@ -1,8 +1,8 @@
 //! `gpumc tune`: the random parameter search of `gpumc_campaign::tune`,
 //! its table, and the best set saved for the device (`--preset tuned`).
 
-use super::bar::Bar;
 use super::{backends, params, run_options, usage_error, HwOpts};
+use gpumc::bar::Bar;
 use gpumc::driver::{self, ModelCache};
 use gpumc_campaign::tune::{best, search};
 use std::io::Write;

@@ -54,19 +54,23 @@ pub enum ProgressCmd {
     Check {
         /// A model name (unfair, weak-fair, strong-fair, weak-hsa,
         /// strong-hsa, weak-obe, strong-obe, weak-hsa-obe, strong-hsa-obe,
-        /// weak-lobe, strong-lobe) or `all`.
+        /// weak-lobe, strong-lobe), a comma-separated list, or `all`. A
+        /// base alone (`obe`) is its weak variant, as in
+        /// `gpumc check --progress`.
         #[arg(long, default_value = "all")]
         model: String,
-        /// One JSON array of {file, model, verdict} objects.
+        /// JSON lines: one {file, model, verdict} object per (test, model).
         #[arg(long)]
         json: bool,
-        /// Test files (`<id>.txt` or `<id>_simple.txt`) or directories.
+        /// Test files (`<id>.txt` or `<id>_simple.txt`), directories, or
+        /// `-`: one test read from standard input.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
     /// Classify tests into distinguishing / conformance tests and print
     /// Sorensen et al., OOPSLA'21 Table 4 with the literal pass counts.
     Table {
+        /// One JSON line: {table, per_config, tests}.
         #[arg(long)]
         json: bool,
         /// Also print the table of each `<T>_threads_<I>_instructions` group.
@@ -75,8 +79,8 @@ pub enum ProgressCmd {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
-    /// Enumerate every canonical test of the paper's space for a
-    /// configuration and report the counts.
+    /// Enumerate every canonical test of the test space of Sorensen et
+    /// al., OOPSLA'21 for a configuration and report the counts.
     Synth {
         /// Number of threads.
         #[arg(long, required_unless_present = "all")]
@@ -104,6 +108,7 @@ pub enum ProgressCmd {
         /// which published tests the synthesized set contains.
         #[arg(long)]
         compare: Option<PathBuf>,
+        /// JSON lines: one report object per configuration.
         #[arg(long)]
         json: bool,
     },
@@ -123,6 +128,7 @@ pub enum ProgressCmd {
         /// shared back edge per loop head.
         #[arg(long, value_enum, default_value_t = Loops::Corpus)]
         loops: Loops,
+        /// JSON lines: one {file, arch, litmus} object per file written.
         #[arg(long)]
         json: bool,
         #[arg(required = true)]
@@ -132,6 +138,7 @@ pub enum ProgressCmd {
     Print {
         #[arg(long, value_enum, default_value_t = Form::Txt)]
         form: Form,
+        /// JSON lines: one {file, threads, txt, simple} object per test.
         #[arg(long)]
         json: bool,
         #[arg(required = true)]
@@ -215,6 +222,7 @@ pub fn run_captured(args: &ProgressArgs) -> (i32, String) {
                 max_actions: *max_actions,
                 unbounded: *unbounded,
                 compare: compare.clone(),
+                bar: !*json,
             };
             synth_cmd(buf, &configs, &opts, *json)
         }
@@ -235,6 +243,39 @@ pub fn run_captured(args: &ProgressArgs) -> (i32, String) {
             (2, out)
         }
     }
+}
+
+/// The name a test read from standard input (`-`) goes by.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Loads the tests under `paths` (files and directories, as
+/// [`corpus::load`]); `-` reads one test from standard input, named
+/// `<stdin>` in reports and error positions.
+pub fn load_tests(paths: &[PathBuf]) -> Result<Vec<TestFile>> {
+    let mut out = Vec::new();
+    let mut stdin_read = false;
+    for p in paths {
+        if p.as_os_str() != "-" {
+            out.extend(corpus::load(std::slice::from_ref(p))?);
+            continue;
+        }
+        if stdin_read {
+            return Err(usage("`-` (standard input) given more than once"));
+        }
+        stdin_read = true;
+        let name = Path::new(STDIN_NAME);
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+            .map_err(|e| Error::io(name, e))?;
+        let test = super::parse::parse(&text).map_err(|e| e.in_file(name))?;
+        out.push(TestFile {
+            path: name.to_path_buf(),
+            test,
+            config: None,
+            id: "stdin".to_string(),
+        });
+    }
+    Ok(out)
 }
 
 fn usage(msg: impl Into<String>) -> Error {
@@ -269,7 +310,7 @@ pub struct CheckRecord {
 /// Decides `models` on every test under `paths` (the library form of
 /// `gpumc progress check`).
 pub fn check_paths(models: &[Model], paths: &[PathBuf]) -> Result<Vec<CheckRecord>> {
-    let tests = corpus::load(paths)?;
+    let tests = load_tests(paths)?;
     let mut out = Vec::with_capacity(tests.len() * models.len());
     for tf in &tests {
         let verdicts: Vec<Verdict> = if models.len() == Model::ALL.len() {
@@ -314,7 +355,7 @@ fn check(buf: &mut String, model: &str, json: bool, paths: &[PathBuf]) -> Result
 
 /// Loads and decides every test under `paths`.
 pub fn decide_paths(paths: &[PathBuf]) -> Result<Vec<(TestFile, Verdicts)>> {
-    corpus::load(paths)?
+    load_tests(paths)?
         .into_iter()
         .map(|tf| {
             let v = decide_all(&tf.test).map_err(|e| e.in_file(&tf.path))?;
@@ -365,12 +406,9 @@ fn table(buf: &mut String, json: bool, per_config: bool, paths: &[PathBuf]) -> R
             .iter()
             .map(|(l, c)| json!({"config": l, "table": c}))
             .collect();
+        // One result: one JSON line.
         let v = json!({"table": all, "per_config": groups, "tests": tests});
-        outln!(
-            buf,
-            "{}",
-            serde_json::to_string_pretty(&v).unwrap_or_default()
-        );
+        outln!(buf, "{v}");
     } else {
         out!(buf, "{}", format_table(&all));
         for (label, c) in &groups {
@@ -389,6 +427,8 @@ pub struct SynthOpts {
     pub max_actions: Option<usize>,
     pub unbounded: bool,
     pub compare: Option<PathBuf>,
+    /// Draw a progress bar on stderr (when it is a terminal).
+    pub bar: bool,
 }
 
 /// What synthesis found for one configuration.
@@ -501,10 +541,24 @@ pub fn synth_report(
             synth::MAX_THREAD_PROGRAMS
         )));
     }
+    let label = config_label(threads, instructions);
     let start = Instant::now();
-    let tests = synth::synthesize(threads, instructions, scope);
+    let bar = crate::bar::Bar::new(u64::try_from(candidates).unwrap_or(u64::MAX), opts.bar);
+    bar.set_message(&format!("{label}: candidate programs"));
+    let tests = synth::synthesize_observed(threads, instructions, scope, &|n| bar.inc_by(n));
+    bar.finish();
     let seconds = start.elapsed().as_secs_f64();
-    let verdicts: Vec<Verdicts> = tests.iter().map(decide_all).collect::<Result<_>>()?;
+    let bar = crate::bar::Bar::new(tests.len() as u64, opts.bar);
+    bar.set_message(&format!("{label}: 11 models per test"));
+    let verdicts: Vec<Verdicts> = tests
+        .iter()
+        .map(|t| {
+            let v = decide_all(t);
+            bar.inc();
+            v
+        })
+        .collect::<Result<_>>()?;
+    bar.finish();
     let table = classify(&verdicts);
     let ids_in = |b: Bucket| -> Vec<usize> {
         table
@@ -568,20 +622,18 @@ fn synth_cmd(
     opts: &SynthOpts,
     json: bool,
 ) -> Result<()> {
-    let mut reports = Vec::new();
     for &(t, i) in configs {
         let (report, tests) = synth_report(t, i, opts)?;
-        if !json {
+        if json {
+            // One JSON line per configuration.
+            outln!(
+                buf,
+                "{}",
+                serde_json::to_string(&report).unwrap_or_default()
+            );
+        } else {
             print_synth_report(buf, &report, &tests);
         }
-        reports.push(report);
-    }
-    if json {
-        outln!(
-            buf,
-            "{}",
-            serde_json::to_string_pretty(&reports).unwrap_or_default()
-        );
     }
     Ok(())
 }
@@ -623,7 +675,7 @@ fn print_synth_report(buf: &mut String, r: &SynthReport, tests: &[Test]) {
     outln!(buf, "  Table 4 strong D: {}", d(|r| r.strong_d));
     outln!(
         buf,
-        "  strong-OBE distinguishing (none in the paper): {}",
+        "  strong-OBE distinguishing (none in Sorensen et al., OOPSLA'21): {}",
         r.strong_obe_distinguishing.len()
     );
     if let Some(&first) = r.strong_obe_distinguishing.first() {
@@ -659,7 +711,7 @@ fn export(
     json: bool,
     paths: &[PathBuf],
 ) -> Result<()> {
-    let tests = corpus::load(paths)?;
+    let tests = load_tests(paths)?;
     let archs: &[Arch] = match arch {
         ExportArch::Vulkan => &[Arch::Vulkan],
         ExportArch::Ptx => &[Arch::Ptx],
@@ -703,11 +755,10 @@ fn export(
         }
     }
     if json {
-        outln!(
-            buf,
-            "{}",
-            serde_json::to_string_pretty(&written).unwrap_or_default()
-        );
+        // One JSON line per file written.
+        for w in &written {
+            outln!(buf, "{w}");
+        }
     } else {
         outln!(
             buf,
@@ -720,24 +771,18 @@ fn export(
 }
 
 fn print(buf: &mut String, form: Form, json: bool, paths: &[PathBuf]) -> Result<()> {
-    let tests = corpus::load(paths)?;
+    let tests = load_tests(paths)?;
     if json {
-        let v: Vec<_> = tests
-            .iter()
-            .map(|tf| {
-                json!({
-                    "file": tf.path.display().to_string(),
-                    "threads": tf.test.threads,
-                    "txt": to_txt(&tf.test),
-                    "simple": to_simple(&tf.test),
-                })
-            })
-            .collect();
-        outln!(
-            buf,
-            "{}",
-            serde_json::to_string_pretty(&v).unwrap_or_default()
-        );
+        // One JSON line per test.
+        for tf in &tests {
+            let v = json!({
+                "file": tf.path.display().to_string(),
+                "threads": tf.test.threads,
+                "txt": to_txt(&tf.test),
+                "simple": to_simple(&tf.test),
+            });
+            outln!(buf, "{v}");
+        }
         return Ok(());
     }
     let many = tests.len() > 1;

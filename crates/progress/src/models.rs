@@ -140,7 +140,9 @@ impl Model {
         Model::ALL.iter().position(|&m| m == self).unwrap_or(0)
     }
 
-    /// The CLI name: `unfair`, `weak-fair`, `strong-hsa-obe`, ...
+    /// The canonical name: `unfair`, `weak-fair`, `strong-hsa-obe`, ...
+    /// (lower case, words joined by `-`; the base as the liveness check's
+    /// `--progress` spells it).
     pub fn name(self) -> String {
         match self.fairness {
             None => "unfair".to_string(),
@@ -149,10 +151,26 @@ impl Model {
         }
     }
 
-    /// Parses a CLI name (case-insensitive; `_` may replace `-`).
+    /// Parses a model name: the canonical name ([`Model::name`]) or an
+    /// alias — any case; `_`, `+` or nothing for `-` (`weak_hsa_obe`,
+    /// `WEAK-HSA+OBE`, `weak-hsaobe`); and a base without `weak-`/`strong-`
+    /// (`obe`, Dat3M's `HSA_OBE`) is the weak variant, the fairness of
+    /// `gpumc check --property liveness --progress`.
     pub fn from_name(name: &str) -> Option<Model> {
-        let n = name.to_ascii_lowercase().replace('_', "-");
-        Model::ALL.into_iter().find(|m| m.name() == n)
+        let squash = |s: &str| -> String {
+            s.chars()
+                .filter(|c| !matches!(c, '-' | '_' | '+'))
+                .flat_map(char::to_lowercase)
+                .collect()
+        };
+        let n = squash(name.trim());
+        if n.is_empty() {
+            return None;
+        }
+        let weak_default = |m: &Model| m.fairness != Some(Fairness::Strong);
+        Model::ALL
+            .into_iter()
+            .find(|m| squash(&m.name()) == n || (weak_default(m) && squash(m.base.name()) == n))
     }
 
     /// All CLI names, comma-separated (for messages).

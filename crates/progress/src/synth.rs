@@ -357,12 +357,40 @@ pub fn search_size(threads: usize, instructions: usize) -> (u128, u128) {
 /// with [`search_size`] first; the CLI refuses searches beyond
 /// [`MAX_CANDIDATES`] / [`MAX_THREAD_PROGRAMS`].)
 pub fn synthesize(threads: usize, instructions: usize, scope: Scope) -> Vec<Test> {
+    synthesize_observed(threads, instructions, scope, &|_| {})
+}
+
+/// [`synthesize`], telling `visited(n)` as each batch of `n` candidate
+/// programs has been looked at (from several threads at once). The
+/// batches add up to the candidate count of [`search_size`], so a caller
+/// can draw a progress bar over it.
+pub fn synthesize_observed(
+    threads: usize,
+    instructions: usize,
+    scope: Scope,
+    visited: &(dyn Fn(u64) + Sync),
+) -> Vec<Test> {
     if threads == 0 || threads > super::ast::MAX_THREADS || instructions < threads {
         return Vec::new();
     }
+    let programs =
+        |len: usize| -> u128 { (0..len).map(|i| alphabet(i, len).len() as u128).product() };
+    let to_u64 = |n: u128| u64::try_from(n).unwrap_or(u64::MAX);
     let mut out = Vec::new();
     for split in splits(instructions, threads) {
+        // This split's share of `search_size`: what is not told per
+        // program of thread 0 below (programs the canonical form drops,
+        // or a split too long to run) is told at its end.
+        let share = split
+            .iter()
+            .fold(1u128, |a, &l| a.saturating_mul(programs(l)));
+        let told = std::sync::atomic::AtomicU64::new(0);
+        let finish = |told: &std::sync::atomic::AtomicU64| {
+            let done = told.load(std::sync::atomic::Ordering::Relaxed);
+            visited(to_u64(share).saturating_sub(done));
+        };
         if split.iter().any(|&l| l > super::ast::MAX_INSTRS) {
+            finish(&told);
             continue;
         }
         let mut lists: Vec<Vec<(Vec<Axb>, Influence)>> = Vec::new();
@@ -378,6 +406,12 @@ pub fn synthesize(threads: usize, instructions: usize, scope: Scope) -> Vec<Test
                 .collect();
             lists.push(list);
         }
+        // Candidates per program of thread 0.
+        let per_first = to_u64(
+            lists[1..]
+                .iter()
+                .fold(1u128, |a, l| a.saturating_mul(l.len() as u128)),
+        );
         // Parallel over thread 0's programs; order is preserved.
         let found: Vec<Vec<Test>> = lists[0]
             .par_iter()
@@ -413,9 +447,12 @@ pub fn synthesize(threads: usize, instructions: usize, scope: Scope) -> Vec<Test
                         t -= 1;
                     }
                 }
+                told.fetch_add(per_first, std::sync::atomic::Ordering::Relaxed);
+                visited(per_first);
                 found
             })
             .collect();
+        finish(&told);
         out.extend(found.into_iter().flatten());
     }
     out

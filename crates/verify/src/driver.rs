@@ -212,20 +212,70 @@ impl ModelCache {
     }
 }
 
-/// Parses a program file, choosing the front-end by extension.
+/// The name a program read from standard input (`gpumc check -`) goes by
+/// in reports and error positions (`<stdin>:3:7`).
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Parses a program file, choosing the front-end by extension (or, for a
+/// file without one, by content: see [`parse_program`]).
 pub fn load_program(path: &Path) -> Result<Program> {
-    let src = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("litmus") => crate::frontend::litmus::parse(&src, path).map_err(|e| e.in_file(path)),
-        Some("spvasm") => crate::frontend::spirv::parse(&src, path).map_err(|e| e.in_file(path)),
-        other => Err(Error::new(
-            ErrorKind::Unsupported,
-            format!(
-                "unsupported: input format `{}` (expected a .litmus or .spvasm file)",
-                other.unwrap_or("")
-            ),
-        )
-        .in_file(path)),
+    load_program_as(path, path)
+}
+
+/// Parses the program in `file` under the name `name`: the front-end and
+/// every error position go by `name` (the spooled standard input of
+/// `gpumc check -` is read from a temporary file but named `<stdin>`).
+pub fn load_program_as(file: &Path, name: &Path) -> Result<Program> {
+    let src = std::fs::read_to_string(file).map_err(|e| Error::io(name, e))?;
+    parse_program(&src, name)
+}
+
+/// The front-ends a source text can be read by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceFormat {
+    Litmus,
+    Spirv,
+}
+
+impl SourceFormat {
+    /// By content: SPIR-V assembly starts with `;` comments (Dat3M's
+    /// `; @Input`/`; @Config` headers, `; SPIR-V`), an instruction
+    /// (`OpCapability`) or a result id (`%1 = …`); everything else is read
+    /// as a litmus test, whose first word names the dialect (`PTX`,
+    /// `VULKAN`, `GPU_PTX`) and whose parser explains what it expected.
+    pub fn sniff(src: &str) -> SourceFormat {
+        let first = src.split_whitespace().next().unwrap_or("");
+        if first.starts_with(';') || first.starts_with("Op") || first.starts_with('%') {
+            SourceFormat::Spirv
+        } else {
+            SourceFormat::Litmus
+        }
+    }
+}
+
+/// Parses a program text named `name`: `.litmus` and `.spvasm` choose the
+/// front-end; a name without an extension (`<stdin>`) is read by content
+/// ([`SourceFormat::sniff`]).
+pub fn parse_program(src: &str, name: &Path) -> Result<Program> {
+    let format = match name.extension().and_then(|e| e.to_str()) {
+        Some("litmus") => SourceFormat::Litmus,
+        Some("spvasm") => SourceFormat::Spirv,
+        None => SourceFormat::sniff(src),
+        Some(other) => {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                format!("unsupported: input format `{other}` (expected a .litmus or .spvasm file)"),
+            )
+            .in_file(name))
+        }
+    };
+    match format {
+        SourceFormat::Litmus => {
+            crate::frontend::litmus::parse(src, name).map_err(|e| e.in_file(name))
+        }
+        SourceFormat::Spirv => {
+            crate::frontend::spirv::parse(src, name).map_err(|e| e.in_file(name))
+        }
     }
 }
 
@@ -236,11 +286,18 @@ pub fn load_program(path: &Path) -> Result<Program> {
 /// engine, which gets the rest of the time; the report names the engine
 /// that decided.
 pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
+    check_file_as(path, path, cfg, cache)
+}
+
+/// [`check_file`] of the program in `file`, reported under the name
+/// `name` (see [`load_program_as`]).
+pub fn check_file_as(file: &Path, name: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
+    let path = name;
     let start = Instant::now();
     let guard = Guard::new(&cfg.limits, start);
     let mut report = FileReport::new(path, cfg);
     let outcome = (|| -> Result<()> {
-        let program = load_program(path)?;
+        let program = load_program_as(file, name)?;
         let model_name = cfg
             .model
             .clone()

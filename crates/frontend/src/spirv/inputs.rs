@@ -67,7 +67,7 @@ impl FreeInputs {
 
     fn reg(&mut self, m: &Module, k: usize) -> Rc<str> {
         let (var, off, _) = self.cells[k];
-        let r: Rc<str> = Rc::from(format!("%{}+{off}", m.name(var)));
+        let r: Rc<str> = Rc::from(format!("%{}+{off}", m.display(var)));
         self.regs.insert(r.clone(), k);
         r
     }
@@ -174,7 +174,7 @@ fn member_name(m: &Module, ty: Id, off: u64, w: u32) -> Option<String> {
 
 /// `%var[i][j]…` (or `%var+offset`), as locations are named.
 fn path_name(m: &Module, var: Id, ty: Option<Id>, off: u64, w: u32) -> String {
-    let mut s = format!("%{}", m.name(var));
+    let mut s = format!("%{}", m.display(var));
     match ty.and_then(|t| layout::path_of(m, t, off, bytes(w), Pos::default())) {
         Some(path) => {
             for i in path {

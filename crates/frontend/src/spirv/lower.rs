@@ -293,10 +293,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         for s in slots {
             match s {
                 Slot::Phi(_, id) => {
-                    reserved.insert(Rc::from(format!("%{}", m.name(*id))));
+                    reserved.insert(Rc::from(format!("%{}", m.display(*id))));
                 }
                 Slot::Cell(var, off, _) => {
-                    reserved.insert(Rc::from(format!("%{}+{off}", m.name(*var))));
+                    reserved.insert(Rc::from(format!("%{}+{off}", m.display(*var))));
                 }
                 Slot::Bar(i) => {
                     reserved.insert(Rc::from(bar_name(*i)));
@@ -360,9 +360,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         loop {
             let n = self.counters.entry(id).or_insert(0);
             let name: Rc<str> = if *n == 0 {
-                Rc::from(format!("%{}", self.m.name(id)))
+                Rc::from(format!("%{}", self.m.display(id)))
             } else {
-                Rc::from(format!("%{}#{}", self.m.name(id), n))
+                Rc::from(format!("%{}#{}", self.m.display(id), n))
             };
             *n += 1;
             if !self.reserved.contains(&name) {
@@ -701,7 +701,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             .collect();
         gen.sort_unstable();
         for (off, w) in gen {
-            let r: Rc<str> = Rc::from(format!("%{}+{off}", self.m.name(var)));
+            let r: Rc<str> = Rc::from(format!("%{}+{off}", self.m.display(var)));
             match st.cells.get(&(var, off)) {
                 Some(c) => {
                     let cur = c.1.clone();
@@ -1079,7 +1079,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let mut moves: Vec<(Rc<str>, Val, usize)> = Vec::new();
         for (pid, v, pli) in phis {
             if self.slots.contains(&Slot::Phi(fi, pid)) {
-                let base = format!("%{}", m.name(pid));
+                let base = format!("%{}", m.display(pid));
                 let sv = slot_val(&base, &v, m.line(pli).pos())?;
                 collect_moves(&sv, &v, pli, &mut moves);
                 nf.env.insert(pid, sv);
@@ -1689,7 +1689,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             self.check_local_overlap(st, var, off, w)?;
         }
         if self.slots.contains(&Slot::Cell(var, off, w)) {
-            let r: Rc<str> = Rc::from(format!("%{}+{off}", self.m.name(var)));
+            let r: Rc<str> = Rc::from(format!("%{}+{off}", self.m.display(var)));
             self.mov(out, &r, &v)?;
             st.cells.insert((var, off), (w, Val::Reg(r)));
         } else {

@@ -475,6 +475,7 @@ impl<'m> Builder<'m> {
         let id = m
             .lookup(name)
             .filter(|&id| m.def.get(id as usize).copied().flatten().is_some())
+            .or_else(|| m.lookup_display(name))
             .ok_or_else(|| Error::semantic(pos, format!("`%{name}` is not defined")))?;
         if m.is_constant(id) {
             let li = m.def_line(id, pos)?;
@@ -590,7 +591,7 @@ impl<'m> Builder<'m> {
             Region::Shared { var, copy } => (var, copy),
             Region::Local { var } | Region::ReadOnly { var } => (var, 0),
         };
-        let mut s = format!("%{}", m.name(var));
+        let mut s = format!("%{}", m.display(var));
         let pointee = self.vars.get(&var).map(|v| v.1);
         match pointee.and_then(|t| layout::path_of(m, t, c.offset, bytes(c.width), Pos::default()))
         {
@@ -639,6 +640,7 @@ impl<'m> Builder<'m> {
                 let m = self.m;
                 let id = m
                     .lookup(name)
+                    .or_else(|| m.lookup_display(name))
                     .ok_or_else(|| Error::semantic(*pos, format!("`%{name}` is not defined")))?;
                 let Some(&(class, pointee)) = self.vars.get(&id) else {
                     return Err(Error::semantic(

@@ -363,6 +363,9 @@ pub(super) struct Module {
     pub member_decos: HashMap<(Id, u32), Vec<Deco>>,
     /// `OpMemberName` (debug names of struct members, for witnesses).
     member_names: HashMap<(Id, u32), String>,
+    /// `OpName` debug names usable in place of the id in location and
+    /// register names (see [`Module::display`]).
+    display_names: HashMap<Id, String>,
     pub functions: Vec<Func>,
     pub func_of: HashMap<Id, usize>,
     /// The entry point's function index and the `OpEntryPoint` line.
@@ -404,6 +407,7 @@ impl Module {
             decos: HashMap::new(),
             member_decos: HashMap::new(),
             member_names: HashMap::new(),
+            display_names: HashMap::new(),
             functions: Vec::new(),
             func_of: HashMap::new(),
             entry: (0, 0),
@@ -420,6 +424,7 @@ impl Module {
             wg_spec_ids: RefCell::new(None),
         };
         m.scan()?;
+        m.choose_display_names();
         for (name, v, pos) in spec_names {
             let id = m.intern(name);
             m.settings.spec_values.insert(id, (*v, *pos));
@@ -448,6 +453,61 @@ impl Module {
 
     pub fn name(&self, id: Id) -> &str {
         self.names.get(id as usize).map_or("?", String::as_str)
+    }
+
+    /// The name an id goes by in the program's locations and registers
+    /// (witnesses, final states): its `OpName` when it has a usable one,
+    /// else its id as written (`14` for `%14`). See
+    /// [`Module::choose_display_names`].
+    pub fn display(&self, id: Id) -> &str {
+        self.display_names
+            .get(&id)
+            .map_or_else(|| self.name(id), String::as_str)
+    }
+
+    /// The id whose display name ([`Module::display`]) is `name`, when it is
+    /// not also an id as written: headers may name a variable either way.
+    pub fn lookup_display(&self, name: &str) -> Option<Id> {
+        if self.index.contains_key(name) {
+            return None;
+        }
+        self.display_names
+            .iter()
+            .find(|(_, n)| n.as_str() == name)
+            .map(|(&id, _)| id)
+    }
+
+    /// Chooses the `OpName`s used as display names: only a name made of
+    /// letters, digits and `_` (a name is printed after `%` and before
+    /// `[i]`/`#n`), given to exactly one id, and not the written name of
+    /// another id, so that display names stay unique and never mean
+    /// another id's text.
+    fn choose_display_names(&mut self) {
+        let mut named: Vec<(Id, String)> = Vec::new();
+        for li in 0..self.lines.len() {
+            if self.lines[li].opcode != "OpName" {
+                continue;
+            }
+            if let (Ok(id), Ok(name)) = (self.arg_id(li, 0), self.arg_string(li, 1)) {
+                named.push((id, name));
+            }
+        }
+        let mut uses: HashMap<&str, usize> = HashMap::new();
+        for (_, n) in &named {
+            *uses.entry(n.as_str()).or_default() += 1;
+        }
+        let mut chosen = HashMap::new();
+        for (id, n) in &named {
+            let usable = !n.is_empty()
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && uses[n.as_str()] == 1
+                && self.index.get(n.as_str()).is_none_or(|&other| other == *id)
+                && !chosen.contains_key(id);
+            if usable && n != self.name(*id) {
+                chosen.insert(*id, n.clone());
+            }
+        }
+        self.display_names = chosen;
     }
 
     /// `%name` for messages.
@@ -1206,7 +1266,7 @@ impl Module {
                 Val::Comp(items.into())
             }
             "OpConstantNull" => self.zero(ty, lpos, 0)?,
-            "OpUndef" => self.undef(ty, format!("%{}", self.name(id)), li, 0)?,
+            "OpUndef" => self.undef(ty, format!("%{}", self.display(id)), li, 0)?,
             _ => {
                 return Err(Error::unsupported(lpos, format!("opcode `{op}`")));
             }

@@ -344,7 +344,7 @@ impl Lowerer<'_, '_> {
             targets,
             step: Some(stride),
             region: base.region,
-            what: Rc::from(format!("%{}", self.m.name(var_of(base.region)))),
+            what: Rc::from(format!("%{}", self.m.display(var_of(base.region)))),
         })
     }
 
@@ -405,7 +405,7 @@ impl Lowerer<'_, '_> {
         let Val::Reg(index) = self.local(out, &dst, BinOp::Ne, c, &Val::Int(0))? else {
             return Err(Error::semantic(self.pos(), "internal: a known select condition").into());
         };
-        let name = |p: &Ptr| format!("%{}", self.m.name(var_of(p.region)));
+        let name = |p: &Ptr| format!("%{}", self.m.display(var_of(p.region)));
         let what = if var_of(a.region) == var_of(b.region) {
             name(a)
         } else {

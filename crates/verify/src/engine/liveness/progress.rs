@@ -10,7 +10,9 @@
 use crate::ir::{Arch, Program};
 use std::fmt;
 
-/// One of the six progress models of Sorensen et al., OOPSLA'21 (Dat3M's names).
+/// One of the six progress models of Sorensen et al., OOPSLA'21, as the
+/// liveness check uses them (weakly fair; `gpumc progress` has the strong
+/// variants too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ProgressModel {
     /// Every non-terminated entity is fair.
@@ -38,8 +40,13 @@ impl ProgressModel {
         ProgressModel::Unfair,
     ];
 
-    /// Parses a model name, case-insensitively (`hsa_obe`, `hsa-obe` and
-    /// `hsaobe` are the same model).
+    /// Parses a model name: the canonical name ([`ProgressModel::name`]:
+    /// `fair`, `hsa`, `obe`, `hsa-obe`, `lobe`, `unfair`) or an alias:
+    /// any case, `_` or `+` for `-` or none (Dat3M's `HSA_OBE`, the
+    /// paper's `HSA+OBE`, `hsaobe`), and the `weak-` prefix of
+    /// `gpumc progress` (the liveness check's fairness is weak: `weak-obe`
+    /// is `obe`). `strong-…` is not a model of the liveness check
+    /// ([`ProgressModel::strong_hint`] says so).
     pub fn parse(s: &str) -> Option<ProgressModel> {
         let norm: String = s
             .trim()
@@ -47,7 +54,8 @@ impl ProgressModel {
             .filter(|c| *c != '_' && *c != '-' && *c != '+')
             .flat_map(char::to_lowercase)
             .collect();
-        Some(match norm.as_str() {
+        let norm = norm.strip_prefix("weak").unwrap_or(&norm);
+        Some(match norm {
             "fair" => ProgressModel::Fair,
             "hsa" => ProgressModel::Hsa,
             "obe" => ProgressModel::Obe,
@@ -58,14 +66,29 @@ impl ProgressModel {
         })
     }
 
+    /// Why `s` is not a model of the liveness check when it names a
+    /// strongly fair model of `gpumc progress` (`strong-obe`).
+    pub fn strong_hint(s: &str) -> Option<String> {
+        let lower = s.trim().to_ascii_lowercase();
+        let base = lower.strip_prefix("strong")?;
+        let base = base.trim_start_matches(['-', '_']);
+        ProgressModel::parse(base).map(|m| {
+            format!(
+                "the liveness check decides weak fairness (`{m}` is `weak-{m}` of `gpumc progress`); strongly fair models are in `gpumc progress check --model strong-{m}`"
+            )
+        })
+    }
+
+    /// The canonical name: lower case, words joined by `-` (`hsa-obe`),
+    /// as `gpumc progress` spells the base of its models (`weak-hsa-obe`).
     pub fn name(self) -> &'static str {
         match self {
-            ProgressModel::Fair => "FAIR",
-            ProgressModel::Hsa => "HSA",
-            ProgressModel::Obe => "OBE",
-            ProgressModel::HsaObe => "HSA_OBE",
-            ProgressModel::Lobe => "LOBE",
-            ProgressModel::Unfair => "UNFAIR",
+            ProgressModel::Fair => "fair",
+            ProgressModel::Hsa => "hsa",
+            ProgressModel::Obe => "obe",
+            ProgressModel::HsaObe => "hsa-obe",
+            ProgressModel::Lobe => "lobe",
+            ProgressModel::Unfair => "unfair",
         }
     }
 
@@ -114,11 +137,12 @@ impl fmt::Display for ProgressModel {
 const VULKAN_LEVELS: [&str; 4] = ["SG", "WG", "QF", "DV"];
 const PTX_LEVELS: [&str; 3] = ["CTA", "GPU", "SYS"];
 
-/// Progress model per scope level (Sorensen et al., OOPSLA'21 §4; Dat3M's FAIR, HSA, OBE,
-/// HSA_OBE, LOBE, UNFAIR).
+/// Progress model per scope level (Sorensen et al., OOPSLA'21 §4; Dat3M's
+/// spellings FAIR, HSA, OBE, HSA_OBE, LOBE, UNFAIR are aliases).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProgressSpec {
-    /// The original text, for reports.
+    /// The spec in canonical model names, for reports (`hsa-obe`,
+    /// `default=fair;QF=obe`), whatever aliases it was given with.
     pub text: String,
     /// The model of every level not named in `levels`.
     pub default: ProgressModel,
@@ -139,9 +163,29 @@ impl Default for ProgressSpec {
 fn model_list() -> String {
     ProgressModel::ALL
         .iter()
-        .map(|m| m.name().to_lowercase())
+        .map(|m| m.name())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A model name of `--progress`, or why it is none.
+fn parse_model(s: &str, what: &str) -> std::result::Result<ProgressModel, String> {
+    ProgressModel::parse(s).ok_or_else(|| {
+        ProgressModel::strong_hint(s).unwrap_or_else(|| {
+            format!(
+                "unknown progress model `{s}`{what} (expected one of {})",
+                model_list()
+            )
+        })
+    })
+}
+
+/// A spec in canonical names, as reports print it:
+/// `default=fair;QF=obe;SG=unfair`.
+fn canonical_text(default: ProgressModel, levels: &[(String, ProgressModel)]) -> String {
+    let mut items = vec![format!("default={default}")];
+    items.extend(levels.iter().map(|(l, m)| format!("{l}={m}")));
+    items.join(";")
 }
 
 impl ProgressSpec {
@@ -160,17 +204,7 @@ impl ProgressSpec {
             if text.contains(';') {
                 return Err("expected `LEVEL=MODEL` items separated by `;`".into());
             }
-            let m = ProgressModel::parse(text).ok_or_else(|| {
-                format!(
-                    "unknown progress model `{text}` (expected one of {})",
-                    model_list()
-                )
-            })?;
-            return Ok(ProgressSpec {
-                text: text.to_string(),
-                default: m,
-                levels: vec![],
-            });
+            return Ok(ProgressSpec::uniform(parse_model(text, "")?));
         }
         let mut default: Option<ProgressModel> = None;
         let mut levels: Vec<(String, ProgressModel)> = Vec::new();
@@ -187,12 +221,7 @@ impl ProgressSpec {
                 return Err(format!("item `{item}` is not `LEVEL=MODEL`"));
             };
             let (key, val) = (key.trim(), val.trim());
-            let m = ProgressModel::parse(val).ok_or_else(|| {
-                format!(
-                    "unknown progress model `{val}` for `{key}` (expected one of {})",
-                    model_list()
-                )
-            })?;
+            let m = parse_model(val, &format!(" for `{key}`"))?;
             if key.eq_ignore_ascii_case("default") {
                 if default.is_some() {
                     return Err("`default` given twice".into());
@@ -222,9 +251,10 @@ impl ProgressSpec {
                 "mixes Vulkan (SG, WG, QF, DV) and PTX (CTA, GPU, SYS) scope levels".into(),
             );
         }
+        let default = default.unwrap_or(ProgressModel::Fair);
         Ok(ProgressSpec {
-            text: text.to_string(),
-            default: default.unwrap_or(ProgressModel::Fair),
+            text: canonical_text(default, &levels),
+            default,
             levels,
         })
     }
@@ -232,7 +262,7 @@ impl ProgressSpec {
     /// The spec for one uniform model.
     pub fn uniform(m: ProgressModel) -> ProgressSpec {
         ProgressSpec {
-            text: m.name().to_lowercase(),
+            text: m.name().to_string(),
             default: m,
             levels: vec![],
         }
