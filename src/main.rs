@@ -44,9 +44,18 @@ struct CheckOpts {
     /// Ignore the tests' `filter` clauses.
     #[arg(long)]
     ignore_filter: bool,
-    /// One JSON object per test per line.
+    /// One JSON object per test per line (the same as `--format json`).
     #[arg(long)]
     json: bool,
+    /// Output: text | json (one object per test per line) | herd (herd7's
+    /// result block per test: States, Ok/No, Witnesses, Observation).
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Safety: the most final states the symbolic engine lists per test
+    /// (0: the verdict only); a longer list is cut and marked "at least".
+    /// The explicit engine always lists every state.
+    #[arg(long, default_value_t = driver::DEFAULT_MAX_STATES, value_name = "N")]
+    max_states: u64,
     /// Wall-clock limit per test, seconds (0: none); past it the verdict is UNKNOWN.
     #[arg(long, default_value_t = gpumc::guard::DEFAULT_TIMEOUT_S, value_name = "SECS")]
     timeout: f64,
@@ -57,6 +66,32 @@ struct CheckOpts {
     /// (faster to start; a crash or an allocation failure then ends the run).
     #[arg(long)]
     no_isolate: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+    Herd,
+}
+
+impl CheckOpts {
+    fn format(&self) -> Format {
+        if self.json {
+            Format::Json
+        } else {
+            self.format
+        }
+    }
+}
+
+/// A report in the chosen format.
+fn rendered(r: &Rendered, f: Format) -> String {
+    match f {
+        Format::Text => r.text.clone(),
+        Format::Json => r.json.clone() + "\n",
+        Format::Herd => r.herd.clone(),
+    }
 }
 
 #[derive(Subcommand)]
@@ -197,6 +232,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
             max_memory_mb: (opts.max_memory > 0).then_some(opts.max_memory),
             resident: false,
         },
+        max_states: (opts.max_states > 0).then_some(opts.max_states),
     })
 }
 
@@ -242,7 +278,7 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
         Err(e) => return usage_error(&e.to_string()),
     };
     let checker = Checker::new(opts);
-    let progress = Progress::new(files.len(), !opts.json && files.len() > 1);
+    let progress = Progress::new(files.len(), opts.format() != Format::Json && files.len() > 1);
     let reports: Vec<_> = files
         .par_iter()
         .map(|f| {
@@ -256,12 +292,7 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
     let mut any_error = false;
     for r in &reports {
         any_error |= r.verdict == "ERROR";
-        let s = if opts.json {
-            r.json.clone() + "\n"
-        } else {
-            r.text.clone()
-        };
-        let _ = out.write_all(s.as_bytes());
+        let _ = out.write_all(rendered(r, opts.format()).as_bytes());
     }
     if any_error {
         2
@@ -295,7 +326,7 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
         .collect();
     let checker = Checker::new(opts);
     let start = Instant::now();
-    let progress = Progress::new(rows.len(), !opts.json);
+    let progress = Progress::new(rows.len(), opts.format() != Format::Json);
     let results: Vec<_> = rows
         .par_iter()
         .map(|row| {
@@ -327,7 +358,10 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
         } else {
             failed += 1;
         }
-        if opts.json {
+        if opts.format() == Format::Herd {
+            let _ = out.write_all(r.herd.as_bytes());
+        }
+        if opts.format() == Format::Json {
             let mut v: serde_json::Value = serde_json::from_str(&r.json).expect("a report");
             v["expected"] = serde_json::Value::String(row.expected.to_string());
             v["agrees"] = serde_json::Value::Bool(ok);
@@ -349,7 +383,7 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
-    if !opts.json {
+    if opts.format() != Format::Json {
         let _ = writeln!(
             out,
             "suite {}: {} rows in {:.2} s wall, median {:.2} ms per test",
