@@ -660,7 +660,7 @@ pub fn check_safety_stats(
             match list_states(&mut enc, model, &mut stats, &q, cap, &mut bound_hit, &mut listed) {
                 Ok(()) if listed.exhausted => None,
                 Ok(()) => Some(format!(
-                    "the enumeration stopped after {cap} states (--max-states)"
+                    "the enumeration stopped at --max-states {cap}"
                 )),
                 Err(e) if e.kind == ErrorKind::Limit => {
                     Some(format!("the enumeration of states was stopped: {}", e.message))
