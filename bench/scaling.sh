@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times the Tong et al., ASPLOS'24 Fig. 15 scaling families with the symbolic engine:
-# the verdict only (`--max-states 0`; bench/states.sh times the listing of states):
+# no states listed (`--max-states 0`; bench/states.sh times the listing of states):
 # MP/SB/LB/IRIW at N = 2, 4, 8, 16, 32, 64 under ptx-v7.5 and vulkan.
 # Writes bench/scaling.csv and draws docs/scaling.svg.
 # Usage: bash bench/scaling.sh

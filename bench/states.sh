@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Cost of listing final states with the symbolic engine (docs/SYMBOLIC.md,
 # "Final states"): check time (the report's time_ms, in the worker) with
-# `--max-states 0` (the verdict only) against the default 100, on the
+# `--max-states 0` (no list: the verdict, the observation, whether the bound
+# cut an execution) against the default 100, on the
 # Tong et al., ASPLOS'24 Fig. 15 scaling families and on the whole corpus.
 # Usage: bash bench/states.sh
 set -euo pipefail
@@ -10,7 +11,7 @@ cargo build --release --quiet
 BIN=target/release/gpumc
 TMP=$(mktemp -d)
 ms() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("%.1f %d %s" % (d["time_ms"], len(d["states"]), d["states_complete"]))'; }
-echo "family arch N | verdict only: ms | default (100 states): ms states complete"
+echo "family arch N | --max-states 0: ms | default (100 states): ms states complete"
 for arch in ptx vulkan; do
     for fam in mp sb lb iriw; do
         for n in 8 64; do

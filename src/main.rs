@@ -52,7 +52,8 @@ struct CheckOpts {
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
     /// Safety: the most final states the symbolic engine lists per test
-    /// (0: the verdict only); a longer list is cut and marked "at least".
+    /// (0: none; the observation is still decided); a longer list is cut
+    /// and marked "at least".
     /// The explicit engine always lists every state.
     #[arg(long, default_value_t = driver::DEFAULT_MAX_STATES, value_name = "N")]
     max_states: u64,
@@ -232,7 +233,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
             max_memory_mb: (opts.max_memory > 0).then_some(opts.max_memory),
             resident: false,
         },
-        max_states: (opts.max_states > 0).then_some(opts.max_states),
+        max_states: Some(opts.max_states),
     })
 }
 
@@ -278,7 +279,10 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
         Err(e) => return usage_error(&e.to_string()),
     };
     let checker = Checker::new(opts);
-    let progress = Progress::new(files.len(), opts.format() != Format::Json && files.len() > 1);
+    let progress = Progress::new(
+        files.len(),
+        opts.format() != Format::Json && files.len() > 1,
+    );
     let reports: Vec<_> = files
         .par_iter()
         .map(|f| {

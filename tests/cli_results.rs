@@ -78,8 +78,9 @@ fn herd_format_matches_the_golden_files() {
                 std::fs::create_dir_all(&golden).unwrap();
                 std::fs::write(&want_file, &got).unwrap();
             }
-            let want = std::fs::read_to_string(&want_file)
-                .unwrap_or_else(|e| panic!("{}: {e} (GPUMC_BLESS=1 writes it)", want_file.display()));
+            let want = std::fs::read_to_string(&want_file).unwrap_or_else(|e| {
+                panic!("{}: {e} (GPUMC_BLESS=1 writes it)", want_file.display())
+            });
             assert_eq!(got, want, "{rel}, {engine} engine");
         }
     }
@@ -149,7 +150,10 @@ fn a_cut_list_of_states_says_so() {
     assert_eq!(v["states"].as_array().unwrap().len(), 2, "{v}");
     assert_eq!(v["states_complete"], false);
     assert!(
-        v["states_note"].as_str().unwrap().contains("--max-states 2"),
+        v["states_note"]
+            .as_str()
+            .unwrap()
+            .contains("--max-states 2"),
         "{v}"
     );
     // The verdict and the observation do not depend on the list.
@@ -198,12 +202,18 @@ fn a_test_without_a_condition_lists_its_states_and_claims_nothing() {
     for engine in ["explicit", "symbolic"] {
         let (code, out, err) = gpumc(&["check", "--engine", engine, &f]);
         assert_eq!(code, 0, "{err}");
-        assert!(out.contains(": no condition: 4 reachable states  ("), "{out}");
+        assert!(
+            out.contains(": no condition: 4 reachable states  ("),
+            "{out}"
+        );
         assert!(!out.contains("PASS"), "{out}");
         assert!(out.contains("  States 4\n"), "{out}");
         let v = json(&["--engine", engine, &f]);
         assert_eq!(v["verdict"], "NONE", "{v}");
-        assert!(v["condition"].is_null() && v["observation"].is_null(), "{v}");
+        assert!(
+            v["condition"].is_null() && v["observation"].is_null(),
+            "{v}"
+        );
         assert_eq!(v["states"].as_array().unwrap().len(), 4, "{v}");
         // herd7 reads a test without a condition as `forall (true)`.
         let (_, out, _) = gpumc(&["check", "--format", "herd", "--engine", engine, &f]);
@@ -230,16 +240,25 @@ fn herd_block_kinds_and_loop() {
         "PTX count\n\"A thread increments x until it has done so twice\"\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n LC00: ;\n atom.relaxed.gpu.add r0, x, 1 ;\n bne r0, 0, LC01 ;\n goto LC00 ;\n LC01: ;\nforall\n(x == 2)\n",
     );
     for engine in ["explicit", "symbolic"] {
-        let (_, out, _) = gpumc(&["check", "--format", "herd", "--engine", engine, "--bound", "1", &f]);
+        let (_, out, _) = gpumc(&[
+            "check", "--format", "herd", "--engine", engine, "--bound", "1", &f,
+        ]);
         let out = without_time(&out);
         // Within the bound no execution completes: nothing contradicts
         // `forall`, but the bound cut executions.
-        assert!(out.starts_with("Test count Required\nStates 0\nLoop Ok\n"), "{engine}: {out}");
+        assert!(
+            out.starts_with("Test count Required\nStates 0\nLoop Ok\n"),
+            "{engine}: {out}"
+        );
         assert!(out.contains("Condition forall (x=2)\n"), "{out}");
-        let (_, out, _) = gpumc(&["check", "--format", "herd", "--engine", engine, "--bound", "2", &f]);
+        let (_, out, _) = gpumc(&[
+            "check", "--format", "herd", "--engine", engine, "--bound", "2", &f,
+        ]);
         let out = without_time(&out);
         assert!(
-            out.starts_with("Test count Required\nStates 1\nx=2;\nOk\nWitnesses\nPositive: 1 Negative: 0\n"),
+            out.starts_with(
+                "Test count Required\nStates 1\nx=2;\nOk\nWitnesses\nPositive: 1 Negative: 0\n"
+            ),
             "{engine}: {out}"
         );
         assert!(out.contains("Observation count Always 1 0\n"), "{out}");
@@ -250,6 +269,9 @@ fn herd_block_kinds_and_loop() {
         "{out}"
     );
     // herd counts `~exists` witnesses against the proposition.
-    assert!(out.contains("Ok\nWitnesses\nPositive: 3 Negative: 0\n"), "{out}");
+    assert!(
+        out.contains("Ok\nWitnesses\nPositive: 3 Negative: 0\n"),
+        "{out}"
+    );
     assert!(out.contains("Observation MP-relacq Never 0 3\n"), "{out}");
 }

@@ -412,7 +412,8 @@ fn run_with(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool) {
         // Verdicts, and whether undefined behaviour decided them.
         let (e, s) = if property_races {
             (
-                races::check(&p, &model, &opts).map(|x| Outcome::verdict(x.verdict, x.note.is_some())),
+                races::check(&p, &model, &opts)
+                    .map(|x| Outcome::verdict(x.verdict, x.note.is_some())),
                 symbolic::check_races_stats(&p, &model, &opts).map(|(x, st)| {
                     mismatches += st.mismatches;
                     Outcome::verdict(x.verdict, x.note.is_some())

@@ -111,8 +111,10 @@ pub struct Config {
     /// Deadline and memory budget per check (none by default; the CLI
     /// sets `--timeout` and `--max-memory`).
     pub limits: Limits,
-    /// Safety: the most final states the symbolic engine lists (`None`:
-    /// the verdict only, no states). The explicit engine lists them all.
+    /// Safety: the most final states the symbolic engine lists (`Some(0)`:
+    /// none, but whether any is reachable, the observation and whether the
+    /// bound cut an execution are still asked; `None`: the verdict's
+    /// queries only). The explicit engine lists them all.
     pub max_states: Option<u64>,
 }
 

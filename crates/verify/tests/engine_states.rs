@@ -45,10 +45,9 @@ fn no_list(r: &FileReport) -> Option<String> {
                 .as_deref()
                 .map_or("", |m| m.rsplit(": ").next().unwrap_or(m))
         )),
-        _ if r.engine.is_none() => Some(format!(
-            "undecided: {}",
-            r.message.as_deref().unwrap_or("")
-        )),
+        _ if r.engine.is_none() => {
+            Some(format!("undecided: {}", r.message.as_deref().unwrap_or("")))
+        }
         _ if !r.states_complete => Some(format!(
             "incomplete states: {}",
             r.states_note.as_deref().unwrap_or("")
@@ -132,7 +131,11 @@ fn explicit_and_symbolic_list_the_same_states() {
     for s in &skipped {
         eprintln!("  skipped {s}");
     }
-    assert!(bad.is_empty(), "engines list different states:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "engines list different states:\n{}",
+        bad.join("\n")
+    );
     assert!(
         skipped.len() <= MAX_SKIPS,
         "{} tests skipped (at most {MAX_SKIPS} expected)",

@@ -36,8 +36,10 @@ pub struct Options {
     /// thread paths than this.
     pub max_combinations: u64,
     /// Safety: how many final states the symbolic engine enumerates
-    /// (blocking clauses, docs/SYMBOLIC.md); `None`: none, the verdict
-    /// only. The explicit engine lists every state whatever this says.
+    /// (blocking clauses, docs/SYMBOLIC.md), after deciding herd's
+    /// observation and whether the bound cut an execution; `None`: none of
+    /// this, the verdict's queries only. The explicit engine lists every
+    /// state whatever this says.
     pub max_states: Option<u64>,
 }
 

@@ -451,5 +451,4 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
 }
 
 /// Why the states of a test with undefined behaviour are not all listed.
-pub const UB_STOPS: &str =
-    "undefined behaviour decided the verdict; the states are not all listed";
+pub const UB_STOPS: &str = "undefined behaviour decided the verdict";

@@ -105,6 +105,7 @@ pub fn text(r: &FileReport) -> String {
         let _ = writeln!(s, "  Observation {o} ({counts})");
     }
     let _ = match (&r.states_note, r.bound_hit) {
+        (Some(why), _) if r.states.is_empty() => writeln!(s, "  States not listed ({why})"),
         (Some(why), _) => writeln!(s, "  States {} ({why})", states_count(r)),
         (None, true) => writeln!(
             s,
@@ -175,9 +176,11 @@ pub fn witness_text(w: &Witness) -> String {
 /// count the listed states instead. Reports without a safety result
 /// (errors, limits, races, liveness) are printed as [`text`] prints them.
 pub fn herd(r: &FileReport) -> String {
-    let Some(h) = r.herd.as_ref().filter(|_| {
-        r.property == Property::Safety && r.engine.is_some() && r.verdict != "ERROR"
-    }) else {
+    let Some(h) = r
+        .herd
+        .as_ref()
+        .filter(|_| r.property == Property::Safety && r.engine.is_some() && r.verdict != "ERROR")
+    else {
         return text(r);
     };
     let mut s = String::new();

@@ -657,14 +657,22 @@ pub fn check_safety_stats(
                 obs: &obs,
                 obs_vals: &obs_vals,
             };
-            match list_states(&mut enc, model, &mut stats, &q, cap, &mut bound_hit, &mut listed) {
+            match list_states(
+                &mut enc,
+                model,
+                &mut stats,
+                &q,
+                cap,
+                &mut bound_hit,
+                &mut listed,
+            ) {
                 Ok(()) if listed.exhausted => None,
-                Ok(()) => Some(format!(
-                    "the enumeration stopped at --max-states {cap}"
+                Ok(()) if cap == 0 => Some("--max-states 0".into()),
+                Ok(()) => Some(format!("the enumeration stopped at --max-states {cap}")),
+                Err(e) if e.kind == ErrorKind::Limit => Some(format!(
+                    "the enumeration of states was stopped: {}",
+                    e.message
                 )),
-                Err(e) if e.kind == ErrorKind::Limit => {
-                    Some(format!("the enumeration of states was stopped: {}", e.message))
-                }
                 Err(e) => return Err(e),
             }
         }
@@ -750,6 +758,12 @@ fn list_states(
         ));
     }
     let p = enc.u.program;
+    if cap == 0 {
+        // Nothing to list; the list (empty) is complete when the
+        // observation's queries found no reachable state at all.
+        out.exhausted = q.prop.is_some() && some_sat == Some(false) && some_viol == Some(false);
+        return Ok(());
+    }
     let act = enc.sat.var();
     let assumptions = [q.complete, q.filter, act];
     let (mut seen_sat, mut seen_viol) = (false, false);
@@ -776,11 +790,7 @@ fn list_states(
         if let Some(a) = &p.assertion {
             let val = |t: &crate::ir::Term| match t {
                 crate::ir::Term::Const(k) => *k,
-                t => q
-                    .obs
-                    .iter()
-                    .position(|o| o == t)
-                    .map_or(0, |i| state[i]),
+                t => q.obs.iter().position(|o| o == t).map_or(0, |i| state[i]),
             };
             if a.cond.eval(&val) {
                 seen_sat = true;
@@ -797,7 +807,10 @@ fn list_states(
     }
     // Every state listed: the verdict's and the observation's queries
     // must agree with the list.
-    if out.exhausted && q.prop.is_some() && (some_sat != Some(seen_sat) || some_viol != Some(seen_viol)) {
+    if out.exhausted
+        && q.prop.is_some()
+        && (some_sat != Some(seen_sat) || some_viol != Some(seen_viol))
+    {
         return Err(Error::new(
             ErrorKind::Unsupported,
             "unsupported: internal error: the listed final states disagree with the condition's queries",
@@ -826,8 +839,7 @@ fn state_reached(
     let cand = c.candidate(&refs);
     final_memories(p, &cand).iter().any(|mem| {
         let val = |t: &crate::ir::Term| final_value(p, &cand, mem, t);
-        filter.is_none_or(|f| f.eval(&val))
-            && obs.iter().zip(state).all(|(t, v)| val(t) == *v)
+        filter.is_none_or(|f| f.eval(&val)) && obs.iter().zip(state).all(|(t, v)| val(t) == *v)
     })
 }
 
