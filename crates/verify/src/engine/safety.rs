@@ -96,7 +96,7 @@ pub struct SafetyResult {
     pub note: Option<String>,
 }
 
-/// The observables of a program: the assertion's and filter's terms, then
+/// The observables of a program: the assertion's terms (not the filter's), then
 /// `locations`; if none, every register written and every location.
 pub fn observables(p: &Program) -> Vec<Term> {
     fn add(out: &mut Vec<Term>, t: Term) {
