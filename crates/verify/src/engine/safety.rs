@@ -97,7 +97,7 @@ pub struct SafetyResult {
 }
 
 /// The observables of a program: the assertion's terms (not the filter's), then
-/// `locations`; if none, every register written and every location.
+/// `locations`; if none, every location (one name per physical location).
 pub fn observables(p: &Program) -> Vec<Term> {
     fn add(out: &mut Vec<Term>, t: Term) {
         if !out.contains(&t) {
