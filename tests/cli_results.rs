@@ -168,6 +168,21 @@ fn a_cut_list_of_states_says_so() {
         "examples/MP-weak.litmus",
     ]);
     assert!(out.contains("  States at least 2 ("), "{out}");
+    let (_, out, _) = gpumc(&[
+        "check",
+        "--format",
+        "herd",
+        "--engine",
+        "symbolic",
+        "--max-states",
+        "2",
+        "examples/MP-weak.litmus",
+    ]);
+    assert!(out.contains("\nStates 2\n"), "{out}");
+    assert!(
+        out.contains("Warning: File \"examples/MP-weak.litmus\": the list of states is incomplete (the enumeration stopped at --max-states 2)."),
+        "{out}"
+    );
 
     // 0: the verdict only.
     let v = json(&[

@@ -173,7 +173,8 @@ pub fn witness_text(w: &Witness) -> String {
 /// (true)`, `Loop` before `Ok`/`No` when the loop bound cut executions,
 /// `Undef` for undefined behaviour. Where executions are not counted (the
 /// symbolic engine), `Positive`/`Negative` and the observation's numbers
-/// count the listed states instead. Reports without a safety result
+/// count the listed states instead. An incomplete list of states is
+/// followed by a `Warning:` line. Reports without a safety result
 /// (errors, limits, races, liveness) are printed as [`text`] prints them.
 pub fn herd(r: &FileReport) -> String {
     let Some(h) = r
@@ -234,6 +235,15 @@ pub fn herd(r: &FileReport) -> String {
     };
     let _ = writeln!(s, "Observation {name} {obs} {pos} {neg}");
     let _ = writeln!(s, "Time {name} {:.2}", r.time_ms / 1e3);
+    // herd7 has no incomplete list of states: say it in herd7's way of
+    // warning (its own warnings go to stderr; this one stays with its block).
+    if let (false, Some(why)) = (r.states_complete, &r.states_note) {
+        let _ = writeln!(
+            s,
+            "Warning: File \"{}\": the list of states is incomplete ({why}).",
+            r.file
+        );
+    }
     s.push('\n');
     s
 }
