@@ -42,6 +42,8 @@ pub struct Rendered {
     pub text: String,
     /// One JSON object (`report::json`).
     pub json: String,
+    /// herd7's result block (`report::herd`).
+    pub herd: String,
 }
 
 impl Rendered {
@@ -53,6 +55,7 @@ impl Rendered {
             time_ms: r.time_ms,
             text: crate::report::text(r),
             json: crate::report::json(r),
+            herd: crate::report::herd(r),
         }
     }
 }
@@ -73,6 +76,7 @@ struct Request {
     progress: String,
     engine: Engine,
     limits: Limits,
+    max_states: Option<u64>,
 }
 
 impl Request {
@@ -90,6 +94,7 @@ impl Request {
                 resident: true,
                 ..cfg.limits
             },
+            max_states: cfg.max_states,
         }
     }
 
@@ -102,6 +107,7 @@ impl Request {
             progress: crate::engine::liveness::ProgressSpec::parse(&self.progress)?,
             engine: self.engine,
             limits: self.limits,
+            max_states: self.max_states,
         })
     }
 }

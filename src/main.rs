@@ -47,9 +47,19 @@ struct CheckOpts {
     #[arg(long)]
     ignore_filter: bool,
     /// JSON lines: one report object per test (`suite`: then the totals);
-    /// docs/JSON.md.
+    /// the same as `--format json`; docs/JSON.md.
     #[arg(long)]
     json: bool,
+    /// Output: text | json (one object per test per line) | herd (herd7's
+    /// result block per test: States, Ok/No, Witnesses, Observation).
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Safety: the most final states the symbolic engine lists per test
+    /// (0: none; the observation is still decided); a longer list is cut
+    /// and marked "at least".
+    /// The explicit engine always lists every state.
+    #[arg(long, default_value_t = driver::DEFAULT_MAX_STATES, value_name = "N")]
+    max_states: u64,
     /// Wall-clock limit per test, seconds (0: none); past it the verdict is UNKNOWN.
     #[arg(long, default_value_t = gpumc::guard::DEFAULT_TIMEOUT_S, value_name = "SECS")]
     timeout: f64,
@@ -64,6 +74,32 @@ struct CheckOpts {
     /// each test expands to its states and witness) to FILE.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+    Herd,
+}
+
+impl CheckOpts {
+    fn format(&self) -> Format {
+        if self.json {
+            Format::Json
+        } else {
+            self.format
+        }
+    }
+}
+
+/// A report in the chosen format.
+fn rendered(r: &Rendered, f: Format) -> String {
+    match f {
+        Format::Text => r.text.clone(),
+        Format::Json => r.json.clone() + "\n",
+        Format::Herd => r.herd.clone(),
+    }
 }
 
 #[derive(Subcommand)]
@@ -230,6 +266,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
             max_memory_mb: (opts.max_memory > 0).then_some(opts.max_memory),
             resident: false,
         },
+        max_states: Some(opts.max_states),
     })
 }
 
@@ -409,7 +446,8 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
         eprintln!("gpumc: {e}");
     }
     let checker = Checker::new(opts);
-    let bar = Bar::new(files.len() as u64, !opts.json && files.len() > 1);
+    let json = opts.format() == Format::Json;
+    let bar = Bar::new(files.len() as u64, !json && files.len() > 1);
     let reports: Vec<_> = files
         .par_iter()
         .map(|(file, name)| {
@@ -423,18 +461,13 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
     let mut count = std::collections::BTreeMap::<&str, usize>::new();
     for r in &reports {
         *count.entry(r.verdict.as_str()).or_default() += 1;
-        let s = if opts.json {
-            r.json.clone() + "\n"
-        } else {
-            r.text.clone()
-        };
-        let _ = out.write_all(s.as_bytes());
+        let _ = out.write_all(rendered(r, opts.format()).as_bytes());
     }
     let _ = out.flush();
     // Totals of a run over several tests, for the reader (stdout keeps one
     // report per test, so that `grep`/`--json` consumers see only those).
     let many = files.len() > 1 || paths.iter().any(|p| p.is_dir());
-    if many && !opts.json && !files.is_empty() {
+    if many && !json && !files.is_empty() {
         let n = |v: &str| count.get(v).copied().unwrap_or(0);
         eprintln!(
             "{} tests: {} PASS, {} FAIL, {} UNKNOWN, {} ERROR in {:.2} s",
@@ -520,7 +553,8 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
     }
     let checker = Checker::new(opts);
     let start = Instant::now();
-    let bar = Bar::new(rows.len() as u64, !opts.json);
+    let json = opts.format() == Format::Json;
+    let bar = Bar::new(rows.len() as u64, !json);
     let results: Vec<_> = rows
         .par_iter()
         .map(|row| {
@@ -546,7 +580,7 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
                 row.line,
                 root_shown.display()
             );
-            if opts.json {
+            if json {
                 // The row is not lost to a JSON reader: an ERROR object.
                 let v = serde_json::json!({
                     "file": root.join(&row.path).display().to_string(),
@@ -583,7 +617,10 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
             v["agrees"] = serde_json::Value::Bool(ok);
             html_tests.push(v);
         }
-        if opts.json {
+        if opts.format() == Format::Herd {
+            let _ = out.write_all(r.herd.as_bytes());
+        }
+        if opts.format() == Format::Json {
             let mut v: serde_json::Value = serde_json::from_str(&r.json).expect("a report");
             v["expected"] = serde_json::Value::String(row.expected.to_string());
             v["agrees"] = serde_json::Value::Bool(ok);
@@ -605,7 +642,7 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
-    if !opts.json {
+    if opts.format() != Format::Json {
         let _ = writeln!(
             out,
             "suite {}: {} rows in {:.2} s wall, median {:.2} ms per test",
@@ -615,7 +652,7 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
             median
         );
     }
-    if opts.json {
+    if json {
         // JSON lines to the end: the totals are the last object.
         let v = serde_json::json!({
             "suite": csv.display().to_string(),

@@ -1,6 +1,8 @@
 //! Explicit vs symbolic engine on randomly generated litmus tests (PTX and
 //! Vulkan): loads, stores, RMWs, fences, barriers, forward branches,
-//! bounded loops and spinloops, filters, every quantifier; safety and races.
+//! bounded loops and spinloops, filters, every quantifier; safety (verdict,
+//! every reachable final state, herd's observation, whether the bound cut
+//! an execution) and races.
 //! The `*_indexed` variants turn some accesses into run-time addresses
 //! (`ir::Addr::Indexed`, which no litmus dialect writes) indexed by a
 //! register loaded earlier, out of bounds for some values.
@@ -9,6 +11,7 @@
 //! (default: 300, a few seconds in a debug build); `GPUMC_GEN_SEED` the
 //! seed. `GPUMC_TEST_VULKAN_CAT` overrides the Vulkan model with a file.
 
+use gpumc::engine::safety::{Observation, SafetyResult, Verdict};
 use gpumc::engine::{races, safety, symbolic, Options};
 use gpumc::ir::{Addr, Arch, Indexed, InstrKind, Operand, Program};
 
@@ -321,6 +324,42 @@ fn index_some(p: &mut Program, r: &mut Rng) {
     }
 }
 
+/// What both engines must agree on.
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    verdict: Verdict,
+    /// Undefined behaviour decided the verdict.
+    ub: bool,
+    /// Safety, where the list is complete: every reachable final state.
+    states: Option<Vec<Vec<i64>>>,
+    observation: Option<Observation>,
+    /// Safety without undefined behaviour: some execution was cut.
+    bound_hit: Option<bool>,
+}
+
+impl Outcome {
+    fn verdict(verdict: Verdict, ub: bool) -> Outcome {
+        Outcome {
+            verdict,
+            ub,
+            states: None,
+            observation: None,
+            bound_hit: None,
+        }
+    }
+
+    fn safety(x: SafetyResult) -> Outcome {
+        let ub = x.note.is_some();
+        Outcome {
+            verdict: x.verdict,
+            ub,
+            states: x.states_incomplete.is_none().then_some(x.states),
+            observation: x.observation,
+            bound_hit: (!ub).then_some(x.bound_hit),
+        }
+    }
+}
+
 fn run(arch: Arch, property_races: bool, seed_salt: u64) {
     run_with(arch, property_races, seed_salt, false);
 }
@@ -361,6 +400,8 @@ fn run_with(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool) {
         }
         let opts = Options {
             bound: 1 + r.below(2) as u32,
+            // Every state (the explicit engine lists them all).
+            max_states: Some(1 << 20),
             ..Options::default()
         };
         if !small_enough(&p, opts.bound) {
@@ -371,18 +412,19 @@ fn run_with(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool) {
         // Verdicts, and whether undefined behaviour decided them.
         let (e, s) = if property_races {
             (
-                races::check(&p, &model, &opts).map(|x| (x.verdict, x.note.is_some())),
+                races::check(&p, &model, &opts)
+                    .map(|x| Outcome::verdict(x.verdict, x.note.is_some())),
                 symbolic::check_races_stats(&p, &model, &opts).map(|(x, st)| {
                     mismatches += st.mismatches;
-                    (x.verdict, x.note.is_some())
+                    Outcome::verdict(x.verdict, x.note.is_some())
                 }),
             )
         } else {
             (
-                safety::check(&p, &model, &opts).map(|x| (x.verdict, x.note.is_some())),
+                safety::check(&p, &model, &opts).map(Outcome::safety),
                 symbolic::check_safety_stats(&p, &model, &opts).map(|(x, st)| {
                     mismatches += st.mismatches;
-                    (x.verdict, x.note.is_some())
+                    Outcome::safety(x)
                 }),
             )
         };
@@ -392,7 +434,7 @@ fn run_with(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool) {
         match (e, s) {
             (Ok(a), Ok(b)) => {
                 checked += 1;
-                undefined += usize::from(a.1);
+                undefined += usize::from(a.ub);
                 if a != b {
                     disagree.push(format!(
                         "#{i} (bound {}): explicit {a:?}, symbolic {b:?}\n{src}{}",

@@ -3,7 +3,7 @@
 
 use crate::cat::Model;
 use crate::diag::{Error, ErrorKind, Result};
-use crate::engine::safety::{self, Verdict};
+use crate::engine::safety::{self, Observation, Verdict};
 use crate::engine::witness::Witness;
 use crate::engine::Options;
 use crate::guard::{Guard, Limits};
@@ -111,7 +111,16 @@ pub struct Config {
     /// Deadline and memory budget per check (none by default; the CLI
     /// sets `--timeout` and `--max-memory`).
     pub limits: Limits,
+    /// Safety: the most final states the symbolic engine lists (`Some(0)`:
+    /// none, but whether any is reachable, the observation and whether the
+    /// bound cut an execution are still asked; `None`: the verdict's
+    /// queries only). The explicit engine lists them all.
+    pub max_states: Option<u64>,
 }
+
+/// The symbolic engine's default cap on listed final states
+/// (`--max-states`).
+pub const DEFAULT_MAX_STATES: u64 = 100;
 
 impl Default for Config {
     fn default() -> Self {
@@ -123,6 +132,7 @@ impl Default for Config {
             progress: Default::default(),
             engine: Engine::Auto,
             limits: Limits::none(),
+            max_states: Some(DEFAULT_MAX_STATES),
         }
     }
 }
@@ -131,7 +141,12 @@ impl Default for Config {
 #[derive(Clone, Debug, Serialize)]
 pub struct FileReport {
     pub file: String,
-    /// `PASS`, `FAIL`, `UNKNOWN` or `ERROR`.
+    /// The test's name (its header line; a kernel's file stem); empty when
+    /// the file could not be read.
+    pub test: String,
+    /// `PASS`, `FAIL`, `UNKNOWN` or `ERROR`; `NONE` for a safety check of
+    /// a test without a condition (`exists`, `~exists`, `forall`): its
+    /// states are listed and nothing is claimed.
     pub verdict: String,
     pub model: String,
     /// The engine that decided (absent when none ran to the end).
@@ -142,9 +157,37 @@ pub struct FileReport {
     pub engine_note: Option<String>,
     pub property: Property,
     pub time_ms: f64,
-    pub executions: u64,
+    /// Executions the engine counted: the explicit engine's consistent
+    /// complete executions that pass the filter (races: consistent
+    /// executions; liveness: executions examined, or interleaving states
+    /// explored); `None` (JSON `null`): not counted, as by the symbolic
+    /// engine, which never enumerates executions.
+    pub executions: Option<u64>,
     pub observables: Vec<String>,
+    /// Reachable final states, values aligned with `observables`.
     pub states: Vec<Vec<i64>>,
+    /// Whether `states` lists every final state of the complete executions
+    /// within the loop bound (see `bound_hit` for longer ones); false for
+    /// properties other than safety.
+    pub states_complete: bool,
+    /// Why `states` is not complete (safety).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states_note: Option<String>,
+    /// Some consistent execution was cut by the loop bound (safety, races;
+    /// herd's `Loop`): executions longer than the bound are not covered.
+    pub bound_hit: bool,
+    /// The test's condition with its quantifier, in herd's syntax
+    /// (`exists (P1:r0=1 /\ P1:r1=0)`); `None` without one.
+    pub condition: Option<String>,
+    /// herd's `Observation`: whether the condition's proposition holds in
+    /// no (`Never`), some (`Sometimes`) or every (`Always`) reachable
+    /// final state; `None` without a condition or when undecided.
+    pub observation: Option<Observation>,
+    /// Executions whose final state satisfies the proposition, and those
+    /// whose state does not (herd's counts); `None` where executions are
+    /// not counted (the symbolic engine) or there is no condition.
+    pub positive: Option<u64>,
+    pub negative: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub witness: Option<Witness>,
     /// Racing pairs (`--property races`).
@@ -157,6 +200,48 @@ pub struct FileReport {
     pub message: Option<String>,
     #[serde(skip)]
     pub error: Option<Error>,
+    /// What herd7's output needs besides (`report::herd`).
+    #[serde(skip)]
+    pub herd: Option<HerdNames>,
+}
+
+/// What herd7's result block needs besides the report: names as herd7
+/// prints them (registers by thread index, `1:r0`), the test's kind and
+/// condition (`Required`, `forall (true)` for a test without one, as
+/// herd7 reads it).
+#[derive(Clone, Debug, Default)]
+pub struct HerdNames {
+    pub observables: Vec<String>,
+    /// `Allowed` (`exists`), `Forbidden` (`~exists`), `Required` (`forall`).
+    pub kind: &'static str,
+    pub condition: String,
+    /// Listed states whose values satisfy the proposition, and the others.
+    pub state_counts: (u64, u64),
+    /// Undefined behaviour decided the verdict (herd's `Undef`).
+    pub undefined: bool,
+}
+
+impl HerdNames {
+    fn of(p: &Program) -> HerdNames {
+        use crate::ir::Quantifier;
+        HerdNames {
+            observables: safety::observables(p)
+                .iter()
+                .map(|t| safety::herd_term_name(p, t))
+                .collect(),
+            kind: match p.assertion.as_ref().map(|a| a.quantifier) {
+                Some(Quantifier::Exists) => "Allowed",
+                Some(Quantifier::NotExists) => "Forbidden",
+                Some(Quantifier::Forall) | None => "Required",
+            },
+            condition: p.assertion.as_ref().map_or_else(
+                || "forall (true)".to_string(),
+                |a| safety::condition_text(p, a, true),
+            ),
+            state_counts: (0, 0),
+            undefined: false,
+        }
+    }
 }
 
 impl FileReport {
@@ -165,20 +250,29 @@ impl FileReport {
     pub fn new(path: &Path, cfg: &Config) -> FileReport {
         FileReport {
             file: path.display().to_string(),
+            test: String::new(),
             verdict: "ERROR".into(),
             model: cfg.model.clone().unwrap_or_default(),
             engine: None,
             engine_note: None,
             property: cfg.property,
             time_ms: 0.0,
-            executions: 0,
+            executions: None,
             observables: vec![],
             states: vec![],
+            states_complete: false,
+            states_note: None,
+            bound_hit: false,
+            condition: None,
+            observation: None,
+            positive: None,
+            negative: None,
             witness: None,
             races: vec![],
             liveness: None,
             message: None,
             error: None,
+            herd: None,
         }
     }
 
@@ -298,6 +392,14 @@ pub fn check_file_as(file: &Path, name: &Path, cfg: &Config, cache: &ModelCache)
     let mut report = FileReport::new(path, cfg);
     let outcome = (|| -> Result<()> {
         let program = load_program_as(file, name)?;
+        report.test = program.name.clone();
+        report.herd = Some(HerdNames::of(&program));
+        if cfg.property == Property::Safety {
+            report.condition = program
+                .assertion
+                .as_ref()
+                .map(|a| safety::condition_text(&program, a, false));
+        }
         let model_name = cfg
             .model
             .clone()
@@ -395,9 +497,12 @@ fn run_engine(
         bound: cfg.bound,
         liveness: cfg.property == Property::Liveness,
         ignore_filter: cfg.ignore_filter,
+        max_states: cfg.max_states,
         ..Options::default()
     };
     let symbolic = engine == Engine::Symbolic;
+    // The symbolic engine produces one execution at most: it counts none.
+    let counted = |n: u64| (!symbolic).then_some(n);
     match cfg.property {
         Property::Safety => {
             let r = if symbolic {
@@ -406,13 +511,34 @@ fn run_engine(
                 safety::check(program, model, &opts)
             }?;
             report.verdict = r.verdict.to_string();
-            report.executions = r.executions;
+            report.executions = counted(r.executions);
             report.observables = r.observables;
             report.states = r.states;
+            report.states_complete = r.states_incomplete.is_none();
+            report.states_note = r.states_incomplete;
+            report.bound_hit = r.bound_hit;
+            report.observation = r.observation;
+            report.positive = r.positive;
+            report.negative = r.negative;
             report.witness = r.witness;
-            report.message = r
-                .note
-                .or_else(|| bound_reason(r.verdict, r.bound_hit, cfg.bound));
+            if let Some(h) = &mut report.herd {
+                h.undefined = r.note.is_some();
+                let sat = report
+                    .states
+                    .iter()
+                    .filter(|st| safety::state_satisfies(program, st))
+                    .count() as u64;
+                h.state_counts = (sat, report.states.len() as u64 - sat);
+            }
+            if program.assertion.is_none() && r.note.is_none() {
+                // Nothing to claim: the states are the result.
+                report.verdict = NO_CONDITION.into();
+                report.message = None;
+            } else {
+                report.message = r
+                    .note
+                    .or_else(|| bound_reason(r.verdict, r.bound_hit, cfg.bound));
+            }
         }
         Property::Races => {
             let r = if symbolic {
@@ -421,7 +547,8 @@ fn run_engine(
                 crate::engine::races::check(program, model, &opts)
             }?;
             report.verdict = r.verdict.to_string();
-            report.executions = r.executions;
+            report.executions = counted(r.executions);
+            report.bound_hit = r.bound_hit;
             report.races = r.races;
             report.witness = r.witness;
             report.message = r
@@ -431,7 +558,7 @@ fn run_engine(
         Property::Liveness => {
             let r = crate::engine::liveness::check(program, model, &opts, &cfg.progress, symbolic)?;
             report.verdict = r.verdict.to_string();
-            report.executions = r.executions;
+            report.executions = counted(r.executions);
             report.liveness = r.violation;
             report.witness = r.witness;
             if r.verdict == Verdict::Unknown {
@@ -442,6 +569,9 @@ fn run_engine(
     report.engine = Some(engine);
     Ok(())
 }
+
+/// The verdict of a safety check of a test without a condition.
+pub const NO_CONDITION: &str = "NONE";
 
 /// Why a verdict is `UNKNOWN` when the loop bound is the reason, so that
 /// the report never says `UNKNOWN` without one.

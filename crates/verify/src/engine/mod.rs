@@ -35,6 +35,12 @@ pub struct Options {
     /// The explicit engine refuses programs with more combinations of
     /// thread paths than this.
     pub max_combinations: u64,
+    /// Safety: how many final states the symbolic engine enumerates
+    /// (blocking clauses, docs/SYMBOLIC.md), after deciding herd's
+    /// observation and whether the bound cut an execution; `None`: none of
+    /// this, the verdict's queries only. The explicit engine lists every
+    /// state whatever this says.
+    pub max_states: Option<u64>,
 }
 
 impl Default for Options {
@@ -44,6 +50,7 @@ impl Default for Options {
             liveness: false,
             ignore_filter: false,
             max_combinations: 2_000_000,
+            max_states: None,
         }
     }
 }

@@ -5,7 +5,7 @@ use super::witness::Witness;
 use super::{explicit, Candidate, Observer, Options};
 use crate::cat::{Evaluator, Model};
 use crate::diag::Result;
-use crate::ir::{Cond, Program, Quantifier, Term};
+use crate::ir::{Assertion, CmpOp, Cond, Program, Quantifier, Term};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -27,15 +27,65 @@ impl std::fmt::Display for Verdict {
     }
 }
 
+/// How often the proposition of a test's condition holds over its
+/// reachable final states (herd's `Observation`): in none, in some but not
+/// all, in all (herd says `Never` also when nothing is reachable).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Observation {
+    Never,
+    Sometimes,
+    Always,
+}
+
+impl Observation {
+    /// From whether some reachable state satisfies the proposition and
+    /// whether some does not.
+    pub fn of(some_satisfy: bool, some_violate: bool) -> Observation {
+        if !some_satisfy {
+            Observation::Never
+        } else if some_violate {
+            Observation::Sometimes
+        } else {
+            Observation::Always
+        }
+    }
+}
+
+impl std::fmt::Display for Observation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Observation::Never => "Never",
+            Observation::Sometimes => "Sometimes",
+            Observation::Always => "Always",
+        })
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct SafetyResult {
     pub verdict: Verdict,
-    /// Consistent, complete executions that pass the filter.
+    /// Consistent, complete executions that pass the filter (explicit
+    /// engine); the symbolic engine counts the executions it produced.
     pub executions: u64,
     /// Names of the observed values, in state order.
     pub observables: Vec<String>,
-    /// Every allowed final state (values aligned with `observables`).
+    /// The allowed final states (values aligned with `observables`):
+    /// every final state of the complete executions within the loop bound,
+    /// unless `states_incomplete` says why not.
     pub states: Vec<Vec<i64>>,
+    /// Why `states` may lack reachable states (a cap on the enumeration,
+    /// undefined behaviour that stopped it, a resource limit); `None`: the
+    /// list is complete.
+    pub states_incomplete: Option<String>,
+    /// Executions (filter applied) whose final state satisfies the
+    /// condition's proposition, and those whose state does not (herd's
+    /// `pos`/`neg`); `None` where not counted (the symbolic engine, no
+    /// condition, an enumeration stopped early).
+    pub positive: Option<u64>,
+    pub negative: Option<u64>,
+    /// Whether the proposition holds in no, some or every reachable final
+    /// state; `None` without a condition or when not decided.
+    pub observation: Option<Observation>,
     /// For `exists`: an execution reaching the state (PASS); for
     /// `~exists`/`forall`: one violating the assertion (FAIL).
     pub witness: Option<Witness>,
@@ -46,8 +96,8 @@ pub struct SafetyResult {
     pub note: Option<String>,
 }
 
-/// The observables of a program: the assertion's and filter's terms, then
-/// `locations`; if none, every register written and every location.
+/// The observables of a program: the assertion's terms (not the filter's), then
+/// `locations`; if none, every location (one name per physical location).
 pub fn observables(p: &Program) -> Vec<Term> {
     fn add(out: &mut Vec<Term>, t: Term) {
         if !out.contains(&t) {
@@ -81,12 +131,88 @@ pub fn term_name(p: &Program, t: &Term) -> String {
     }
 }
 
+/// Whether a final state (values of [`observables`]) satisfies the
+/// proposition of `p`'s condition (true without one, as herd reads a test
+/// without a condition: `forall (true)`).
+pub fn state_satisfies(p: &Program, state: &[i64]) -> bool {
+    let obs = observables(p);
+    let val = |t: &Term| match t {
+        Term::Const(k) => *k,
+        t => obs.iter().position(|o| o == t).map_or(0, |i| state[i]),
+    };
+    p.assertion.as_ref().is_none_or(|a| a.cond.eval(&val))
+}
+
+/// A term as herd7 prints it: registers as `THREAD-INDEX:REG` (`1:r0`).
+pub fn herd_term_name(p: &Program, t: &Term) -> String {
+    match t {
+        Term::Reg(th, r) => format!("{th}:{r}"),
+        t => term_name(p, t),
+    }
+}
+
+/// A test's condition with its quantifier, in herd's syntax
+/// (`exists (P1:r0=1 /\ P1:r1=0)`, `~exists (…)`, `forall (…)`); `herd`:
+/// registers named as herd7 names them ([`herd_term_name`]).
+pub fn condition_text(p: &Program, a: &Assertion, herd: bool) -> String {
+    let q = match a.quantifier {
+        Quantifier::Exists => "exists",
+        Quantifier::NotExists => "~exists",
+        Quantifier::Forall => "forall",
+    };
+    format!("{q} ({})", prop_text(p, &a.cond, herd, 0))
+}
+
+/// `level`: 0 at the top or under `\/`, 1 under `/\`, 2 under `~`
+/// (herd's precedence: `~` binds tightest, then `/\`, then `\/`).
+fn prop_text(p: &Program, c: &Cond, herd: bool, level: u8) -> String {
+    let term = |t: &Term| {
+        if herd {
+            herd_term_name(p, t)
+        } else {
+            term_name(p, t)
+        }
+    };
+    let paren = |s: String, needed: bool| if needed { format!("({s})") } else { s };
+    match c {
+        Cond::True => "true".into(),
+        Cond::False => "false".into(),
+        Cond::Cmp(op, x, y) => {
+            let op = match op {
+                CmpOp::Eq => "=",
+                other => other.symbol(),
+            };
+            paren(format!("{}{op}{}", term(x), term(y)), level == 2)
+        }
+        Cond::Not(x) => format!("~{}", prop_text(p, x, herd, 2)),
+        Cond::And(x, y) => paren(
+            format!(
+                "{} /\\ {}",
+                prop_text(p, x, herd, 1),
+                prop_text(p, y, herd, 1)
+            ),
+            level == 2,
+        ),
+        Cond::Or(x, y) => paren(
+            format!(
+                "{} \\/ {}",
+                prop_text(p, x, herd, 0),
+                prop_text(p, y, herd, 0)
+            ),
+            level > 0,
+        ),
+    }
+}
+
 struct SafetyObserver<'p> {
     program: &'p Program,
     filter: Option<&'p Cond>,
     observables: Vec<Term>,
     executions: u64,
     states: BTreeSet<Vec<i64>>,
+    /// Executions whose state satisfies the proposition, and the others.
+    positive: u64,
+    negative: u64,
     satisfied: bool,
     violated: bool,
     witness: Option<Witness>,
@@ -158,8 +284,10 @@ impl Observer for SafetyObserver<'_> {
                 };
                 if sat {
                     self.satisfied = true;
+                    self.positive += 1;
                 } else {
                     self.violated = true;
+                    self.negative += 1;
                 }
                 if interesting && self.witness.is_none() {
                     let named = self
@@ -245,6 +373,8 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
         observables: observables.clone(),
         executions: 0,
         states: BTreeSet::new(),
+        positive: 0,
+        negative: 0,
         satisfied: false,
         violated: false,
         witness: None,
@@ -258,6 +388,10 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
             executions: obs.executions,
             observables: observables.iter().map(|t| term_name(p, t)).collect(),
             states: obs.states.into_iter().collect(),
+            states_incomplete: Some(UB_STOPS.into()),
+            positive: None,
+            negative: None,
+            observation: None,
             witness: Some(w),
             bound_hit: obs.bound_hit,
             note: Some(note),
@@ -303,8 +437,18 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
         executions: obs.executions,
         observables: observables.iter().map(|t| term_name(p, t)).collect(),
         states: obs.states.into_iter().collect(),
+        states_incomplete: None,
+        positive: p.assertion.as_ref().map(|_| obs.positive),
+        negative: p.assertion.as_ref().map(|_| obs.negative),
+        observation: p
+            .assertion
+            .as_ref()
+            .map(|_| Observation::of(obs.positive > 0, obs.negative > 0)),
         witness: obs.witness,
         bound_hit: obs.bound_hit,
         note: None,
     })
 }
+
+/// Why the states of a test with undefined behaviour are not all listed.
+pub const UB_STOPS: &str = "undefined behaviour decided the verdict";

@@ -1,8 +1,27 @@
-//! Reports: human-readable text and JSON lines.
+//! Reports: human-readable text, JSON lines, and herd7's result block.
 
-use crate::driver::FileReport;
+use crate::driver::{FileReport, Property, NO_CONDITION};
+use crate::engine::safety::Observation;
 use crate::engine::witness::Witness;
 use std::fmt::Write;
+
+/// `N executions`, or `executions not counted`.
+fn executions_text(n: Option<u64>) -> String {
+    match n {
+        Some(1) => "1 execution".into(),
+        Some(n) => format!("{n} executions"),
+        None => "executions not counted".into(),
+    }
+}
+
+/// `N`, or `at least N` when the list of states is not complete.
+fn states_count(r: &FileReport) -> String {
+    if r.states_complete {
+        r.states.len().to_string()
+    } else {
+        format!("at least {}", r.states.len())
+    }
+}
 
 /// herd-style text for one checked file.
 pub fn text(r: &FileReport) -> String {
@@ -20,15 +39,22 @@ pub fn text(r: &FileReport) -> String {
         .engine
         .map(|e| format!("{e} engine, "))
         .unwrap_or_default();
+    // Executions are counted by an engine that ran to the end.
+    let executions = match r.engine {
+        Some(_) => format!("{}, ", executions_text(r.executions)),
+        None => String::new(),
+    };
+    let verdict = if r.verdict == NO_CONDITION {
+        let n = states_count(r);
+        let plural = if n == "1" { "" } else { "s" };
+        format!("no condition: {n} reachable state{plural}")
+    } else {
+        r.verdict.clone()
+    };
     let _ = writeln!(
         s,
-        "{}: {}  (model {}, {engine}{} execution{}, {:.2} ms)",
-        r.file,
-        r.verdict,
-        r.model,
-        r.executions,
-        if r.executions == 1 { "" } else { "s" },
-        r.time_ms
+        "{}: {verdict}  (model {}, {engine}{executions}{:.2} ms)",
+        r.file, r.model, r.time_ms
     );
     if let Some(n) = &r.engine_note {
         let _ = writeln!(s, "  Engine: {n}");
@@ -62,13 +88,32 @@ pub fn text(r: &FileReport) -> String {
     if let Some(l) = &r.liveness {
         let _ = writeln!(s, "  Liveness violation: {}", l.description);
     }
-    if r.property != crate::driver::Property::Safety {
+    if r.property != Property::Safety || r.engine.is_none() {
         if let Some(w) = &r.witness {
             s.push_str(&witness_text(w));
         }
         return s;
     }
-    let _ = writeln!(s, "  States {}", r.states.len());
+    if let Some(c) = &r.condition {
+        let _ = writeln!(s, "  Condition {c}");
+    }
+    if let Some(o) = r.observation {
+        let counts = match (r.positive, r.negative) {
+            (Some(p), Some(n)) => format!("{p} positive, {n} negative executions"),
+            _ => "executions not counted".into(),
+        };
+        let _ = writeln!(s, "  Observation {o} ({counts})");
+    }
+    let _ = match (&r.states_note, r.bound_hit) {
+        (Some(why), _) if r.states.is_empty() => writeln!(s, "  States not listed ({why})"),
+        (Some(why), _) => writeln!(s, "  States {} ({why})", states_count(r)),
+        (None, true) => writeln!(
+            s,
+            "  States {} (executions cut by the loop bound are not covered)",
+            r.states.len()
+        ),
+        (None, false) => writeln!(s, "  States {}", r.states.len()),
+    };
     for st in &r.states {
         let line: Vec<String> = r
             .observables
@@ -119,6 +164,87 @@ pub fn witness_text(w: &Witness) -> String {
         let st: Vec<String> = w.state.iter().map(|(n, v)| format!("{n}={v}")).collect();
         let _ = writeln!(s, "    final: {}", st.join(" "));
     }
+    s
+}
+
+/// herd7's result block for one test (`Test`, `States`, `Ok`/`No`,
+/// `Witnesses`, `Condition`, `Observation`, `Time`), as herd7 prints it:
+/// registers as `THREAD:REG`, a test without a condition as `forall
+/// (true)`, `Loop` before `Ok`/`No` when the loop bound cut executions,
+/// `Undef` for undefined behaviour. Where executions are not counted (the
+/// symbolic engine), `Positive`/`Negative` and the observation's numbers
+/// count the listed states instead. An incomplete list of states is
+/// followed by a `Warning:` line. Reports without a safety result
+/// (errors, limits, races, liveness) are printed as [`text`] prints them.
+pub fn herd(r: &FileReport) -> String {
+    let Some(h) = r
+        .herd
+        .as_ref()
+        .filter(|_| r.property == Property::Safety && r.engine.is_some() && r.verdict != "ERROR")
+    else {
+        return text(r);
+    };
+    let mut s = String::new();
+    let name = &r.test;
+    let _ = writeln!(s, "Test {name} {}", h.kind);
+    let _ = writeln!(s, "States {}", r.states.len());
+    for st in &r.states {
+        let line: Vec<String> = h
+            .observables
+            .iter()
+            .zip(st)
+            .map(|(n, v)| format!("{n}={v};"))
+            .collect();
+        let _ = writeln!(s, "{}", line.join(" "));
+    }
+    // herd's `pos`/`neg` are w.r.t. the proposition.
+    let (pos, neg) = match (r.positive, r.negative, &r.condition) {
+        (Some(p), Some(n), _) => (p, n),
+        (_, _, Some(_)) => h.state_counts,
+        // No condition (`forall (true)`): every execution is positive.
+        (_, _, None) => (r.executions.unwrap_or(r.states.len() as u64), 0),
+    };
+    let ok = match h.kind {
+        "Allowed" => r.verdict == "PASS",
+        // Not found (UNKNOWN: only the bound stopped a claim).
+        _ => r.verdict != "FAIL",
+    };
+    let _ = writeln!(
+        s,
+        "{}{}",
+        if r.bound_hit { "Loop " } else { "" },
+        if h.undefined {
+            "Undef"
+        } else if ok {
+            "Ok"
+        } else {
+            "No"
+        }
+    );
+    let (wp, wn) = if h.kind == "Forbidden" {
+        (neg, pos)
+    } else {
+        (pos, neg)
+    };
+    let _ = writeln!(s, "Witnesses");
+    let _ = writeln!(s, "Positive: {wp} Negative: {wn}");
+    let _ = writeln!(s, "Condition {}", h.condition);
+    let obs = match (&r.condition, r.observation) {
+        (Some(_), Some(o)) => o,
+        _ => Observation::of(pos > 0, neg > 0),
+    };
+    let _ = writeln!(s, "Observation {name} {obs} {pos} {neg}");
+    let _ = writeln!(s, "Time {name} {:.2}", r.time_ms / 1e3);
+    // herd7 has no incomplete list of states: say it in herd7's way of
+    // warning (its own warnings go to stderr; this one stays with its block).
+    if let (false, Some(why)) = (r.states_complete, &r.states_note) {
+        let _ = writeln!(
+            s,
+            "Warning: File \"{}\": the list of states is incomplete ({why}).",
+            r.file
+        );
+    }
+    s.push('\n');
     s
 }
 

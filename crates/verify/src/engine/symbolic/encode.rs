@@ -1090,6 +1090,22 @@ impl TermVal {
         }
     }
 
+    /// Literals whose disjunction says that the term's value is not `v`
+    /// (a blocking clause's part for this term).
+    pub fn differs(&self, v: i64, sat: &mut Sat) -> Vec<Lit> {
+        match self {
+            TermVal::Bits(b) => b
+                .iter()
+                .enumerate()
+                .map(|(k, &l)| if (v >> k) & 1 == 1 { -l } else { l })
+                .collect(),
+            TermVal::Cases(c) => {
+                let same: Vec<Lit> = c.iter().filter(|(x, _)| *x == v).map(|(_, l)| *l).collect();
+                vec![-sat.or(&same)]
+            }
+        }
+    }
+
     /// The value under the solver's model.
     pub fn value(&self, sat: &Sat) -> i64 {
         match self {

@@ -22,9 +22,12 @@
 //! mismatch would be an encoding bug: it is blocked and counted in
 //! [`Stats::mismatches`]).
 //!
-//! Results use the explicit engine's types; `states` is left empty and
-//! `executions` counts the executions the engine actually produced (0 or
-//! 1), not all of them.
+//! Results use the explicit engine's types. `executions` counts the
+//! executions the engine actually produced (0 or 1), not all of them (the
+//! driver reports it as not counted); `states` lists the reachable final
+//! states only when asked (`Options::max_states`: blocking clauses, each
+//! state re-checked on its replayed execution), and says when the list is
+//! incomplete.
 
 mod acyclic;
 mod bv;
@@ -489,6 +492,18 @@ fn solve_checked(
     assumptions: &[Lit],
     stats: &mut Stats,
 ) -> Result<bool> {
+    solve_checked_by(enc, model, assumptions, stats, |_, _| true)
+}
+
+/// [`solve_checked`] with a further re-check `accept` of the rebuilt
+/// execution; a model either rejects is blocked as an encoding bug.
+fn solve_checked_by(
+    enc: &mut Enc<'_>,
+    model: &Model,
+    assumptions: &[Lit],
+    stats: &mut Stats,
+    mut accept: impl FnMut(&Enc<'_>, &Concrete<'_>) -> bool,
+) -> Result<bool> {
     loop {
         stats.solver_calls += 1;
         let t = std::time::Instant::now();
@@ -504,12 +519,12 @@ fn solve_checked(
         let ok = {
             let c = enc.concrete()?;
             let mut ev = evaluator(model, &c, &enc.u.vocab);
-            ev.first_violation().is_none()
+            ev.first_violation().is_none() && accept(enc, &c)
         };
         if ok {
             return Ok(true);
         }
-        reject(enc, stats, "the model evaluator")?;
+        reject(enc, stats, "the re-check of its models")?;
     }
 }
 
@@ -536,10 +551,15 @@ fn fill_stats(enc: &Enc<'_>, stats: &mut Stats) {
 }
 
 /// Checks the program's final-state assertion (same verdicts as
-/// [`crate::engine::safety::check`]; `states` is left empty).
+/// [`crate::engine::safety::check`]). With `opts.max_states`, also lists
+/// the reachable final states (at most that many, by blocking clauses)
+/// and decides herd's observation; otherwise `states` is left empty.
 pub fn check_safety(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult> {
     check_safety_stats(p, model, opts).map(|(r, _)| r)
 }
+
+/// Why the symbolic engine's states are not listed when nobody asked.
+pub const STATES_NOT_ASKED: &str = "the symbolic engine enumerates final states only when asked";
 
 /// [`check_safety`] with size and effort figures.
 pub fn check_safety_stats(
@@ -551,6 +571,7 @@ pub fn check_safety_stats(
     let needed = consistency_axioms(model);
     let mut enc = build(p, model, opts, &needed, None)?;
     let obs = observables(p);
+    let names: Vec<String> = obs.iter().map(|t| term_name(p, t)).collect();
     let complete = complete_lit(&mut enc);
     if let Some((note, w)) = undefined_behaviour(&mut enc, model, &mut stats)? {
         fill_stats(&enc, &mut stats);
@@ -558,8 +579,12 @@ pub fn check_safety_stats(
             SafetyResult {
                 verdict: Verdict::Fail,
                 executions: 1,
-                observables: obs.iter().map(|t| term_name(p, t)).collect(),
+                observables: names,
                 states: vec![],
+                states_incomplete: Some(super::safety::UB_STOPS.into()),
+                positive: None,
+                negative: None,
+                observation: None,
                 witness: Some(w),
                 bound_hit: false,
                 note: Some(note),
@@ -568,59 +593,254 @@ pub fn check_safety_stats(
         ));
     }
     let mut finals = HashMap::new();
-    let filter = match (&p.filter, opts.ignore_filter) {
-        (Some(f), false) => enc.cond(f, &mut finals, false),
-        _ => TRUE,
+    let filter_cond = p.filter.as_ref().filter(|_| !opts.ignore_filter);
+    let filter = match filter_cond {
+        Some(f) => enc.cond(f, &mut finals, false),
+        None => TRUE,
     };
+    // Values of every observable, for the witness and the states.
+    let obs_vals: Vec<encode::TermVal> = obs
+        .iter()
+        .map(|t| enc.term(t, &mut finals, false))
+        .collect();
+    let prop = p
+        .assertion
+        .as_ref()
+        .map(|a| enc.cond(&a.cond, &mut finals, false));
     let quant = p.assertion.as_ref().map(|a| a.quantifier);
     let mut witness = None;
     let mut found = false;
-    if let Some(a) = &p.assertion {
-        let c = enc.cond(&a.cond, &mut finals, false);
-        let target = match a.quantifier {
+    if let (Some(q), Some(c)) = (quant, prop) {
+        let target = match q {
             Quantifier::Exists | Quantifier::NotExists => c,
             Quantifier::Forall => -c,
         };
-        // Values of every observable, for the witness.
-        let obs_vals: Vec<encode::TermVal> = obs
-            .iter()
-            .map(|t| enc.term(t, &mut finals, false))
-            .collect();
         if solve_checked(&mut enc, model, &[complete, filter, target], &mut stats)? {
             found = true;
-            let state: Vec<(String, i64)> = obs
+            let state: Vec<(String, i64)> = names
                 .iter()
                 .zip(&obs_vals)
-                .map(|(t, vals)| (term_name(p, t), vals.value(&enc.sat)))
+                .map(|(n, vals)| (n.clone(), vals.value(&enc.sat)))
                 .collect();
             let c = enc.concrete()?;
             witness = Some(witness_of(&c, state));
         }
     }
-    let mut bound_hit = false;
+    let mut bound_hit = None;
     if !found {
-        bound_hit = some_thread_cut(&mut enc, model, &mut stats)?;
+        bound_hit = Some(some_thread_cut(&mut enc, model, &mut stats)?);
     }
     let verdict = match (quant, found) {
         (Some(Quantifier::Exists), true) => Verdict::Pass,
         (Some(_), true) => Verdict::Fail,
-        _ if bound_hit => Verdict::Unknown,
+        _ if bound_hit == Some(true) => Verdict::Unknown,
         (Some(Quantifier::Exists), false) => Verdict::Fail,
         _ => Verdict::Pass,
+    };
+    // The verdict is decided; what follows only lists. A resource limit
+    // reached here leaves the list incomplete, not the verdict unknown.
+    let mut listed = Listing {
+        states: Default::default(),
+        exhausted: false,
+        observation: None,
+    };
+    let states_incomplete = match opts.max_states {
+        None => Some(STATES_NOT_ASKED.to_string()),
+        Some(cap) => {
+            let q = Queries {
+                complete,
+                filter,
+                prop,
+                quant,
+                found,
+                filter_cond,
+                obs: &obs,
+                obs_vals: &obs_vals,
+            };
+            match list_states(
+                &mut enc,
+                model,
+                &mut stats,
+                &q,
+                cap,
+                &mut bound_hit,
+                &mut listed,
+            ) {
+                Ok(()) if listed.exhausted => None,
+                Ok(()) if cap == 0 => Some("--max-states 0".into()),
+                Ok(()) => Some(format!("the enumeration stopped at --max-states {cap}")),
+                Err(e) if e.kind == ErrorKind::Limit => Some(format!(
+                    "the enumeration of states was stopped: {}",
+                    e.message
+                )),
+                Err(e) => return Err(e),
+            }
+        }
     };
     fill_stats(&enc, &mut stats);
     Ok((
         SafetyResult {
             verdict,
             executions: u64::from(found),
-            observables: obs.iter().map(|t| term_name(p, t)).collect(),
-            states: vec![],
+            observables: names,
+            states: listed.states.into_iter().collect(),
+            states_incomplete,
+            positive: None,
+            negative: None,
+            observation: listed.observation,
             witness,
-            bound_hit,
+            bound_hit: bound_hit.unwrap_or(false),
             note: None,
         },
         stats,
     ))
+}
+
+/// The literals and facts the listing of states works with.
+struct Queries<'q> {
+    complete: Lit,
+    filter: Lit,
+    /// The condition's proposition, if the test has one.
+    prop: Option<Lit>,
+    quant: Option<Quantifier>,
+    /// Whether the verdict's query found its target.
+    found: bool,
+    filter_cond: Option<&'q crate::ir::Cond>,
+    obs: &'q [crate::ir::Term],
+    obs_vals: &'q [encode::TermVal],
+}
+
+/// What [`list_states`] found so far.
+struct Listing {
+    states: std::collections::BTreeSet<Vec<i64>>,
+    /// Every reachable final state is in `states`.
+    exhausted: bool,
+    observation: Option<super::safety::Observation>,
+}
+
+/// Whether a cut thread exists (if not known yet), herd's observation,
+/// then the reachable final states, at most `cap`: solve, read the
+/// observables, re-check the state on the replayed execution, block it
+/// (under an activation literal, so that the other queries are not
+/// restricted), until unsatisfiable.
+fn list_states(
+    enc: &mut Enc<'_>,
+    model: &Model,
+    stats: &mut Stats,
+    q: &Queries<'_>,
+    cap: u64,
+    bound_hit: &mut Option<bool>,
+    out: &mut Listing,
+) -> Result<()> {
+    use super::safety::Observation;
+    if bound_hit.is_none() {
+        *bound_hit = Some(some_thread_cut(enc, model, stats)?);
+    }
+    // Whether some reachable state satisfies the proposition, and whether
+    // some violates it: the verdict's query answered one of the two.
+    let mut some_sat = None;
+    let mut some_viol = None;
+    if let (Some(c), Some(quant)) = (q.prop, q.quant) {
+        let (known, other, other_lit) = match quant {
+            Quantifier::Forall => (&mut some_viol, &mut some_sat, c),
+            _ => (&mut some_sat, &mut some_viol, -c),
+        };
+        *known = Some(q.found);
+        *other = Some(solve_checked(
+            enc,
+            model,
+            &[q.complete, q.filter, other_lit],
+            stats,
+        )?);
+        out.observation = Some(Observation::of(
+            some_sat.unwrap_or(false),
+            some_viol.unwrap_or(false),
+        ));
+    }
+    let p = enc.u.program;
+    if cap == 0 {
+        // Nothing to list; the list (empty) is complete when the
+        // observation's queries found no reachable state at all.
+        out.exhausted = q.prop.is_some() && some_sat == Some(false) && some_viol == Some(false);
+        return Ok(());
+    }
+    let act = enc.sat.var();
+    let assumptions = [q.complete, q.filter, act];
+    let (mut seen_sat, mut seen_viol) = (false, false);
+    loop {
+        let mut state = Vec::new();
+        let reached = |enc: &Enc<'_>, c: &Concrete<'_>| -> bool {
+            let s: Vec<i64> = q.obs_vals.iter().map(|v| v.value(&enc.sat)).collect();
+            let ok = state_reached(p, c, q.obs, &s, q.filter_cond);
+            state = s;
+            ok
+        };
+        if !solve_checked_by(enc, model, &assumptions, stats, reached)? {
+            out.exhausted = true;
+            break;
+        }
+        if out.states.len() as u64 >= cap {
+            break;
+        }
+        let mut block = vec![-act];
+        for (v, &x) in q.obs_vals.iter().zip(&state) {
+            block.extend(v.differs(x, &mut enc.sat));
+        }
+        enc.sat.clause(&block);
+        if let Some(a) = &p.assertion {
+            let val = |t: &crate::ir::Term| match t {
+                crate::ir::Term::Const(k) => *k,
+                t => q.obs.iter().position(|o| o == t).map_or(0, |i| state[i]),
+            };
+            if a.cond.eval(&val) {
+                seen_sat = true;
+            } else {
+                seen_viol = true;
+            }
+        }
+        if !out.states.insert(state) {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                "unsupported: internal error: the enumeration of final states found a state twice",
+            ));
+        }
+    }
+    // Every state listed: the verdict's and the observation's queries
+    // must agree with the list.
+    if out.exhausted
+        && q.prop.is_some()
+        && (some_sat != Some(seen_sat) || some_viol != Some(seen_viol))
+    {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            "unsupported: internal error: the listed final states disagree with the condition's queries",
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the replayed execution `c` is complete and ends, for some
+/// choice among its co-maximal writes, in `state` (the values of `obs`)
+/// with the filter satisfied: the explicit engine's own reading of a final
+/// state, applied to the solver's model.
+fn state_reached(
+    p: &Program,
+    c: &Concrete<'_>,
+    obs: &[crate::ir::Term],
+    state: &[i64],
+    filter: Option<&crate::ir::Cond>,
+) -> bool {
+    use super::paths::PathEnd;
+    use super::safety::{final_memories, final_value};
+    if c.bar_stuck || c.paths.iter().any(|t| t.end != PathEnd::Done) {
+        return false;
+    }
+    let refs: Vec<&ThreadPath> = c.paths.iter().collect();
+    let cand = c.candidate(&refs);
+    final_memories(p, &cand).iter().any(|mem| {
+        let val = |t: &crate::ir::Term| final_value(p, &cand, mem, t);
+        filter.is_none_or(|f| f.eval(&val)) && obs.iter().zip(state).all(|(t, v)| val(t) == *v)
+    })
 }
 
 /// A consistent execution in which some thread reaches undefined

@@ -1,0 +1,292 @@
+//! What `gpumc check` says about a test's results, from either engine:
+//! the engine and whether it counted executions, the reachable states and
+//! whether the list is complete, herd's observation, tests without a
+//! condition, and herd7's result block (`--format herd`, golden files in
+//! `tests/golden/herd/`; `GPUMC_BLESS=1` rewrites them).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn gpumc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run gpumc");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["check", "--json"];
+    all.extend(args);
+    let (code, out, err) = gpumc(&all);
+    assert_eq!(code, 0, "{out}{err}");
+    serde_json::from_str(out.trim()).expect("one JSON object")
+}
+
+fn temp(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("gpumc-results-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// herd7's block without its `Time` line (herd's own tests drop it too).
+fn without_time(s: &str) -> String {
+    s.lines()
+        .filter(|l| !l.starts_with("Time "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn herd_format_matches_the_golden_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let golden = root.join("tests/golden/herd");
+    let bless = std::env::var_os("GPUMC_BLESS").is_some();
+    let mut examples: Vec<PathBuf> = std::fs::read_dir(root.join("examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+        .collect();
+    examples.sort();
+    assert!(examples.len() >= 3, "{examples:?}");
+    for ex in &examples {
+        let rel = format!("examples/{}", ex.file_name().unwrap().to_string_lossy());
+        let want_file = golden.join(format!(
+            "{}.herd",
+            ex.file_stem().unwrap().to_string_lossy()
+        ));
+        // Both engines print the same block here: as many executions as
+        // states in these tests, so the symbolic engine's state counts
+        // equal the explicit engine's execution counts.
+        for engine in ["explicit", "symbolic"] {
+            let (code, out, err) = gpumc(&["check", "--format", "herd", "--engine", engine, &rel]);
+            assert_eq!(code, 0, "{err}");
+            assert!(
+                out.lines()
+                    .any(|l| l.starts_with("Time ") && l.split(' ').count() == 3),
+                "{out}"
+            );
+            let got = without_time(&out);
+            if bless && engine == "explicit" {
+                std::fs::create_dir_all(&golden).unwrap();
+                std::fs::write(&want_file, &got).unwrap();
+            }
+            let want = std::fs::read_to_string(&want_file).unwrap_or_else(|e| {
+                panic!("{}: {e} (GPUMC_BLESS=1 writes it)", want_file.display())
+            });
+            assert_eq!(got, want, "{rel}, {engine} engine");
+        }
+    }
+}
+
+#[test]
+fn both_engines_name_themselves_and_the_symbolic_one_counts_no_executions() {
+    let e = json(&["--engine", "explicit", "examples/MP-weak.litmus"]);
+    assert_eq!(e["engine"], "explicit");
+    assert_eq!(e["executions"], 4);
+    assert_eq!(e["positive"], 1);
+    assert_eq!(e["negative"], 3);
+    let s = json(&["--engine", "symbolic", "examples/MP-weak.litmus"]);
+    assert_eq!(s["engine"], "symbolic");
+    assert!(s["executions"].is_null(), "{s}");
+    assert!(s["positive"].is_null() && s["negative"].is_null(), "{s}");
+    for v in [&e, &s] {
+        assert_eq!(v["test"], "MP-weak");
+        assert_eq!(v["verdict"], "PASS");
+        assert_eq!(v["condition"], "exists (P1:r0=1 /\\ P1:r1=0)");
+        assert_eq!(v["observation"], "Sometimes");
+        assert_eq!(v["states"].as_array().unwrap().len(), 4, "{v}");
+        assert_eq!(v["states_complete"], true);
+        assert_eq!(v["bound_hit"], false);
+    }
+    assert_eq!(e["states"], s["states"]);
+
+    let (_, out, _) = gpumc(&["check", "--engine", "symbolic", "examples/MP-weak.litmus"]);
+    assert!(
+        out.contains("(model ptx-v7.5, symbolic engine, executions not counted,"),
+        "{out}"
+    );
+    assert!(out.contains("  States 4\n"), "{out}");
+    assert!(
+        out.contains("  Observation Sometimes (executions not counted)"),
+        "{out}"
+    );
+    let (_, out, _) = gpumc(&["check", "--engine", "explicit", "examples/MP-weak.litmus"]);
+    assert!(
+        out.contains("(model ptx-v7.5, explicit engine, 4 executions,"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  Observation Sometimes (1 positive, 3 negative executions)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  Condition exists (P1:r0=1 /\\ P1:r1=0)"),
+        "{out}"
+    );
+
+    // Races on the symbolic engine: not counted either.
+    let r = json(&["--property", "races", "examples/race-if-n.spvasm"]);
+    assert_eq!(r["engine"], "symbolic", "{r}");
+    assert!(r["executions"].is_null(), "{r}");
+}
+
+#[test]
+fn a_cut_list_of_states_says_so() {
+    let v = json(&[
+        "--engine",
+        "symbolic",
+        "--max-states",
+        "2",
+        "examples/MP-weak.litmus",
+    ]);
+    assert_eq!(v["states"].as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(v["states_complete"], false);
+    assert!(
+        v["states_note"]
+            .as_str()
+            .unwrap()
+            .contains("--max-states 2"),
+        "{v}"
+    );
+    // The verdict and the observation do not depend on the list.
+    assert_eq!(v["verdict"], "PASS");
+    assert_eq!(v["observation"], "Sometimes");
+    let (_, out, _) = gpumc(&[
+        "check",
+        "--engine",
+        "symbolic",
+        "--max-states",
+        "2",
+        "examples/MP-weak.litmus",
+    ]);
+    assert!(out.contains("  States at least 2 ("), "{out}");
+    let (_, out, _) = gpumc(&[
+        "check",
+        "--format",
+        "herd",
+        "--engine",
+        "symbolic",
+        "--max-states",
+        "2",
+        "examples/MP-weak.litmus",
+    ]);
+    assert!(out.contains("\nStates 2\n"), "{out}");
+    assert!(
+        out.contains("Warning: File \"examples/MP-weak.litmus\": the list of states is incomplete (the enumeration stopped at --max-states 2)."),
+        "{out}"
+    );
+
+    // 0: the verdict only.
+    let v = json(&[
+        "--engine",
+        "symbolic",
+        "--max-states",
+        "0",
+        "examples/MP-weak.litmus",
+    ]);
+    assert_eq!(v["verdict"], "PASS");
+    assert_eq!(v["states"].as_array().unwrap().len(), 0, "{v}");
+    assert_eq!(v["states_complete"], false);
+    // The explicit engine lists every state whatever the cap.
+    let v = json(&[
+        "--engine",
+        "explicit",
+        "--max-states",
+        "2",
+        "examples/MP-weak.litmus",
+    ]);
+    assert_eq!(v["states"].as_array().unwrap().len(), 4, "{v}");
+    assert_eq!(v["states_complete"], true);
+}
+
+/// A test without `exists`/`~exists`/`forall`: its states, no PASS.
+#[test]
+fn a_test_without_a_condition_lists_its_states_and_claims_nothing() {
+    let f = temp(
+        "nocond.litmus",
+        "PTX nocond\n\"Message passing without a condition\"\n{\nx=0;\nflag=0;\n}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.weak r0, flag ;\n st.weak flag, 1 | ld.weak r1, x ;\nlocations [P1:r0; P1:r1;]\n",
+    );
+    for engine in ["explicit", "symbolic"] {
+        let (code, out, err) = gpumc(&["check", "--engine", engine, &f]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains(": no condition: 4 reachable states  ("),
+            "{out}"
+        );
+        assert!(!out.contains("PASS"), "{out}");
+        assert!(out.contains("  States 4\n"), "{out}");
+        let v = json(&["--engine", engine, &f]);
+        assert_eq!(v["verdict"], "NONE", "{v}");
+        assert!(
+            v["condition"].is_null() && v["observation"].is_null(),
+            "{v}"
+        );
+        assert_eq!(v["states"].as_array().unwrap().len(), 4, "{v}");
+        // herd7 reads a test without a condition as `forall (true)`.
+        let (_, out, _) = gpumc(&["check", "--format", "herd", "--engine", engine, &f]);
+        let out = without_time(&out);
+        assert!(out.starts_with("Test nocond Required\nStates 4\n"), "{out}");
+        assert!(
+            out.contains("\nOk\nWitnesses\nPositive: 4 Negative: 0\nCondition forall (true)\nObservation nocond Always 4 0\n"),
+            "{out}"
+        );
+    }
+    // A suite row expecting a verdict does not get one.
+    let csv = temp("nocond.csv", &format!("{f},1\n"));
+    let (code, out, _) = gpumc(&["suite", "--expected", &csv, "--root", "/"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("expected PASS got NONE"), "{out}");
+}
+
+/// herd's `Forbidden`/`Required` kinds, the witness counts swapped for
+/// `~exists`, and `Loop` where the bound cut an execution.
+#[test]
+fn herd_block_kinds_and_loop() {
+    let f = temp(
+        "count.litmus",
+        "PTX count\n\"A thread increments x until it has done so twice\"\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n LC00: ;\n atom.relaxed.gpu.add r0, x, 1 ;\n bne r0, 0, LC01 ;\n goto LC00 ;\n LC01: ;\nforall\n(x == 2)\n",
+    );
+    for engine in ["explicit", "symbolic"] {
+        let (_, out, _) = gpumc(&[
+            "check", "--format", "herd", "--engine", engine, "--bound", "1", &f,
+        ]);
+        let out = without_time(&out);
+        // Within the bound no execution completes: nothing contradicts
+        // `forall`, but the bound cut executions.
+        assert!(
+            out.starts_with("Test count Required\nStates 0\nLoop Ok\n"),
+            "{engine}: {out}"
+        );
+        assert!(out.contains("Condition forall (x=2)\n"), "{out}");
+        let (_, out, _) = gpumc(&[
+            "check", "--format", "herd", "--engine", engine, "--bound", "2", &f,
+        ]);
+        let out = without_time(&out);
+        assert!(
+            out.starts_with(
+                "Test count Required\nStates 1\nx=2;\nOk\nWitnesses\nPositive: 1 Negative: 0\n"
+            ),
+            "{engine}: {out}"
+        );
+        assert!(out.contains("Observation count Always 1 0\n"), "{out}");
+    }
+    let (_, out, _) = gpumc(&["check", "--format", "herd", "examples/MP-relacq.litmus"]);
+    assert!(
+        out.starts_with("Test MP-relacq Forbidden\nStates 3\n"),
+        "{out}"
+    );
+    // herd counts `~exists` witnesses against the proposition.
+    assert!(
+        out.contains("Ok\nWitnesses\nPositive: 3 Negative: 0\n"),
+        "{out}"
+    );
+    assert!(out.contains("Observation MP-relacq Never 0 3\n"), "{out}");
+}
