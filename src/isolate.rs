@@ -42,10 +42,15 @@ pub struct Rendered {
     pub text: String,
     /// One JSON object (`report::json`).
     pub json: String,
+    /// The execution graphs to write (`--graph`), drawn by the parent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drawings: Vec<crate::report::graph::Drawing>,
 }
 
 impl Rendered {
-    pub fn of(r: &FileReport) -> Rendered {
+    /// The report `r` of a check under `cfg`: with its drawings when
+    /// `cfg` asks for graphs.
+    pub fn of(r: &FileReport, cfg: &Config) -> Rendered {
         Rendered {
             file: r.file.clone(),
             verdict: r.verdict.clone(),
@@ -53,6 +58,11 @@ impl Rendered {
             time_ms: r.time_ms,
             text: crate::report::text(r),
             json: crate::report::json(r),
+            drawings: cfg
+                .graph
+                .as_ref()
+                .map(|g| crate::report::graph::drawings(r, g.all))
+                .unwrap_or_default(),
         }
     }
 }
@@ -69,6 +79,8 @@ struct Request {
     progress: String,
     engine: Engine,
     limits: Limits,
+    #[serde(default)]
+    graph: Option<crate::engine::witness::GraphRequest>,
 }
 
 impl Request {
@@ -85,6 +97,7 @@ impl Request {
                 resident: true,
                 ..cfg.limits
             },
+            graph: cfg.graph.clone(),
         }
     }
 
@@ -97,6 +110,7 @@ impl Request {
             progress: crate::engine::liveness::ProgressSpec::parse(&self.progress)?,
             engine: self.engine,
             limits: self.limits,
+            graph: self.graph.clone(),
         })
     }
 }
@@ -127,7 +141,7 @@ impl Pool {
                 Ok(w) => w,
                 Err(e) => {
                     eprintln!("gpumc: cannot start a worker process ({e}); checking in-process");
-                    return Rendered::of(&driver::check_file(path, cfg, cache));
+                    return Rendered::of(&driver::check_file(path, cfg, cache), cfg);
                 }
             };
             let start = Instant::now();
@@ -186,7 +200,7 @@ fn failed(path: &Path, cfg: &Config, verdict: &str, message: String, start: Inst
     r.verdict = verdict.to_string();
     r.message = Some(message);
     r.time_ms = start.elapsed().as_secs_f64() * 1e3;
-    Rendered::of(&r)
+    Rendered::of(&r, cfg)
 }
 
 enum Answer {
@@ -398,7 +412,7 @@ pub fn worker_main() -> u8 {
             Ok(req) => match req.config() {
                 Ok(cfg) => {
                     limit_address_space(cfg.limits.max_memory_mb);
-                    Rendered::of(&driver::check_file(&req.path, &cfg, &cache))
+                    Rendered::of(&driver::check_file(&req.path, &cfg, &cache), &cfg)
                 }
                 Err(e) => {
                     let cfg = Config::default();

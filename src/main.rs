@@ -1,5 +1,6 @@
 //! `gpumc` command-line interface: a thin layer over the library.
 
+mod graphcli;
 mod hwcli;
 
 use clap::{Parser, Subcommand};
@@ -65,6 +66,8 @@ enum Cmd {
     Check {
         #[command(flatten)]
         opts: CheckOpts,
+        #[command(flatten)]
+        graph: graphcli::GraphOpts,
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
@@ -127,7 +130,7 @@ enum Cmd {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.cmd {
-        Cmd::Check { opts, paths } => run_check(&opts, &paths),
+        Cmd::Check { opts, graph, paths } => run_check(&opts, &graph, &paths),
         Cmd::Suite {
             expected,
             root,
@@ -197,6 +200,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
             max_memory_mb: (opts.max_memory > 0).then_some(opts.max_memory),
             resident: false,
         },
+        graph: None,
     })
 }
 
@@ -222,7 +226,7 @@ impl Checker {
     fn check(&self, path: &std::path::Path, cfg: &Config) -> Rendered {
         match &self.pool {
             Some(p) => p.check(path, cfg, &self.cache),
-            None => Rendered::of(&driver::check_file(path, cfg, &self.cache)),
+            None => Rendered::of(&driver::check_file(path, cfg, &self.cache), cfg),
         }
     }
 }
@@ -232,9 +236,12 @@ fn usage_error(msg: &str) -> u8 {
     2
 }
 
-fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
+fn run_check(opts: &CheckOpts, graph: &graphcli::GraphOpts, paths: &[PathBuf]) -> u8 {
     let cfg = match config(opts) {
-        Ok(c) => c,
+        Ok(c) => Config {
+            graph: graph.request(),
+            ..c
+        },
         Err(e) => return usage_error(&e),
     };
     let files = match driver::expand_paths(paths) {
@@ -262,6 +269,10 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
             r.text.clone()
         };
         let _ = out.write_all(s.as_bytes());
+    }
+    drop(out);
+    if let Err(e) = graphcli::write(graph, &files, &reports) {
+        return usage_error(&e);
     }
     if any_error {
         2

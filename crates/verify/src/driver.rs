@@ -4,7 +4,7 @@
 use crate::cat::Model;
 use crate::diag::{Error, ErrorKind, Result};
 use crate::engine::safety::{self, Verdict};
-use crate::engine::witness::Witness;
+use crate::engine::witness::{GraphData, GraphRequest, Witness};
 use crate::engine::Options;
 use crate::guard::{Guard, Limits};
 use crate::ir::Program;
@@ -111,6 +111,9 @@ pub struct Config {
     /// Deadline and memory budget per check (none by default; the CLI
     /// sets `--timeout` and `--max-memory`).
     pub limits: Limits,
+    /// Record what execution graphs need (`gpumc check --graph`); `None`:
+    /// nothing is computed for them.
+    pub graph: Option<GraphRequest>,
 }
 
 impl Default for Config {
@@ -123,6 +126,7 @@ impl Default for Config {
             progress: Default::default(),
             engine: Engine::Auto,
             limits: Limits::none(),
+            graph: None,
         }
     }
 }
@@ -147,6 +151,10 @@ pub struct FileReport {
     pub states: Vec<Vec<i64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub witness: Option<Witness>,
+    /// With a graph request: the executions to draw besides the witness
+    /// (`--graph-all`), and the rejected candidate of a forbidden outcome.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph: Option<GraphData>,
     /// Racing pairs (`--property races`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub races: Vec<crate::engine::races::RacePair>,
@@ -175,6 +183,7 @@ impl FileReport {
             observables: vec![],
             states: vec![],
             witness: None,
+            graph: None,
             races: vec![],
             liveness: None,
             message: None,
@@ -247,6 +256,9 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
             .unwrap_or_else(|| program.arch.default_model().to_string());
         report.model = model_name.clone();
         let model = cache.get(&model_name)?;
+        if let Some(g) = &cfg.graph {
+            check_shown(&model, &g.relations)?;
+        }
         let first = cfg.engine.resolve(&program);
         if cfg.engine != Engine::Auto {
             return run_engine(first, &program, &model, cfg, guard, &mut report).map_err(
@@ -316,6 +328,33 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
     report
 }
 
+/// Checks that every relation `--show` names is one of the model's
+/// (a usage error listing them otherwise).
+fn check_shown(model: &Model, names: &[String]) -> Result<()> {
+    let known = model.relation_names();
+    let unknown: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !known.contains(n))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorKind::Usage,
+        format!(
+            "--show: model `{}` has no relation named {}; its relations: {}",
+            model.name(),
+            unknown
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            known.join(" ")
+        ),
+    ))
+}
+
 /// An engine declining a test the other engine may decide: an engine
 /// limit or unsupported construct, or a tripped resource guard. Input
 /// errors are final.
@@ -338,6 +377,7 @@ fn run_engine(
         bound: cfg.bound,
         liveness: cfg.property == Property::Liveness,
         ignore_filter: cfg.ignore_filter,
+        graph: cfg.graph.clone(),
         ..Options::default()
     };
     let symbolic = engine == Engine::Symbolic;
@@ -353,6 +393,7 @@ fn run_engine(
             report.observables = r.observables;
             report.states = r.states;
             report.witness = r.witness;
+            report.graph = r.graph;
             report.message = r
                 .note
                 .or_else(|| bound_reason(r.verdict, r.bound_hit, cfg.bound));
@@ -377,6 +418,11 @@ fn run_engine(
             report.executions = r.executions;
             report.liveness = r.violation;
             report.witness = r.witness;
+            // The liveness engines build witnesses without a graph request:
+            // their tags and placement come from the program.
+            if let (Some(w), Some(_)) = (&mut report.witness, &cfg.graph) {
+                w.add_program_info(program);
+            }
             if r.verdict == Verdict::Unknown {
                 report.message = r.note;
             }

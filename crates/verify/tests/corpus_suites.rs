@@ -19,6 +19,7 @@ fn run_suite(csv_name: &str, model: &str, property: Property, bound: u32) {
         progress: Default::default(),
         engine: gpumc_verify::driver::Engine::Auto,
         limits: Default::default(),
+        graph: None,
     };
     run_csv(csv_name, &cfg, false);
 }

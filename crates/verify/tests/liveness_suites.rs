@@ -28,6 +28,7 @@ fn run_suite(csv_name: &str, model: &str, progress: &str, bound: u32, disabled: 
         progress: ProgressSpec::parse(progress).expect("progress"),
         engine: Default::default(),
         limits: Default::default(),
+        graph: None,
     };
     run_csv(csv_name, &cfg, disabled);
 }
@@ -105,6 +106,7 @@ fn vulkan_cadp_all_fail_when_unfair() {
         progress: ProgressSpec::parse("unfair").unwrap(),
         engine: Default::default(),
         limits: Default::default(),
+        graph: None,
     };
     let cache = ModelCache::default();
     let bad: Vec<String> = files

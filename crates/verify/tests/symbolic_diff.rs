@@ -57,6 +57,7 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
         progress: gpumc_verify::engine::liveness::ProgressSpec::parse(progress).expect("progress"),
         engine,
         limits: Default::default(),
+        graph: None,
     };
     let (ce, cs) = (cfg(Engine::Explicit), cfg(Engine::Symbolic));
     let cache = ModelCache::default();

@@ -35,6 +35,8 @@ pub struct Options {
     /// The explicit engine refuses programs with more combinations of
     /// thread paths than this.
     pub max_combinations: u64,
+    /// What to record for execution graphs (`None`: nothing, at no cost).
+    pub graph: Option<witness::GraphRequest>,
 }
 
 impl Default for Options {
@@ -44,6 +46,7 @@ impl Default for Options {
             liveness: false,
             ignore_filter: false,
             max_combinations: 2_000_000,
+            graph: None,
         }
     }
 }
@@ -75,4 +78,15 @@ pub trait Observer {
     fn wants_cut(&self) -> bool {
         true
     }
+    /// Whether the observer wants candidates the model rejects
+    /// ([`Observer::inconsistent`]); false by default, so that engines
+    /// spend nothing on them unless asked (execution graphs of forbidden
+    /// outcomes).
+    fn wants_inconsistent(&self) -> bool {
+        false
+    }
+    /// Called with a candidate whose consistency axiom `axiom` (an index
+    /// into `cat::Model::axioms`, the first violated one) fails, while
+    /// [`Observer::wants_inconsistent`] says so; `ev` holds its values.
+    fn inconsistent(&mut self, _c: &Candidate<'_, '_>, _ev: &mut Evaluator<'_>, _axiom: usize) {}
 }
