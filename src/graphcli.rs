@@ -92,7 +92,7 @@ fn stems(files: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
-/// The SVG of `d` by Graphviz.
+/// The SVG of a DOT text by Graphviz.
 fn graphviz_svg(dot_text: &str) -> Result<String, String> {
     use std::io::Write;
     let mut child = Command::new("dot")
@@ -110,9 +110,13 @@ fn graphviz_svg(dot_text: &str) -> Result<String, String> {
         .map_err(|e| format!("--graph-layout dot: {e}"))?;
     let _ = feeder.join();
     if !out.status.success() {
+        // Graphviz can print thousands of lines (its rank dumps): the last
+        // few say what failed.
+        let err = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = err.lines().collect();
+        let tail = lines[lines.len().saturating_sub(3)..].join("; ");
         return Err(format!(
-            "--graph-layout dot: `dot -Tsvg` failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
+            "--graph-layout dot: `dot -Tsvg` failed ({tail}); --graph-layout gpumc lays out every graph"
         ));
     }
     String::from_utf8(out.stdout).map_err(|e| format!("--graph-layout dot: {e}"))
