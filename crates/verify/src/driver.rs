@@ -131,37 +131,38 @@ impl Default for Config {
     }
 }
 
-/// The result of checking one file.
-#[derive(Clone, Debug, Serialize)]
+/// The result of checking one file (read back from its JSON by
+/// `serde_json`; the `error` it came from is not serialised).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FileReport {
     pub file: String,
     /// `PASS`, `FAIL`, `UNKNOWN` or `ERROR`.
     pub verdict: String,
     pub model: String,
     /// The engine that decided (absent when none ran to the end).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<Engine>,
     /// Why `--engine auto` used its second choice.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_note: Option<String>,
     pub property: Property,
     pub time_ms: f64,
     pub executions: u64,
     pub observables: Vec<String>,
     pub states: Vec<Vec<i64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub witness: Option<Witness>,
     /// With a graph request: the executions to draw besides the witness
     /// (`--graph-all`), and the rejected candidate of a forbidden outcome.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph: Option<GraphData>,
     /// Racing pairs (`--property races`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub races: Vec<crate::engine::races::RacePair>,
     /// Liveness violation details (`--property liveness`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub liveness: Option<crate::engine::liveness::LivenessViolation>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     #[serde(skip)]
     pub error: Option<Error>,

@@ -232,6 +232,10 @@ fn shown_relations_and_json_round_trip() {
     let back: gpumc_verify::engine::witness::GraphData =
         serde_json::from_value(value["graph"].clone()).unwrap();
     assert_eq!(&back, g);
+    // A whole report read back draws the same pictures (the HTML report
+    // reads reports from JSON lines).
+    let reread: FileReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(drawings(&reread, true), drawings(&r, true));
     let all = drawings(&r, true);
     let suffixes: Vec<&str> = all.iter().map(|d| d.suffix.as_str()).collect();
     assert_eq!(suffixes, ["-1", "-2", "-3", "-rejected"]);
@@ -359,6 +363,8 @@ fn races_and_liveness_witnesses_carry_placement() {
     assert_eq!(r.verdict, "FAIL", "{:?}", r.message);
     let w = r.witness.as_ref().unwrap();
     assert_eq!(w.threads[0].scope_path(), "gpu 0 / cta 0");
+    let back: FileReport = serde_json::from_str(&gpumc_verify::report::json(&r)).unwrap();
+    assert_eq!(back.liveness, r.liveness);
     assert!(w.events.iter().any(|e| e.tags.contains(&"RLX".to_string())));
     let _ = std::fs::remove_dir_all(&dir);
 }

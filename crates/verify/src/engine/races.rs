@@ -12,7 +12,7 @@ use crate::ir::{Program, Term};
 use serde::Serialize;
 
 /// One flagged pair of events.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct RacePair {
     /// Name of the flag (`as name`, or the axiom's position).
     pub flag: String,
