@@ -147,13 +147,17 @@ pub fn drawings(r: &FileReport, all: bool) -> Vec<Drawing> {
         });
     }
     if out.is_empty() {
-        let why = match r.property {
-            crate::driver::Property::Safety => {
-                "no complete execution, allowed or rejected, reaches a final state to draw"
+        use crate::driver::Property;
+        let why = match (r.verdict.as_str(), &r.message, r.property) {
+            ("UNKNOWN", Some(m), _) => {
+                format!("the check ended before it found an execution to draw ({m})")
             }
-            crate::driver::Property::Races => "no data race: there is no witness to draw",
-            crate::driver::Property::Liveness => {
-                "no liveness violation: there is no witness to draw"
+            (_, _, Property::Safety) => {
+                "no complete execution, allowed or rejected, reaches a final state to draw".into()
+            }
+            (_, _, Property::Races) => "no data race: there is no witness to draw".into(),
+            (_, _, Property::Liveness) => {
+                "no liveness violation: there is no witness to draw".into()
             }
         };
         let suffix = if all { "-1" } else { "" };
