@@ -21,6 +21,7 @@ const STYLE: &str = "
 .gpumc-graph .violation { font-size: 12px; fill: #d50000; font-weight: bold; }
 .gpumc-graph .scope rect { fill: none; stroke: #9e9e9e; stroke-dasharray: 5 3; }
 .gpumc-graph .scope-label { font-size: 11px; fill: #616161; }
+.gpumc-graph .headers text { paint-order: stroke; stroke: #ffffff; stroke-width: 4px; stroke-linejoin: round; }
 .gpumc-graph .thread > rect { fill: #fafafa; stroke: #d0d0d0; }
 .gpumc-graph .thread-label { font-size: 13px; font-weight: bold; }
 .gpumc-graph .thread-scope { font-size: 11px; fill: #616161; }
@@ -126,36 +127,14 @@ pub fn svg(w: &Witness, o: &GraphOptions) -> String {
             esc(&g.label)
         );
         rect(&mut s, r, 10.0, "");
-        let _ = writeln!(
-            s,
-            "<text class=\"scope-label\" x=\"{:.1}\" y=\"{:.1}\">{}</text></g>",
-            r.x + 8.0,
-            r.y + 13.0,
-            esc(&g.label)
-        );
+        let _ = writeln!(s, "</g>");
     }
     let _ = writeln!(s, "</g>");
-    // Thread columns.
+    // Thread columns (their names go over the edges, below).
     let _ = writeln!(s, "<g class=\"threads\">");
     for (c, r) in p.columns.iter().zip(&l.columns) {
         let _ = write!(s, "<g class=\"thread\" data-thread=\"{}\">", esc(&c.name));
         rect(&mut s, r, 6.0, "");
-        let _ = write!(
-            s,
-            "<text class=\"thread-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            r.cx(),
-            r.y + 16.0,
-            esc(&c.name)
-        );
-        if !c.scope.is_empty() {
-            let _ = write!(
-                s,
-                "<text class=\"thread-scope\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-                r.cx(),
-                r.y + 30.0,
-                esc(&c.scope)
-            );
-        }
         let _ = writeln!(s, "</g>");
     }
     let _ = writeln!(s, "</g>");
@@ -179,6 +158,37 @@ pub fn svg(w: &Witness, o: &GraphOptions) -> String {
             e.to,
             c.d,
             e.style
+        );
+    }
+    let _ = writeln!(s, "</g>");
+    // Thread and scope names over the edges that cross them.
+    let _ = writeln!(s, "<g class=\"headers\">");
+    for (c, r) in p.columns.iter().zip(&l.columns) {
+        let _ = write!(
+            s,
+            "<text class=\"thread-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            r.cx(),
+            r.y + 16.0,
+            esc(&c.name)
+        );
+        if !c.scope.is_empty() {
+            let _ = write!(
+                s,
+                "<text class=\"thread-scope\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                r.cx(),
+                r.y + 30.0,
+                esc(&c.scope)
+            );
+        }
+        let _ = writeln!(s);
+    }
+    for (g, r) in p.groups.iter().zip(&l.groups) {
+        let _ = writeln!(
+            s,
+            "<text class=\"scope-label\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            r.x + 8.0,
+            r.y + 13.0,
+            esc(&g.label)
         );
     }
     let _ = writeln!(s, "</g>");
