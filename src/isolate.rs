@@ -44,10 +44,15 @@ pub struct Rendered {
     pub json: String,
     /// herd7's result block (`report::herd`).
     pub herd: String,
+    /// The execution graphs to write (`--graph`), drawn by the parent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drawings: Vec<crate::report::graph::Drawing>,
 }
 
 impl Rendered {
-    pub fn of(r: &FileReport) -> Rendered {
+    /// The report `r` of a check under `cfg`: with its drawings when
+    /// `cfg` asks for graphs.
+    pub fn of(r: &FileReport, cfg: &Config) -> Rendered {
         Rendered {
             file: r.file.clone(),
             verdict: r.verdict.clone(),
@@ -56,6 +61,11 @@ impl Rendered {
             text: crate::report::text(r),
             json: crate::report::json(r),
             herd: crate::report::herd(r),
+            drawings: cfg
+                .graph
+                .as_ref()
+                .map(|g| crate::report::graph::drawings(r, g.all))
+                .unwrap_or_default(),
         }
     }
 }
@@ -77,6 +87,8 @@ struct Request {
     engine: Engine,
     limits: Limits,
     max_states: Option<u64>,
+    #[serde(default)]
+    graph: Option<crate::engine::witness::GraphRequest>,
 }
 
 impl Request {
@@ -95,6 +107,7 @@ impl Request {
                 ..cfg.limits
             },
             max_states: cfg.max_states,
+            graph: cfg.graph.clone(),
         }
     }
 
@@ -108,6 +121,7 @@ impl Request {
             engine: self.engine,
             limits: self.limits,
             max_states: self.max_states,
+            graph: self.graph.clone(),
         })
     }
 }
@@ -145,7 +159,7 @@ impl Pool {
                 Ok(w) => w,
                 Err(e) => {
                     eprintln!("gpumc: cannot start a worker process ({e}); checking in-process");
-                    return Rendered::of(&driver::check_file_as(file, name, cfg, cache));
+                    return Rendered::of(&driver::check_file_as(file, name, cfg, cache), cfg);
                 }
             };
             let start = Instant::now();
@@ -204,7 +218,7 @@ fn failed(path: &Path, cfg: &Config, verdict: &str, message: String, start: Inst
     r.verdict = verdict.to_string();
     r.message = Some(message);
     r.time_ms = start.elapsed().as_secs_f64() * 1e3;
-    Rendered::of(&r)
+    Rendered::of(&r, cfg)
 }
 
 enum Answer {
@@ -417,7 +431,7 @@ pub fn worker_main() -> u8 {
                 Ok(cfg) => {
                     limit_address_space(cfg.limits.max_memory_mb);
                     let name = req.name.as_deref().unwrap_or(&req.path);
-                    Rendered::of(&driver::check_file_as(&req.path, name, &cfg, &cache))
+                    Rendered::of(&driver::check_file_as(&req.path, name, &cfg, &cache), &cfg)
                 }
                 Err(e) => {
                     let cfg = Config::default();

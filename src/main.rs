@@ -1,5 +1,6 @@
 //! `gpumc` command-line interface: a thin layer over the library.
 
+mod graphcli;
 mod hwcli;
 
 use clap::{Parser, Subcommand};
@@ -109,6 +110,8 @@ enum Cmd {
     Check {
         #[command(flatten)]
         opts: CheckOpts,
+        #[command(flatten)]
+        graph: graphcli::GraphOpts,
         /// Test files, directories, or `-`: one test read from standard
         /// input (reported as `<stdin>`; litmus or SPIR-V assembly, told
         /// apart by content).
@@ -174,7 +177,7 @@ enum Cmd {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.cmd {
-        Cmd::Check { opts, paths } => run_check(&opts, &paths),
+        Cmd::Check { opts, graph, paths } => run_check(&opts, &graph, &paths),
         Cmd::Suite {
             expected,
             root,
@@ -267,6 +270,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
             resident: false,
         },
         max_states: Some(opts.max_states),
+        graph: None,
     })
 }
 
@@ -349,7 +353,7 @@ impl Checker {
     fn check(&self, file: &Path, name: &Path, cfg: &Config) -> Rendered {
         match &self.pool {
             Some(p) => p.check_as(file, name, cfg, &self.cache),
-            None => Rendered::of(&driver::check_file_as(file, name, cfg, &self.cache)),
+            None => Rendered::of(&driver::check_file_as(file, name, cfg, &self.cache), cfg),
         }
     }
 }
@@ -412,10 +416,15 @@ fn check_inputs(
     (files, errors)
 }
 
-fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
+fn run_check(opts: &CheckOpts, graph: &graphcli::GraphOpts, paths: &[PathBuf]) -> u8 {
     let start = Instant::now();
     let cfg = match config(opts) {
-        Ok(c) => c,
+        Ok(c) => Config {
+            graph: graph
+                .request()
+                .or_else(|| opts.html.is_some().then(gpumc::html::graph_request)),
+            ..c
+        },
         Err(e) => return usage_error(&e),
     };
     if cfg.property != Property::Liveness && cfg.progress.text != "fair" {
@@ -464,6 +473,11 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
         let _ = out.write_all(rendered(r, opts.format()).as_bytes());
     }
     let _ = out.flush();
+    drop(out);
+    let names: Vec<PathBuf> = files.iter().map(|(_, name)| name.clone()).collect();
+    if let Err(e) = graphcli::write(graph, &names, &reports) {
+        return usage_error(&e);
+    }
     // Totals of a run over several tests, for the reader (stdout keeps one
     // report per test, so that `grep`/`--json` consumers see only those).
     let many = files.len() > 1 || paths.iter().any(|p| p.is_dir());
@@ -482,7 +496,7 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
     if let (Some(file), Some(path)) = (html, &opts.html) {
         let tests: Vec<serde_json::Value> = reports.iter().map(report_value).collect();
         let meta = gpumc::html::Meta::now("gpumc check", start.elapsed().as_secs_f64());
-        let page = gpumc::html::verify_report(&meta, &tests, &gpumc::html::no_graph);
+        let page = gpumc::html::verify_report(&meta, &tests, &gpumc::html::execution_graphs());
         if let Err(e) = gpumc::html::finish(file, path, &page) {
             return usage_error(&e);
         }
@@ -496,7 +510,10 @@ fn run_check(opts: &CheckOpts, paths: &[PathBuf]) -> u8 {
 
 fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_disabled: bool) -> u8 {
     let cfg = match config(opts) {
-        Ok(c) => c,
+        Ok(c) => Config {
+            graph: opts.html.is_some().then(gpumc::html::graph_request),
+            ..c
+        },
         Err(e) => return usage_error(&e),
     };
     let src = match std::fs::read_to_string(csv) {
@@ -673,7 +690,7 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
         let mut meta = gpumc::html::Meta::now("gpumc suite", wall);
         meta.facts
             .push(("expectations".into(), csv.display().to_string()));
-        let page = gpumc::html::verify_report(&meta, &html_tests, &gpumc::html::no_graph);
+        let page = gpumc::html::verify_report(&meta, &html_tests, &gpumc::html::execution_graphs());
         if let Err(e) = gpumc::html::finish(file, path, &page) {
             return usage_error(&e);
         }

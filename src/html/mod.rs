@@ -82,6 +82,36 @@ pub fn no_graph(_: &Value) -> Option<String> {
     None
 }
 
+/// The graph hook that draws each test's execution graph (the witness, or
+/// a forbidden outcome's rejected candidate with the violated axiom's
+/// cycle) with gpumc's own SVG layout (`report::graph`). The report must
+/// have been checked with a graph request ([`graph_request`]) for the
+/// picture to carry tags, scopes and the cycle. Each SVG gets its own id
+/// prefix, since one page holds many.
+pub fn execution_graphs() -> impl Fn(&Value) -> Option<String> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    move |v: &Value| {
+        let r: crate::driver::FileReport = serde_json::from_value(v.clone()).ok()?;
+        let d = crate::report::graph::drawings(&r, false)
+            .into_iter()
+            .next()?;
+        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut o = d.options;
+        o.id_prefix = format!("t{k}-");
+        Some(crate::report::graph::svg(&d.witness, &o))
+    }
+}
+
+/// What the engines record for the page's execution graphs: the witness
+/// (or rejected candidate) with its tags, scopes and violated cycle.
+pub fn graph_request() -> crate::engine::witness::GraphRequest {
+    crate::engine::witness::GraphRequest {
+        relations: vec![],
+        all: false,
+        max: 1,
+    }
+}
+
 /// The `run` page. `tests`: one `TestReport` JSON object per test.
 pub fn run_report(meta: &Meta, tests: &[Value]) -> String {
     run::page(meta, tests)

@@ -4,7 +4,7 @@
 use crate::cat::Model;
 use crate::diag::{Error, ErrorKind, Result};
 use crate::engine::safety::{self, Observation, Verdict};
-use crate::engine::witness::Witness;
+use crate::engine::witness::{GraphData, GraphRequest, Witness};
 use crate::engine::Options;
 use crate::guard::{Guard, Limits};
 use crate::ir::Program;
@@ -116,6 +116,9 @@ pub struct Config {
     /// bound cut an execution are still asked; `None`: the verdict's
     /// queries only). The explicit engine lists them all.
     pub max_states: Option<u64>,
+    /// Record what execution graphs need (`gpumc check --graph`); `None`:
+    /// nothing is computed for them.
+    pub graph: Option<GraphRequest>,
 }
 
 /// The symbolic engine's default cap on listed final states
@@ -133,12 +136,14 @@ impl Default for Config {
             engine: Engine::Auto,
             limits: Limits::none(),
             max_states: Some(DEFAULT_MAX_STATES),
+            graph: None,
         }
     }
 }
 
-/// The result of checking one file.
-#[derive(Clone, Debug, Serialize)]
+/// The result of checking one file (read back from its JSON by
+/// `serde_json`; the `error` it came from is not serialised).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FileReport {
     pub file: String,
     /// The test's name (its header line; a kernel's file stem); empty when
@@ -150,10 +155,10 @@ pub struct FileReport {
     pub verdict: String,
     pub model: String,
     /// The engine that decided (absent when none ran to the end).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<Engine>,
     /// Why `--engine auto` used its second choice.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_note: Option<String>,
     pub property: Property,
     pub time_ms: f64,
@@ -188,15 +193,19 @@ pub struct FileReport {
     /// not counted (the symbolic engine) or there is no condition.
     pub positive: Option<u64>,
     pub negative: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub witness: Option<Witness>,
+    /// With a graph request: the executions to draw besides the witness
+    /// (`--graph-all`), and the rejected candidate of a forbidden outcome.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<GraphData>,
     /// Racing pairs (`--property races`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub races: Vec<crate::engine::races::RacePair>,
     /// Liveness violation details (`--property liveness`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub liveness: Option<crate::engine::liveness::LivenessViolation>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     #[serde(skip)]
     pub error: Option<Error>,
@@ -268,6 +277,7 @@ impl FileReport {
             positive: None,
             negative: None,
             witness: None,
+            graph: None,
             races: vec![],
             liveness: None,
             message: None,
@@ -406,6 +416,9 @@ pub fn check_file_as(file: &Path, name: &Path, cfg: &Config, cache: &ModelCache)
             .unwrap_or_else(|| program.arch.default_model().to_string());
         report.model = model_name.clone();
         let model = cache.get(&model_name)?;
+        if let Some(g) = &cfg.graph {
+            check_shown(&model, &g.relations)?;
+        }
         let first = cfg.engine.resolve(&program);
         if cfg.engine != Engine::Auto {
             return run_engine(first, &program, &model, cfg, guard, &mut report).map_err(
@@ -475,6 +488,33 @@ pub fn check_file_as(file: &Path, name: &Path, cfg: &Config, cache: &ModelCache)
     report
 }
 
+/// Checks that every relation `--show` names is one of the model's
+/// (a usage error listing them otherwise).
+fn check_shown(model: &Model, names: &[String]) -> Result<()> {
+    let known = model.relation_names();
+    let unknown: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !known.contains(n))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorKind::Usage,
+        format!(
+            "--show: model `{}` has no relation named {}; its relations: {}",
+            model.name(),
+            unknown
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            known.join(" ")
+        ),
+    ))
+}
+
 /// An engine declining a test the other engine may decide: an engine
 /// limit or unsupported construct, or a tripped resource guard. Input
 /// errors are final.
@@ -498,6 +538,7 @@ fn run_engine(
         liveness: cfg.property == Property::Liveness,
         ignore_filter: cfg.ignore_filter,
         max_states: cfg.max_states,
+        graph: cfg.graph.clone(),
         ..Options::default()
     };
     let symbolic = engine == Engine::Symbolic;
@@ -521,6 +562,7 @@ fn run_engine(
             report.positive = r.positive;
             report.negative = r.negative;
             report.witness = r.witness;
+            report.graph = r.graph;
             if let Some(h) = &mut report.herd {
                 h.undefined = r.note.is_some();
                 let sat = report
@@ -561,6 +603,11 @@ fn run_engine(
             report.executions = counted(r.executions);
             report.liveness = r.violation;
             report.witness = r.witness;
+            // The liveness engines build witnesses without a graph request:
+            // their tags and placement come from the program.
+            if let (Some(w), Some(_)) = (&mut report.witness, &cfg.graph) {
+                w.add_program_info(program);
+            }
             if r.verdict == Verdict::Unknown {
                 report.message = r.note;
             }

@@ -59,6 +59,7 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
         limits: Default::default(),
         // Verdicts only here (tests/engine_states.rs compares the states).
         max_states: None,
+        graph: None,
     };
     let (ce, cs) = (cfg(Engine::Explicit), cfg(Engine::Symbolic));
     let cache = ModelCache::default();

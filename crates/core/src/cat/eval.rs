@@ -52,6 +52,11 @@ impl<'m> Evaluator<'m> {
         self.units_run
     }
 
+    /// The model this evaluator evaluates.
+    pub fn model(&self) -> &'m Model {
+        self.model
+    }
+
     /// The number of events this evaluator works on.
     pub fn universe(&self) -> usize {
         self.n
@@ -144,6 +149,13 @@ impl<'m> Evaluator<'m> {
         let slot = *self.model.axiom_slots.get(axiom)?;
         self.ensure_slot(slot);
         Some(self.value(slot))
+    }
+
+    /// The value of slot `slot` on the current inputs (computing what it
+    /// needs).
+    pub fn slot_value(&mut self, slot: Slot) -> Value {
+        self.ensure_slot(slot);
+        self.value(slot)
     }
 
     /// The value of a named top-level binding (its last definition), or of

@@ -257,6 +257,34 @@ impl Model {
         &self.inputs
     }
 
+    /// The names a relation is known by in this model: its top-level
+    /// `let` bindings of relations (the standard library's included) and
+    /// its relation inputs, sorted, each once. These are what
+    /// [`Evaluator::binding`] answers with a relation.
+    pub fn relation_names(&self) -> Vec<&str> {
+        let mut seen = std::collections::HashSet::new();
+        let mut out: Vec<&str> = Vec::new();
+        // The last definition of a name is the one `binding` reads.
+        for (n, v) in self.bindings.iter().rev() {
+            if seen.insert(n.as_str()) {
+                let rel = match v {
+                    Val::Slot(s) => self.prog.kinds[*s as usize] == BaseKind::Relation,
+                    Val::Konst(_) => true,
+                };
+                if rel {
+                    out.push(n);
+                }
+            }
+        }
+        for (n, k) in &self.inputs {
+            if *k == BaseKind::Relation && seen.insert(n.as_str()) {
+                out.push(n);
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
     /// The index of an input by name.
     pub fn input_index(&self, name: &str) -> Option<usize> {
         self.inputs.iter().position(|(n, _)| n == name)
@@ -298,6 +326,11 @@ impl Model {
     /// The slot holding input `i` (an index into [`Model::inputs`]).
     pub fn input_slot(&self, i: usize) -> Slot {
         self.prog.input_slots[i]
+    }
+
+    /// The unit that computes `slot`.
+    pub fn producer(&self, slot: Slot) -> &Unit {
+        &self.prog.units[self.prog.producer[slot as usize] as usize]
     }
 
     /// The slot holding axiom `i`'s expression.

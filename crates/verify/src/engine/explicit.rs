@@ -354,18 +354,22 @@ fn combination(
                         set_dyn(&mut ev, Source::Fr, &fr);
                     }
                     crate::guard::check()?;
-                    if ev.first_violation().is_none() {
-                        let cand = Candidate {
-                            skeleton: &sk,
-                            paths,
-                            rf: &rf,
-                            co: &co,
-                            barrier_stuck: bar.stuck,
-                        };
-                        obs.consistent(&cand, &mut ev);
-                        if !obs.wants_more() {
-                            return Ok(());
+                    let cand = Candidate {
+                        skeleton: &sk,
+                        paths,
+                        rf: &rf,
+                        co: &co,
+                        barrier_stuck: bar.stuck,
+                    };
+                    match ev.first_violation() {
+                        None => {
+                            obs.consistent(&cand, &mut ev);
+                            if !obs.wants_more() {
+                                return Ok(());
+                            }
                         }
+                        Some(k) if obs.wants_inconsistent() => obs.inconsistent(&cand, &mut ev, k),
+                        Some(_) => {}
                     }
                     if !advance(&mut co_choice, &co_sizes) {
                         break;

@@ -41,7 +41,7 @@ use std::fmt::Write;
 const MAX_STATES: usize = 200_000;
 
 /// A thread in a violating configuration.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct ThreadState {
     pub thread: String,
     /// `spinning` (a side-effect-free iteration repeating forever),
@@ -54,29 +54,29 @@ pub struct ThreadState {
     /// Has taken a step.
     pub stepped: bool,
     /// Line of the loop (spinning) or barrier (blocked).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
     /// Values the spinning iteration reads (`location=value`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reads: Vec<String>,
 }
 
 /// One step of an interleaving witness.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct TraceStep {
     pub thread: String,
     pub line: u32,
     pub instr: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub written: Option<i64>,
 }
 
 /// What a liveness violation looks like.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct LivenessViolation {
     /// Human-readable account (several lines).
     pub description: String,
@@ -87,9 +87,9 @@ pub struct LivenessViolation {
     /// The progress model.
     pub progress: String,
     pub threads: Vec<ThreadState>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trace: Vec<TraceStep>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycle_start: Option<usize>,
 }
 

@@ -41,6 +41,8 @@ pub struct Options {
     /// this, the verdict's queries only. The explicit engine lists every
     /// state whatever this says.
     pub max_states: Option<u64>,
+    /// What to record for execution graphs (`None`: nothing, at no cost).
+    pub graph: Option<witness::GraphRequest>,
 }
 
 impl Default for Options {
@@ -51,6 +53,7 @@ impl Default for Options {
             ignore_filter: false,
             max_combinations: 2_000_000,
             max_states: None,
+            graph: None,
         }
     }
 }
@@ -82,4 +85,15 @@ pub trait Observer {
     fn wants_cut(&self) -> bool {
         true
     }
+    /// Whether the observer wants candidates the model rejects
+    /// ([`Observer::inconsistent`]); false by default, so that engines
+    /// spend nothing on them unless asked (execution graphs of forbidden
+    /// outcomes).
+    fn wants_inconsistent(&self) -> bool {
+        false
+    }
+    /// Called with a candidate whose consistency axiom `axiom` (an index
+    /// into `cat::Model::axioms`, the first violated one) fails, while
+    /// [`Observer::wants_inconsistent`] says so; `ev` holds its values.
+    fn inconsistent(&mut self, _c: &Candidate<'_, '_>, _ev: &mut Evaluator<'_>, _axiom: usize) {}
 }

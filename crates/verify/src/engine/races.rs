@@ -12,7 +12,7 @@ use crate::ir::{Program, Term};
 use serde::Serialize;
 
 /// One flagged pair of events.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct RacePair {
     /// Name of the flag (`as name`, or the axiom's position).
     pub flag: String,
@@ -48,6 +48,7 @@ struct RaceObserver<'p> {
     witness: Option<Witness>,
     bound_hit: bool,
     ub: Option<(String, Witness)>,
+    graph: Option<&'p super::witness::GraphRequest>,
 }
 
 impl Observer for RaceObserver<'_> {
@@ -62,7 +63,7 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn consistent(&mut self, c: &Candidate<'_, '_>, ev: &mut Evaluator<'_>) {
-        super::safety::note_ub(self.program, c, &mut self.ub);
+        super::safety::note_ub(self.program, c, ev, self.graph, &mut self.ub);
         if c.paths.iter().any(|p| p.end == PathEnd::Cut) {
             self.bound_hit = true;
             return;
@@ -88,7 +89,7 @@ impl Observer for RaceObserver<'_> {
         // Flags are cached by the evaluator: asking twice costs nothing,
         // and the witness is only built for a racy execution.
         if self.flags.iter().any(|&i| ev.flag(i).is_some()) {
-            let w = Witness::from_candidate(c, vec![]);
+            let w = Witness::for_graph(c, vec![], &[], ev, self.graph);
             self.races = racing_pairs(ev, self.model, &self.flags, &w);
             self.witness = Some(w);
         }
@@ -169,6 +170,7 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<RaceResult> {
         witness: None,
         bound_hit: false,
         ub: None,
+        graph: opts.graph.as_ref(),
     };
     explicit::enumerate(p, model, opts, &mut obs)?;
     if let Some((note, w)) = obs.ub {

@@ -1,12 +1,12 @@
 //! Safety: final states, the `exists`/`~exists`/`forall` verdict, witness.
 
 use super::paths::{PathEnd, ThreadPath};
-use super::witness::Witness;
+use super::witness::{GraphData, GraphRequest, Violation, Witness};
 use super::{explicit, Candidate, Observer, Options};
 use crate::cat::{Evaluator, Model};
 use crate::diag::Result;
 use crate::ir::{Assertion, CmpOp, Cond, Program, Quantifier, Term};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -30,7 +30,7 @@ impl std::fmt::Display for Verdict {
 /// How often the proposition of a test's condition holds over its
 /// reachable final states (herd's `Observation`): in none, in some but not
 /// all, in all (herd says `Never` also when nothing is reachable).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Observation {
     Never,
     Sometimes,
@@ -94,6 +94,9 @@ pub struct SafetyResult {
     /// Why the verdict is what it is, when the assertion is not the reason
     /// (undefined behaviour).
     pub note: Option<String>,
+    /// What a graph needs besides the witness (only with
+    /// `Options::graph`).
+    pub graph: Option<GraphData>,
 }
 
 /// The observables of a program: the assertion's terms (not the filter's), then
@@ -220,6 +223,9 @@ struct SafetyObserver<'p> {
     /// The first consistent execution with undefined behaviour: its note
     /// and witness.
     ub: Option<(String, Witness)>,
+    /// What to record for graphs, and what was recorded.
+    graph: Option<&'p GraphRequest>,
+    drawn: GraphData,
 }
 
 /// The note of the first thread of `paths` whose path ends in undefined
@@ -235,11 +241,52 @@ pub fn ub_note(p: &Program, paths: &[&ThreadPath]) -> Option<String> {
 /// undefined behaviour. Such an execution fails every property whatever
 /// the other threads do afterwards (cut by the bound, waiting at a
 /// barrier the stopped thread never reaches), so it need not be complete.
-pub(super) fn note_ub(p: &Program, c: &Candidate<'_, '_>, slot: &mut Option<(String, Witness)>) {
+pub(super) fn note_ub(
+    p: &Program,
+    c: &Candidate<'_, '_>,
+    ev: &mut Evaluator<'_>,
+    graph: Option<&GraphRequest>,
+    slot: &mut Option<(String, Witness)>,
+) {
     if slot.is_none() {
         if let Some(note) = ub_note(p, c.paths) {
-            *slot = Some((note, Witness::from_candidate(c, vec![])));
+            *slot = Some((note, Witness::for_graph(c, vec![], &[], ev, graph)));
         }
+    }
+}
+
+/// Whether `c` is complete: every thread done, no one waiting at a
+/// barrier (only such executions have a final state).
+fn complete(c: &Candidate<'_, '_>) -> bool {
+    !c.barrier_stuck && c.paths.iter().all(|p| p.end == PathEnd::Done)
+}
+
+impl SafetyObserver<'_> {
+    /// Whether the assertion's target (the state `exists`/`~exists` ask
+    /// about, or a state violating `forall`) holds in the final state
+    /// `val`.
+    fn target(&self, val: &dyn Fn(&Term) -> i64) -> bool {
+        match &self.program.assertion {
+            Some(a) => a.cond.eval(val) != (a.quantifier == Quantifier::Forall),
+            None => false,
+        }
+    }
+
+    /// Whether some consistent execution reached the target.
+    fn target_reached(&self) -> bool {
+        match self.program.assertion.as_ref().map(|a| a.quantifier) {
+            Some(Quantifier::Forall) => self.violated,
+            Some(_) => self.satisfied,
+            None => true,
+        }
+    }
+
+    fn named_state(&self, state: &[i64]) -> Vec<(String, i64)> {
+        self.observables
+            .iter()
+            .zip(state)
+            .map(|(t, v)| (term_name(self.program, t), *v))
+            .collect()
     }
 }
 
@@ -254,8 +301,32 @@ impl Observer for SafetyObserver<'_> {
         !self.bound_hit
     }
 
-    fn consistent(&mut self, c: &Candidate<'_, '_>, _ev: &mut Evaluator<'_>) {
-        note_ub(self.program, c, &mut self.ub);
+    fn wants_inconsistent(&self) -> bool {
+        self.graph.is_some() && self.drawn.rejected.is_none() && !self.target_reached()
+    }
+
+    /// A rejected candidate reaching the target: the picture of a
+    /// forbidden outcome.
+    fn inconsistent(&mut self, c: &Candidate<'_, '_>, ev: &mut Evaluator<'_>, axiom: usize) {
+        if !complete(c) {
+            return;
+        }
+        let p = self.program;
+        for mem in final_memories(p, c) {
+            let val = |t: &Term| final_value(p, c, &mem, t);
+            if self.filter.is_some_and(|f| !f.eval(&val)) || !self.target(&val) {
+                continue;
+            }
+            let state: Vec<i64> = self.observables.iter().map(val).collect();
+            let mut w = Witness::for_graph(c, self.named_state(&state), &[], ev, self.graph);
+            w.violation = Some(Violation::of(ev, axiom));
+            self.drawn.rejected = Some(w);
+            return;
+        }
+    }
+
+    fn consistent(&mut self, c: &Candidate<'_, '_>, ev: &mut Evaluator<'_>) {
+        note_ub(self.program, c, ev, self.graph, &mut self.ub);
         if c.paths.iter().any(|p| p.end == PathEnd::Cut) {
             self.bound_hit = true;
             return;
@@ -265,6 +336,7 @@ impl Observer for SafetyObserver<'_> {
             return;
         }
         let p = self.program;
+        let mut drawn = false;
         for mem in final_memories(p, c) {
             let val = |t: &Term| final_value(p, c, &mem, t);
             if let Some(f) = self.filter {
@@ -275,6 +347,18 @@ impl Observer for SafetyObserver<'_> {
             self.executions += 1;
             let state: Vec<i64> = self.observables.iter().map(val).collect();
             self.states.insert(state.clone());
+            if let (Some(g), false) = (self.graph, drawn) {
+                // One picture per candidate (partial coherence may give
+                // it several final states: the first is shown).
+                drawn = true;
+                let room = if g.all { g.max } else { 1 };
+                if self.drawn.executions.len() < room {
+                    let w = Witness::for_graph(c, self.named_state(&state), &[], ev, self.graph);
+                    self.drawn.executions.push(w);
+                } else if g.all {
+                    self.drawn.capped = true;
+                }
+            }
             if let Some(a) = &p.assertion {
                 let sat = a.cond.eval(&val);
                 let interesting = match a.quantifier {
@@ -290,13 +374,8 @@ impl Observer for SafetyObserver<'_> {
                     self.negative += 1;
                 }
                 if interesting && self.witness.is_none() {
-                    let named = self
-                        .observables
-                        .iter()
-                        .zip(&state)
-                        .map(|(t, v)| (term_name(p, t), *v))
-                        .collect();
-                    self.witness = Some(Witness::from_candidate(c, named));
+                    let named = self.named_state(&state);
+                    self.witness = Some(Witness::for_graph(c, named, &[], ev, self.graph));
                 }
             }
         }
@@ -380,8 +459,14 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
         witness: None,
         bound_hit: false,
         ub: None,
+        graph: opts.graph.as_ref(),
+        drawn: GraphData::default(),
     };
     explicit::enumerate(p, model, opts, &mut obs)?;
+    if obs.target_reached() {
+        obs.drawn.rejected = None;
+    }
+    let mut graph = opts.graph.as_ref().map(|_| std::mem::take(&mut obs.drawn));
     if let Some((note, w)) = obs.ub {
         return Ok(SafetyResult {
             verdict: Verdict::Fail,
@@ -395,6 +480,7 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
             witness: Some(w),
             bound_hit: obs.bound_hit,
             note: Some(note),
+            graph,
         });
     }
     let holds = match p.assertion.as_ref().map(|a| a.quantifier) {
@@ -432,6 +518,9 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
     {
         obs.witness = None;
     }
+    if let Some(g) = &mut graph {
+        g.keep_example(opts.graph.as_ref(), obs.witness.is_some());
+    }
     Ok(SafetyResult {
         verdict,
         executions: obs.executions,
@@ -447,6 +536,7 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
         witness: obs.witness,
         bound_hit: obs.bound_hit,
         note: None,
+        graph,
     })
 }
 

@@ -1,4 +1,7 @@
-//! Reports: human-readable text, JSON lines, and herd7's result block.
+//! Reports: human-readable text, JSON lines, herd7's result block, and
+//! execution graphs ([`graph`]).
+
+pub mod graph;
 
 use crate::driver::{FileReport, Property, NO_CONDITION};
 use crate::engine::safety::Observation;
@@ -125,6 +128,33 @@ pub fn text(r: &FileReport) -> String {
     }
     if let Some(w) = &r.witness {
         s.push_str(&witness_text(w));
+    }
+    s.push_str(&graph_text(r));
+    s
+}
+
+/// The lines a graph request adds: the violated axiom of a forbidden
+/// outcome's picture, and whether `--graph-max` cut the executions.
+fn graph_text(r: &FileReport) -> String {
+    let mut s = String::new();
+    let Some(g) = &r.graph else {
+        return s;
+    };
+    if let Some(v) = g.rejected.as_ref().and_then(|w| w.violation.as_ref()) {
+        let _ = writeln!(
+            s,
+            "  Forbidden: the candidate execution reaching the condition's state violates axiom `{}` ({}): {}",
+            v.axiom,
+            v.kind,
+            v.describe()
+        );
+    }
+    if g.capped {
+        let _ = writeln!(
+            s,
+            "  Graphs: the first {} executions are drawn; --graph-max cut the rest",
+            g.executions.len()
+        );
     }
     s
 }

@@ -46,7 +46,7 @@ use super::exec::{Skeleton, Vocabulary};
 use super::paths::ThreadPath;
 use super::races::RaceResult;
 use super::safety::{observables, term_name, SafetyResult, Verdict};
-use super::witness::Witness;
+use super::witness::{GraphData, GraphRequest, Violation, Witness};
 use super::{Candidate, Options};
 use crate::cat::{BaseKind, Model, Value};
 use crate::diag::{Error, ErrorKind, Result};
@@ -100,8 +100,9 @@ impl<'p> Concrete<'p> {
     }
 }
 
-/// The encoding of `p` under `model` with the axioms `needed`; `pausing`
-/// makes it a liveness unrolling (guarded only).
+/// The encoding of `p` under `model` with the axioms `needed` (the
+/// consistency axioms among them asserted; none: every candidate
+/// execution); `pausing` makes it a liveness unrolling (guarded only).
 fn build<'p>(
     p: &'p Program,
     model: &Model,
@@ -168,7 +169,7 @@ fn build<'p>(
     enc.encode_model(model, needed)?;
     let t3 = t0.elapsed();
     for (i, ax) in model.axioms().iter().enumerate() {
-        if !ax.flag {
+        if !ax.flag && needed.contains(&i) {
             enc.sat.check()?;
             enc.assert_axiom(model, i)?;
         }
@@ -573,7 +574,8 @@ pub fn check_safety_stats(
     let obs = observables(p);
     let names: Vec<String> = obs.iter().map(|t| term_name(p, t)).collect();
     let complete = complete_lit(&mut enc);
-    if let Some((note, w)) = undefined_behaviour(&mut enc, model, &mut stats)? {
+    let graph = opts.graph.as_ref();
+    if let Some((note, w)) = undefined_behaviour(&mut enc, model, graph, &mut stats)? {
         fill_stats(&enc, &mut stats);
         return Ok((
             SafetyResult {
@@ -588,6 +590,7 @@ pub fn check_safety_stats(
                 witness: Some(w),
                 bound_hit: false,
                 note: Some(note),
+                graph: graph.map(|_| GraphData::default()),
             },
             stats,
         ));
@@ -623,7 +626,7 @@ pub fn check_safety_stats(
                 .map(|(n, vals)| (n.clone(), vals.value(&enc.sat)))
                 .collect();
             let c = enc.concrete()?;
-            witness = Some(witness_of(&c, state));
+            witness = Some(witness_of(&c, state, model, &enc.u.vocab, graph));
         }
     }
     let mut bound_hit = None;
@@ -678,6 +681,33 @@ pub fn check_safety_stats(
         }
     };
     fill_stats(&enc, &mut stats);
+    let graph = match graph {
+        Some(g) => {
+            let mut d = GraphData::default();
+            // Last: the blocking clauses change the formula.
+            let want = if g.all {
+                g.max
+            } else {
+                usize::from(witness.is_none())
+            };
+            graph_executions(
+                &mut enc,
+                model,
+                &obs,
+                [complete, filter],
+                want,
+                g,
+                &mut d,
+                &mut stats,
+            )?;
+            if !found && p.assertion.is_some() {
+                d.rejected = rejected_candidate(p, model, opts, g, &obs)?;
+            }
+            d.keep_example(Some(g), witness.is_some());
+            Some(d)
+        }
+        None => None,
+    };
     Ok((
         SafetyResult {
             verdict,
@@ -691,6 +721,7 @@ pub fn check_safety_stats(
             witness,
             bound_hit: bound_hit.unwrap_or(false),
             note: None,
+            graph,
         },
         stats,
     ))
@@ -819,6 +850,48 @@ fn list_states(
     Ok(())
 }
 
+/// Up to `want` consistent executions under `assume` (complete, passing
+/// the filter) for graphs, each blocked once found; `capped` when one
+/// more exists with `--graph-all`.
+#[allow(clippy::too_many_arguments)]
+fn graph_executions(
+    enc: &mut Enc<'_>,
+    model: &Model,
+    obs: &[crate::ir::Term],
+    assume: [Lit; 2],
+    want: usize,
+    g: &GraphRequest,
+    out: &mut GraphData,
+    stats: &mut Stats,
+) -> Result<()> {
+    let p = enc.u.program;
+    let mut finals = HashMap::new();
+    let vals: Vec<encode::TermVal> = obs
+        .iter()
+        .map(|t| enc.term(t, &mut finals, false))
+        .collect();
+    while out.executions.len() < want || (g.all && !out.capped) {
+        if !solve_checked(enc, model, &assume, stats)? {
+            break;
+        }
+        if out.executions.len() == want {
+            out.capped = true;
+            break;
+        }
+        let state = obs
+            .iter()
+            .zip(&vals)
+            .map(|(t, v)| (term_name(p, t), v.value(&enc.sat)))
+            .collect();
+        let c = enc.concrete()?;
+        out.executions
+            .push(witness_of(&c, state, model, &enc.u.vocab, Some(g)));
+        let block = enc.blocking_clause();
+        enc.sat.clause(&block);
+    }
+    Ok(())
+}
+
 /// Whether the replayed execution `c` is complete and ends, for some
 /// choice among its co-maximal writes, in `state` (the values of `obs`)
 /// with the filter satisfied: the explicit engine's own reading of a final
@@ -843,6 +916,65 @@ fn state_reached(
     })
 }
 
+/// A candidate execution reaching the assertion's target that the model
+/// rejects (the picture of a forbidden outcome): the program encoded
+/// again without the consistency axioms, each solution re-checked by the
+/// evaluator for its first violated axiom.
+fn rejected_candidate(
+    p: &Program,
+    model: &Model,
+    opts: &Options,
+    g: &GraphRequest,
+    obs: &[crate::ir::Term],
+) -> Result<Option<Witness>> {
+    let Some(a) = &p.assertion else {
+        return Ok(None);
+    };
+    let mut enc = build(p, model, opts, &[], None)?;
+    let complete = complete_lit(&mut enc);
+    let mut finals = HashMap::new();
+    let filter = match (&p.filter, opts.ignore_filter) {
+        (Some(f), false) => enc.cond(f, &mut finals, false),
+        _ => TRUE,
+    };
+    let c = enc.cond(&a.cond, &mut finals, false);
+    let target = match a.quantifier {
+        Quantifier::Exists | Quantifier::NotExists => c,
+        Quantifier::Forall => -c,
+    };
+    let vals: Vec<encode::TermVal> = obs
+        .iter()
+        .map(|t| enc.term(t, &mut finals, false))
+        .collect();
+    for _ in 0..MAX_MISMATCHES {
+        match enc.sat.solve(&[complete, filter, target]) {
+            Some(true) => {}
+            Some(false) => return Ok(None),
+            None => return Err(enc.sat.gave_up()),
+        }
+        let state = obs
+            .iter()
+            .zip(&vals)
+            .map(|(t, v)| (term_name(p, t), v.value(&enc.sat)))
+            .collect();
+        let c = enc.concrete()?;
+        let mut ev = evaluator(model, &c, &enc.u.vocab);
+        if let Some(k) = ev.first_violation() {
+            let refs: Vec<&ThreadPath> = c.paths.iter().collect();
+            let cand = c.candidate(&refs);
+            let mut w = Witness::from_execution(&cand, state, &c.inputs);
+            w.add_graph_info(&cand, Some(&mut ev), &g.relations);
+            w.violation = Some(Violation::of(&mut ev, k));
+            return Ok(Some(w));
+        }
+        // Consistent under the evaluator with these barrier and fence
+        // choices: look for another candidate.
+        let block = enc.blocking_clause();
+        enc.sat.clause(&block);
+    }
+    Ok(None)
+}
+
 /// A consistent execution in which some thread reaches undefined
 /// behaviour (`Unreachable`, an address out of bounds): the note naming
 /// it, and the witness. The other threads need not be done (as in the
@@ -850,6 +982,7 @@ fn state_reached(
 fn undefined_behaviour(
     enc: &mut Enc<'_>,
     model: &Model,
+    graph: Option<&GraphRequest>,
     stats: &mut Stats,
 ) -> Result<Option<(String, Witness)>> {
     let lits: Vec<Lit> = enc
@@ -874,7 +1007,10 @@ fn undefined_behaviour(
             "unsupported: internal error: the replayed execution has no undefined behaviour",
         )
     })?;
-    Ok(Some((note, witness_of(&c, vec![]))))
+    Ok(Some((
+        note,
+        witness_of(&c, vec![], model, &enc.u.vocab, graph),
+    )))
 }
 
 /// Whether a consistent execution has a thread cut by the bound.
@@ -895,9 +1031,23 @@ fn complete_lit(enc: &mut Enc<'_>) -> Lit {
     enc.sat.and(&parts)
 }
 
-fn witness_of(c: &Concrete<'_>, state: Vec<(String, i64)>) -> Witness {
+/// The witness of `c`; with a graph request, with what a picture needs
+/// (the model evaluated on `c` for the relations asked for).
+fn witness_of(
+    c: &Concrete<'_>,
+    state: Vec<(String, i64)>,
+    model: &Model,
+    vocab: &Vocabulary,
+    graph: Option<&GraphRequest>,
+) -> Witness {
     let refs: Vec<&ThreadPath> = c.paths.iter().collect();
-    Witness::from_execution(&c.candidate(&refs), state, &c.inputs)
+    let cand = c.candidate(&refs);
+    let mut w = Witness::from_execution(&cand, state, &c.inputs);
+    if let Some(g) = graph {
+        let mut ev = evaluator(model, c, vocab);
+        w.add_graph_info(&cand, Some(&mut ev), &g.relations);
+    }
+    w
 }
 
 /// Checks the model's `flag` axioms (same verdicts as
@@ -918,7 +1068,8 @@ pub fn check_races_stats(
     needed.extend(&flags);
     let mut enc = build(p, model, opts, &needed, None)?;
     let complete = complete_lit(&mut enc);
-    if let Some((note, w)) = undefined_behaviour(&mut enc, model, &mut stats)? {
+    if let Some((note, w)) = undefined_behaviour(&mut enc, model, opts.graph.as_ref(), &mut stats)?
+    {
         fill_stats(&enc, &mut stats);
         return Ok((
             RaceResult {
@@ -965,7 +1116,7 @@ pub fn check_races_stats(
         }
         let c = enc.concrete()?;
         let mut ev = evaluator(model, &c, &enc.u.vocab);
-        let w = witness_of(&c, vec![]);
+        let w = witness_of(&c, vec![], model, &enc.u.vocab, opts.graph.as_ref());
         races = super::races::racing_pairs(&mut ev, model, &flags, &w);
         if races.is_empty() {
             // No flag fires on the rebuilt execution: an encoding bug.
