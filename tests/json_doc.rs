@@ -285,6 +285,7 @@ fn every_json_field_is_documented() {
     .unwrap();
     std::fs::write(axb.join("1.txt"), "THREAD0\natomic_chk_branch(0,1,0)\n").unwrap();
     let export = dir.join("export");
+    let graphs = d(&dir.join("graphs"));
     let (spin, bad, count, csv, axb, export) =
         (d(&spin), d(&bad), d(&count), d(&csv), d(&axb), d(&export));
     let progress_corpus = gpumc_testutil::shared_corpus().join("progress");
@@ -314,6 +315,24 @@ fn every_json_field_is_documented() {
         (
             "gpumc check --json",
             vec!["check", "--json", "--property", "liveness", &spin],
+        ),
+        (
+            // Graph data: every execution, a rejected candidate with its
+            // violated axiom, a --show relation.
+            "gpumc check --json",
+            vec![
+                "check",
+                "--json",
+                "--graph",
+                "svg",
+                "--graph-all",
+                "--graph-out",
+                &graphs,
+                "--show",
+                "cause",
+                "examples/MP-weak.litmus",
+                "examples/MP-relacq.litmus",
+            ],
         ),
         (
             "gpumc check --json",
