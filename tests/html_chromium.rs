@@ -474,6 +474,33 @@ fn check_report_of_the_examples() {
         .filter(|r| r.get("witness").is_some())
         .count();
     assert_eq!(d.0.matches("<h3>Witness execution</h3>").count(), witnesses);
+    // Every checked test has its execution graph (the witness, or the
+    // rejected candidate of a forbidden outcome with its violated cycle)
+    // drawn by our own SVG layout, each with its own marker ids.
+    let drawn = reports.iter().filter(|r| r["verdict"] != "ERROR").count();
+    assert_eq!(d.0.matches("<figure class=\"graph\"><svg").count(), drawn);
+    let relacq = reports
+        .iter()
+        .filter(|r| {
+            r["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with("MP-relacq.litmus"))
+        })
+        .count();
+    assert_eq!(relacq, 1);
+    assert!(
+        d.0.contains(" in-cycle\"") && d.0.contains(" cycle\""),
+        "MP-relacq's graph shows the violated axiom's cycle"
+    );
+    let ids: Vec<&str> =
+        d.0.match_indices("<marker id=\"")
+            .map(|(i, _)| {
+                let rest = &d.0[i + 12..];
+                &rest[..rest.find('"').unwrap()]
+            })
+            .collect();
+    let unique: std::collections::BTreeSet<&&str> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "marker ids are unique in the page");
     assert_screenshot(&exe, &html, &dir);
     let _ = std::fs::remove_dir_all(&dir);
 }
