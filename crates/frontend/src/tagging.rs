@@ -52,6 +52,22 @@ fn split_rmw(arch: Arch, ins: &mut Instr) {
     let mut read: Vec<String> = Vec::new();
     let mut write: Vec<String> = Vec::new();
     let moved: fn(&str) -> bool = match arch {
+        Arch::C => {
+            // Each event gets exactly one order (RC11's RMW order pairs,
+            // Lahav et al., PLDI 2017): seq_cst on both, acq_rel split.
+            let (r, w) = if has("SC") {
+                ("SC", "SC")
+            } else {
+                let acq_rel = has("ACQ_REL");
+                (
+                    if acq || acq_rel { "ACQ" } else { "RLX" },
+                    if rel || acq_rel { "REL" } else { "RLX" },
+                )
+            };
+            read.push(r.into());
+            write.push(w.into());
+            |t| matches!(t, "RLX" | "ACQ" | "REL" | "ACQ_REL" | "SC")
+        }
         Arch::Ptx => {
             read.push(if acq { "ACQ" } else { "RLX" }.into());
             write.push(if rel { "REL" } else { "RLX" }.into());

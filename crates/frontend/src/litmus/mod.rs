@@ -498,7 +498,7 @@ impl<'a> Parser<'a> {
             .split_row(off)
             .map_err(|at| src.err_syntax(at, "missing `;` at the end of the thread header row"))?;
         let levels: &[&str] = match self.arch {
-            Arch::Ptx => &["cta", "gpu"],
+            Arch::Ptx | Arch::C => &["cta", "gpu"],
             Arch::Vulkan => &["sg", "wg", "qf"],
         };
         let mut placements = Vec::new();
@@ -629,7 +629,7 @@ impl<'a> Parser<'a> {
         let word = &text[..word_len];
         let head = word.split('.').next().unwrap_or("");
         let heads = match self.arch {
-            Arch::Ptx => ptx::HEADS,
+            Arch::Ptx | Arch::C => ptx::HEADS,
             Arch::Vulkan => vulkan::HEADS,
         };
         let label_like = self
