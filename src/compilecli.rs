@@ -91,7 +91,10 @@ pub fn run(a: &CompileArgs) -> u8 {
         }
         None => {
             let mut o = std::io::stdout().lock();
-            if o.write_all(out.as_bytes()).and_then(|()| o.flush()).is_err() {
+            if o.write_all(out.as_bytes())
+                .and_then(|()| o.flush())
+                .is_err()
+            {
                 return 2;
             }
         }

@@ -12,8 +12,8 @@
 #[path = "progress_util.rs"]
 mod util;
 
-use gpumc::progress::export::Dialect;
 use gpumc::progress::corpus::load;
+use gpumc::progress::export::Dialect;
 use gpumc::progress::export::{artifact_origin, to_litmus, to_litmus_with, LoopStyle};
 
 /// The file with each table cell trimmed.

@@ -18,7 +18,10 @@ use gpumc::ir::Arch;
 use std::time::Instant;
 
 pub fn generate(kind: &str, n: usize, arch: Arch) -> String {
-    assert!(arch != Arch::C, "the scaling families are PTX and Vulkan tests");
+    assert!(
+        arch != Arch::C,
+        "the scaling families are PTX and Vulkan tests"
+    );
     let place = |i: usize| match arch {
         Arch::Ptx | Arch::C => format!("P{i}@cta {},gpu 0", i % 4),
         Arch::Vulkan => format!("P{i}@sg {i},wg {},qf 0", i % 4),

@@ -89,7 +89,10 @@ impl Backends {
             ));
         }
         let Some(choice) = self.forced.or(BackendChoice::for_arch(arch)) else {
-            return Err((Status::Unsupported, format!("{}: no backend", path.display())));
+            return Err((
+                Status::Unsupported,
+                format!("{}: no backend", path.display()),
+            ));
         };
         if !choice.runs(arch) {
             let dialect = match arch {

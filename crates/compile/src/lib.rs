@@ -203,9 +203,17 @@ pub fn compile(p: &Program, m: &Mapping, to: Target) -> Result<Compiled> {
 }
 
 /// The source must be a C program (its memory operations carry C tags).
-#[allow(clippy::unnecessary_wraps)]
-fn check_source(_p: &Program) -> Result<()> {
-    Ok(())
+fn check_source(p: &Program) -> Result<()> {
+    if p.arch == ir::Arch::C {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorKind::Unsupported,
+        format!(
+            "unsupported: compiling a {} test: `gpumc compile` compiles C litmus tests (header `C`)",
+            p.arch.litmus_header()
+        ),
+    ))
 }
 
 /// Target placement: PTX keeps `[cta, gpu]`; Vulkan gets `[sg, wg, qf]`

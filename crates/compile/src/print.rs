@@ -123,8 +123,7 @@ fn dialect(arch: Arch) -> &'static str {
     match arch {
         Arch::Ptx => "PTX",
         Arch::Vulkan => "Vulkan",
-        #[allow(unreachable_patterns)]
-        _ => "C",
+        Arch::C => "C",
     }
 }
 
@@ -299,8 +298,7 @@ pub fn instr_text(p: &Program, i: &Instr) -> Result<String> {
     match p.arch {
         Arch::Ptx => ptx_text(p, i),
         Arch::Vulkan => vulkan_text(p, i),
-        #[allow(unreachable_patterns)]
-        _ => Err(err_at(
+        Arch::C => Err(err_at(
             i,
             "printing a C program (compile it to PTX or Vulkan first)".into(),
         )),
@@ -583,8 +581,7 @@ fn render(p: &Program, comments: &[String]) -> Result<String> {
     let head = match p.arch {
         Arch::Ptx => "PTX",
         Arch::Vulkan => "VULKAN",
-        #[allow(unreachable_patterns)]
-        _ => {
+        Arch::C => {
             return Err(Error::new(
                 ErrorKind::Unsupported,
                 "unsupported: printing a C program as PTX or Vulkan litmus (compile it first)",

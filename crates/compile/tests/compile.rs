@@ -353,3 +353,18 @@ fn a_mapping_for_another_target_is_refused() {
         e.message
     );
 }
+
+#[test]
+fn only_c_programs_compile() {
+    let src =
+        std::fs::read_to_string(gpumc_testutil::repo_root().join("examples/MP-relacq.litmus"))
+            .unwrap();
+    let p = litmus::parse(&src, Path::new("MP-relacq.litmus")).unwrap();
+    let e = compile(&p, &Mapping::default_for(Target::Ptx), Target::Ptx).unwrap_err();
+    assert!(
+        e.message
+            .contains("compiling a PTX test: `gpumc compile` compiles C litmus tests"),
+        "{}",
+        e.message
+    );
+}

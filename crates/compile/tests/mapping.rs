@@ -3,7 +3,7 @@
 //! `file:line:col`.
 
 use gpumc_compile::{print, Key, Mapping, OpKind, Order, Scope, Target};
-use gpumc_core::ir::{Arch, Program};
+use gpumc_core::ir::Program;
 use std::path::Path;
 
 /// The target texts of an operation's sequence (placeholder operands:
@@ -14,10 +14,7 @@ fn seq(m: &Mapping, kind: OpKind, order: Order, scope: Option<Scope>) -> Vec<Str
         .unwrap_or_else(|| panic!("no rule for {kind:?} {order:?} {scope:?}"));
     let mut p = Program {
         name: String::new(),
-        arch: match m.target {
-            Target::Ptx => Arch::Ptx,
-            Target::Vulkan => Arch::Vulkan,
-        },
+        arch: m.target.arch(),
         threads: Vec::new(),
         locations: vec![gpumc_core::ir::Location {
             name: "x".into(),

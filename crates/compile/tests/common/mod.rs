@@ -8,7 +8,7 @@ use gpumc_core::ir::{
 };
 
 /// The architecture of the hand-built source programs.
-pub const SRC: Arch = Arch::Ptx; // Arch::C once the C front-end is merged
+pub const SRC: Arch = Arch::C;
 
 fn tags(order: &str, scope: Option<&str>) -> Vec<String> {
     let mut v = vec![order.to_string()];
