@@ -290,3 +290,92 @@ fn errors_have_file_line_and_column() {
         );
     }
 }
+
+/// The tables of docs/MAPPING.md say what the built-in mappings do, row
+/// by row, at every scope.
+#[test]
+fn the_documented_tables_are_the_builtin_mappings() {
+    let doc = std::fs::read_to_string(gpumc_testutil::repo_root().join("docs/MAPPING.md")).unwrap();
+    for (name, section, var) in [
+        ("ptx", "## The built-in `ptx` mapping", "<sco>"),
+        ("vulkan", "## The built-in `vulkan` mapping", "S"),
+    ] {
+        let m = Mapping::builtin(name).unwrap();
+        let start = doc.find(section).unwrap();
+        let body = &doc[start..];
+        let end = body[3..].find("\n## ").map_or(body.len(), |e| e + 3);
+        let mut rows = 0;
+        for line in body[..end].lines() {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            if cells.len() < 4 || !cells[1].starts_with('`') {
+                continue;
+            }
+            let ops: Vec<&str> = cells[1].split(", ").map(|c| c.trim_matches('`')).collect();
+            let target: Vec<String> = if cells[2] == "nothing" {
+                Vec::new()
+            } else {
+                cells[2]
+                    .trim_matches('`')
+                    .split(';')
+                    .map(|s| s.trim().to_string())
+                    .collect()
+            };
+            for op in ops {
+                let mut w = op.split_whitespace();
+                let kind = match w.next().unwrap() {
+                    "load" => OpKind::Load,
+                    "store" => OpKind::Store,
+                    "rmw" => OpKind::Rmw,
+                    _ => OpKind::Fence,
+                };
+                let order_word = w.next().unwrap();
+                let order = Order::ALL
+                    .into_iter()
+                    .find(|o| o.name() == order_word)
+                    .unwrap();
+                let scopes: Vec<Option<Scope>> = if order == Order::Na {
+                    vec![None]
+                } else {
+                    Scope::ALL.into_iter().map(Some).collect()
+                };
+                for s in scopes {
+                    let word = s.map_or("", |s| m.scope_word(s));
+                    let want: Vec<String> = target.iter().map(|t| t.replace(var, word)).collect();
+                    let got: Vec<String> = seq(&m, kind, order, s)
+                        .into_iter()
+                        .map(|t| t.trim_end_matches(".add").to_string())
+                        .collect();
+                    assert_eq!(got, want, "{name}: {op} at {s:?}");
+                }
+                rows += 1;
+            }
+        }
+        assert_eq!(rows, 18, "{name}: the table covers every order of every kind");
+    }
+}
+
+/// The example mappings of docs/MAPPING.md load.
+#[test]
+fn the_documented_examples_load() {
+    let doc = std::fs::read_to_string(gpumc_testutil::repo_root().join("docs/MAPPING.md")).unwrap();
+    let mut n = 0;
+    for block in doc.split("```text").skip(1) {
+        let text: String = block
+            .split("```")
+            .next()
+            .unwrap()
+            .lines()
+            .map(str::trim_start)
+            .collect::<Vec<_>>()
+            .join("\n");
+        if !text.contains("target ") {
+            continue;
+        }
+        let m = Mapping::parse(&text, Path::new("doc.map")).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        n += 1;
+        if text.contains("fence * $s") {
+            assert!(m.uncovered().is_empty(), "{:?}", m.uncovered());
+        }
+    }
+    assert_eq!(n, 2);
+}
