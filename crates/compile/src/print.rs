@@ -515,9 +515,54 @@ fn term(p: &Program, t: &Term) -> Result<String> {
     })
 }
 
-/// A condition, every compound operand in parentheses (so the parser
-/// rebuilds the same tree).
+/// The leaves of a chain of one connective (`and`: `/\`).
+fn chain(c: &Cond, and: bool, out: &mut Vec<Cond>) {
+    match (c, and) {
+        (Cond::And(a, b), true) | (Cond::Or(a, b), false) => {
+            chain(a, and, out);
+            chain(b, and, out);
+        }
+        _ => out.push(c.clone()),
+    }
+}
+
+/// The tree the litmus parser builds from a chain `a /\ b /\ c …`
+/// (pairs, then pairs of pairs: `cond.rs`).
+fn balanced(mut items: Vec<Cond>, and: bool) -> Cond {
+    while items.len() > 1 {
+        let mut next = Vec::new();
+        let mut it = items.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) if and => Cond::And(Box::new(a), Box::new(b)),
+                Some(b) => Cond::Or(Box::new(a), Box::new(b)),
+                None => a,
+            });
+        }
+        items = next;
+    }
+    items.pop().unwrap_or(Cond::True)
+}
+
+/// A condition. A chain of one connective prints flat when the parser
+/// rebuilds the same tree from it; any other compound operand is in
+/// parentheses, so the text always parses back to `c`.
 pub fn cond(p: &Program, c: &Cond) -> Result<String> {
+    if let Cond::And(..) | Cond::Or(..) = c {
+        let and = matches!(c, Cond::And(..));
+        let mut leaves = Vec::new();
+        chain(c, and, &mut leaves);
+        if leaves.len() > 2 && balanced(leaves.clone(), and) == *c {
+            let parts = leaves
+                .iter()
+                .map(|l| match l {
+                    Cond::And(..) | Cond::Or(..) => Ok(format!("({})", cond(p, l)?)),
+                    _ => cond(p, l),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(parts.join(if and { " /\\ " } else { " \\/ " }));
+        }
+    }
     let sub = |c: &Cond| -> Result<String> {
         Ok(match c {
             Cond::And(..) | Cond::Or(..) => format!("({})", cond(p, c)?),

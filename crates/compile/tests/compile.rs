@@ -368,3 +368,32 @@ fn only_c_programs_compile() {
         e.message
     );
 }
+
+/// Every C litmus test of the repository compiles to PTX and Vulkan with
+/// the built-in mappings, and the printed test parses back to the compiled
+/// program (`compiled` checks it).
+#[test]
+fn every_c_example_compiles_to_both_targets() {
+    let root = gpumc_testutil::repo_root();
+    let mut n = 0;
+    for dir in ["examples", "tests/compile"] {
+        for f in gpumc_testutil::litmus_files(&root.join(dir)) {
+            let src = std::fs::read_to_string(&f).unwrap();
+            if !src.trim_start().starts_with("C ") {
+                continue;
+            }
+            let p = litmus::parse(&src, &f).unwrap_or_else(|e| panic!("{e}"));
+            for to in [Target::Ptx, Target::Vulkan] {
+                let (_, c) = compiled(&p, to);
+                assert_eq!(c.origin.len(), p.threads.len());
+                for (t, o) in c.origin.iter().enumerate() {
+                    assert_eq!(o.len(), c.program.threads[t].instrs.len());
+                    // Origins run in program order.
+                    assert!(o.windows(2).all(|w| w[0] <= w[1]), "{}", f.display());
+                }
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 6, "only {n} C tests");
+}

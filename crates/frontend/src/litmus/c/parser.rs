@@ -390,12 +390,14 @@ impl<'s, 'a> Parser<'s, 'a> {
         let (name, off) = self.expect_ident("a thread function like `P0(...)`")?;
         match thread_index(name).map(str::parse::<usize>) {
             Some(Ok(k)) if k == index => {}
-            _ => return Err(src.err_semantic(
-                off,
-                format!(
+            _ => {
+                return Err(src.err_semantic(
+                    off,
+                    format!(
                     "expected thread `P{index}`, found `{name}` (threads are P0, P1, … in order)"
                 ),
-            )),
+                ))
+            }
         }
         let placement = if self.eat("@")? {
             Some(self.placement(name, off)?)
