@@ -79,7 +79,31 @@ pub fn run(a: &CompileArgs) -> u8 {
         target.name(),
         mapping.describe()
     );
-    let out = match print::litmus(&compiled.program, &[comment]) {
+    let mut comments = vec![comment];
+    // Name the registers the condition reads under their C names.
+    let mut watched: Vec<gpumc::ir::Term> = Vec::new();
+    for c in [
+        program.filter.as_ref(),
+        program.assertion.as_ref().map(|a| &a.cond),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        watched.extend(c.terms());
+    }
+    watched.extend(program.observed.iter().cloned());
+    let mut names = Vec::new();
+    for (t, list) in compiled.renamed.iter().enumerate() {
+        for (from, to) in list {
+            if watched.contains(&gpumc::ir::Term::Reg(t, from.clone())) {
+                names.push(format!("P{t}:{from} is P{t}:{to}"));
+            }
+        }
+    }
+    if !names.is_empty() {
+        comments.push(format!("Registers: {}", names.join(", ")));
+    }
+    let out = match print::litmus(&compiled.program, &comments) {
         Ok(t) => t,
         Err(e) => return fail(e.in_file(&name)),
     };

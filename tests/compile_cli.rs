@@ -105,6 +105,7 @@ const OUTCOMES: &[(&str, Option<bool>, bool, bool)] = &[
     // include the relaxed store: allowed with the built-in Vulkan mapping
     // (docs/MAPPING.md; closed by examples/mappings/vulkan-release-writes.map).
     ("ISA2-rmw-sc", Some(false), false, true),
+    ("locals", Some(true), true, true),
 ];
 
 fn word(reachable: bool) -> &'static str {
@@ -361,5 +362,36 @@ fn check_mapping_lists_uncovered_operations() {
     assert!(
         err.contains("bad.map:2:1: unknown operation `lod`"),
         "{err}"
+    );
+}
+
+/// A one-thread test has the same final states in C and compiled: the
+/// locals, comparisons and branches mean the same (the compiled test names
+/// its registers `rN`; observables are listed in the same order).
+#[test]
+fn compiled_locals_have_the_c_final_states() {
+    let dir = scratch("locals");
+    let states = |file: &Path, model: &str| {
+        let f = file.to_str().unwrap();
+        let (code, out, err) = gpumc(&["check", "--json", "--model", model, f]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        (v["observables"].clone(), v["states"].clone())
+    };
+    let src = PathBuf::from("tests/compile/locals.litmus");
+    let (names, want) = states(&src, "scoped-c11");
+    assert_eq!(want.as_array().unwrap().len(), 1, "{want}");
+    for (to, model) in [
+        ("ptx", "ptx-v6.0"),
+        ("ptx", "ptx-v7.5"),
+        ("vulkan", "vulkan"),
+    ] {
+        let (got_names, got) = states(&compile(&dir, "locals", to, None), model);
+        assert_eq!(got, want, "{to} under {model}: {got_names} vs {names}");
+    }
+    let (_, out, _) = gpumc(&["compile", "--to", "ptx", "tests/compile/locals.litmus"]);
+    assert!(
+        out.contains("\"Registers: P0:a is P0:r0, P0:c is P0:r4, P0:d is P0:r6, P0:e is P0:r7, P0:f is P0:r10\""),
+        "{out}"
     );
 }

@@ -35,6 +35,35 @@ pub struct Compiled {
     /// instruction has one (`None` is reserved for instructions with no
     /// source, which the compiler does not emit today).
     pub origin: Vec<Vec<Option<usize>>>,
+    /// Per thread, the source registers that got another name (C locals
+    /// that are not litmus registers `r0`, `r1`, …): `(source, target)`,
+    /// in order of first use.
+    pub renamed: Vec<Vec<(String, String)>>,
+}
+
+impl Compiled {
+    /// The target instructions of thread `t` that came from its source
+    /// instruction `src`, in program order.
+    pub fn image(&self, t: usize, src: usize) -> impl Iterator<Item = usize> + '_ {
+        self.origin[t]
+            .iter()
+            .enumerate()
+            .filter(move |(_, o)| **o == Some(src))
+            .map(|(k, _)| k)
+    }
+
+    /// The one target memory access (load, store, RMW) compiled from the
+    /// source access `src` of thread `t`; `None` for a source instruction
+    /// that is not a memory access.
+    pub fn access(&self, t: usize, src: usize) -> Option<usize> {
+        let instrs = &self.program.threads[t].instrs;
+        self.image(t, src).find(|&k| {
+            matches!(
+                instrs[k].kind,
+                InstrKind::Load { .. } | InstrKind::Store { .. } | InstrKind::Rmw { .. }
+            )
+        })
+    }
 }
 
 /// The operation a source instruction performs: `None` for instructions
@@ -145,6 +174,7 @@ pub fn compile(p: &Program, m: &Mapping, to: Target) -> Result<Compiled> {
     let mut regs: Vec<HashMap<String, String>> = Vec::new();
     let mut threads = Vec::new();
     let mut origin = Vec::new();
+    let mut renamed = Vec::new();
     for (t, th) in p.threads.iter().enumerate() {
         let names = Names::new(p, t);
         let mut cx = ThreadCx {
@@ -168,6 +198,16 @@ pub fn compile(p: &Program, m: &Mapping, to: Target) -> Result<Compiled> {
             init_regs,
         });
         origin.push(cx.origin);
+        renamed.push(
+            cx.names
+                .order
+                .iter()
+                .filter_map(|r| {
+                    let to = &cx.names.regs[r];
+                    (to != r).then(|| (r.clone(), to.clone()))
+                })
+                .collect(),
+        );
         regs.push(cx.names.regs);
     }
     let rename = |c: &Cond| rename_cond(c, &regs);
@@ -199,7 +239,11 @@ pub fn compile(p: &Program, m: &Mapping, to: Target) -> Result<Compiled> {
             i.text = text;
         }
     }
-    Ok(Compiled { program, origin })
+    Ok(Compiled {
+        program,
+        origin,
+        renamed,
+    })
 }
 
 /// The source must be a C program (its memory operations carry C tags).
@@ -283,6 +327,8 @@ fn rename_cond(c: &Cond, regs: &[HashMap<String, String>]) -> Cond {
 /// can write (`r<digits>`, identifiers) where they are not already.
 struct Names {
     regs: HashMap<String, String>,
+    /// Source registers in order of first use.
+    order: Vec<String>,
     used_regs: HashSet<String>,
     labels: HashMap<String, String>,
     used_labels: HashSet<String>,
@@ -330,6 +376,7 @@ impl Names {
         }
         let mut n = Names {
             regs: HashMap::new(),
+            order: regs_seen.clone(),
             used_regs: HashSet::new(),
             labels: HashMap::new(),
             used_labels: HashSet::new(),

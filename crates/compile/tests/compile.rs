@@ -128,6 +128,10 @@ fn fig12_rmw_sc_keeps_release_in_the_builtin_and_loses_it_in_the_flawed_example(
     assert_eq!(rmw.halves.read, ["ACQ"]);
     assert_eq!(rmw.halves.write, ["REL"]);
     assert_eq!(c.origin[1], [Some(0), Some(0), Some(1)]);
+    assert_eq!(c.image(1, 0).collect::<Vec<_>>(), [0, 1]);
+    assert_eq!(c.access(1, 0), Some(1));
+    assert_eq!(c.access(1, 1), Some(2));
+    assert_eq!(c.access(0, 5), None);
 
     let flawed = Mapping::load(
         gpumc_testutil::repo_root()

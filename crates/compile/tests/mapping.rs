@@ -386,3 +386,26 @@ fn the_documented_examples_load() {
     }
     assert_eq!(n, 2);
 }
+
+/// Damaged mapping files are errors with a position (or load), never a
+/// panic.
+#[test]
+fn damaged_mappings_never_panic() {
+    let alphabet = b"$;#->.*\n loadstrmwfenceacqrelsc_ptxvulkanscope=ctagpusys0";
+    let mut errors = 0;
+    for (name, text) in gpumc_compile::BUILTIN {
+        for bytes in gpumc_testutil::damaged_copies(text.as_bytes(), alphabet, 400, 7, 0x5eed) {
+            let text = String::from_utf8_lossy(&bytes);
+            let r = std::panic::catch_unwind(|| Mapping::parse(&text, Path::new("d.map")));
+            match r {
+                Err(_) => panic!("{name}: panic on\n{text}"),
+                Ok(Err(e)) => {
+                    assert!(e.file.is_some(), "{e}");
+                    errors += 1;
+                }
+                Ok(Ok(_)) => {}
+            }
+        }
+    }
+    assert!(errors > 100, "{errors}");
+}
