@@ -131,7 +131,10 @@ impl<'c, 'a, 's> CondParser<'c, 'a, 's> {
                 self.cur.bump();
                 Ok(Cond::False)
             }
-            Tok::Ident(_) | Tok::Int(_) | Tok::Punct("-") => {
+            Tok::Punct("[") if !matches!(self.names, Names::C(_)) => {
+                Err(self.cur.unexpected("a condition"))
+            }
+            Tok::Ident(_) | Tok::Int(_) | Tok::Punct("-") | Tok::Punct("[") => {
                 let a = self.term()?;
                 let op = match self.cur.peek() {
                     Tok::Punct(p) => cmp_op(p),

@@ -117,7 +117,10 @@ pub(super) fn parse(text: &str) -> Result<Program> {
         let Some(th) = threads.get_mut(*thread) else {
             return Err(src.err_semantic(
                 *thread_off,
-                format!("thread `P{thread}` does not exist (the test has {n} threads)"),
+                format!(
+                    "thread `P{thread}` does not exist (the test has {n} thread{})",
+                    if n == 1 { "" } else { "s" }
+                ),
             ));
         };
         if !locals[*thread].contains(*name) {
