@@ -121,13 +121,16 @@ fn store_buffering_between_workgroups_shows_with_the_incantations() {
     // model allows it (relaxed atomics, no fence): it must show, and it
     // did in every run measured (about 1 in 1000 instances).
     let sb = repo().join("examples/thesis/vulkan/D-cta_S-ker-Global/SB.litmus");
-    let weak: u64 = ["1", "2"]
+    // Seeds until it shows (the first one does on an idle machine; on a
+    // machine busy with other work the two worker threads overlap less).
+    let seeds = ["1", "2", "3", "4", "5", "6", "7", "8"];
+    let shown = seeds
         .iter()
-        .map(|s| weak_instances(&sb, "parallel", s))
-        .sum();
+        .position(|s| weak_instances(&sb, "parallel", s) > 0);
     assert!(
-        weak > 0,
-        "SB's weak outcome never showed in 2 x 50 launches"
+        shown.is_some(),
+        "SB's weak outcome never showed in {} x 50 launches",
+        seeds.len()
     );
 }
 
