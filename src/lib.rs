@@ -14,6 +14,7 @@
 //! the HTML reports ([`html`]), which combine verification reports and
 //! hardware runs.
 
+pub use gpumc_compile as compile;
 pub use gpumc_core::{cat, diag, guard, ir, models, rel, vocab};
 pub use gpumc_frontend as frontend;
 pub use gpumc_verify::{driver, engine, report};

@@ -1,5 +1,6 @@
 //! `gpumc` command-line interface: a thin layer over the library.
 
+mod compilecli;
 mod graphcli;
 mod hwcli;
 
@@ -169,6 +170,10 @@ enum Cmd {
     /// Mutation score of the harness on a device: weakened conformance
     /// tests whose weak outcome the model allows, run on the hardware.
     Mutants(hwcli::mutants::MutantsArgs),
+    /// Compile a scoped C/C++ litmus test to PTX or Vulkan with a mapping
+    /// file (docs/MAPPING.md; built-in ptx: Lustig et al., ASPLOS'19 Fig. 11),
+    /// writing the compiled litmus test.
+    Compile(compilecli::CompileArgs),
     /// Internal: a worker process of `check`/`suite` (gpumc::isolate).
     #[command(hide = true)]
     Worker,
@@ -200,6 +205,7 @@ fn main() -> ExitCode {
         Cmd::Devices(a) => hwcli::devices(&a),
         Cmd::Tune(a) => hwcli::tune::tune(&a),
         Cmd::Mutants(a) => hwcli::mutants::run(&a),
+        Cmd::Compile(a) => compilecli::run(&a),
         Cmd::Worker => gpumc::isolate::worker_main(),
         Cmd::Models => {
             for (name, _) in gpumc::models::EMBEDDED {

@@ -12,8 +12,8 @@
 #[path = "progress_util.rs"]
 mod util;
 
-use gpumc::ir::Arch;
 use gpumc::progress::corpus::load;
+use gpumc::progress::export::Dialect;
 use gpumc::progress::export::{artifact_origin, to_litmus, to_litmus_with, LoopStyle};
 
 /// The file with each table cell trimmed.
@@ -73,7 +73,7 @@ fn export_matches_corpus_translations() {
             .unwrap();
         let name = format!("{}_simple", tf.id);
         let origin = artifact_origin(t, i, &tf.id);
-        for (arch, dir) in [(Arch::Vulkan, "VULKAN"), (Arch::Ptx, "PTX")] {
+        for (arch, dir) in [(Dialect::Vulkan, "VULKAN"), (Dialect::Ptx, "PTX")] {
             let path = dat3m.join(format!("litmus/{dir}/CADP/{cfg}/{name}.litmus"));
             let key = format!("{dir} {cfg}/{}", tf.id);
             let expected = std::fs::read_to_string(&path).unwrap();
@@ -85,7 +85,7 @@ fn export_matches_corpus_translations() {
                 let has_trampoline =
                     to_litmus_with(&tf.test, arch, &name, &origin, LoopStyle::Direct) != got;
                 assert!(
-                    arch == Arch::Ptx && has_trampoline,
+                    arch == Dialect::Ptx && has_trampoline,
                     "{key}: padding differs in an untouched file"
                 );
                 padding_only.push(key);

@@ -8,7 +8,7 @@
 use gpumc::engine::liveness::{self, ProgressSpec};
 use gpumc::engine::safety::Verdict as LiveVerdict;
 use gpumc::engine::Options;
-use gpumc::ir::Arch;
+use gpumc::progress::export::Dialect;
 use gpumc::progress::{self, Base, Model};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -65,7 +65,7 @@ fn oracle_agrees_with_liveness_checker_on_exported_tests() {
         .flat_map_iter(|f| {
             let test = progress::parse::parse_file(f).expect("corpus test parses");
             let name = f.file_stem().unwrap().to_string_lossy().into_owned();
-            let text = progress::export::to_litmus(&test, Arch::Vulkan, &name, "exported");
+            let text = progress::export::to_litmus(&test, Dialect::Vulkan, &name, "exported");
             let program = gpumc::frontend::litmus::parse(&text, Path::new("exported.litmus"))
                 .expect("exported test parses");
             pairs

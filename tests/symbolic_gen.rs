@@ -47,7 +47,7 @@ struct Gen {
 impl Gen {
     fn scope(&self, r: &mut Rng) -> &'static str {
         match self.arch {
-            Arch::Ptx => r.pick(&["cta", "gpu", "sys"]),
+            Arch::Ptx | Arch::C => r.pick(&["cta", "gpu", "sys"]),
             Arch::Vulkan => r.pick(&["wg", "dv", "qf"]),
         }
     }
@@ -58,7 +58,7 @@ impl Gen {
         let s = self.scope(r);
         let k = r.below(if allow_barrier { 11 } else { 10 });
         match self.arch {
-            Arch::Ptx => match k {
+            Arch::Ptx | Arch::C => match k {
                 0..=2 => match r.below(3) {
                     0 => format!("st.weak {loc}, {v}"),
                     1 => format!("st.relaxed.{s} {loc}, {v}"),
@@ -142,13 +142,13 @@ impl Gen {
                 out.push(format!("{l}:"));
                 let v = r.below(2);
                 match self.arch {
-                    Arch::Ptx => out.push(format!("ld.relaxed.gpu {reg}, {loc}")),
+                    Arch::Ptx | Arch::C => out.push(format!("ld.relaxed.gpu {reg}, {loc}")),
                     Arch::Vulkan => out.push(format!("ld.atom.dv.sc0 {reg}, {loc}")),
                 }
                 if r.chance(40) {
                     let loc2 = r.pick(&self.locs);
                     match self.arch {
-                        Arch::Ptx => out.push(format!("st.relaxed.gpu {loc2}, 2")),
+                        Arch::Ptx | Arch::C => out.push(format!("st.relaxed.gpu {loc2}, 2")),
                         Arch::Vulkan => out.push(format!("st.atom.dv.sc0 {loc2}, 2")),
                     }
                 }
@@ -177,7 +177,7 @@ impl Gen {
             }
         }
         let head = match self.arch {
-            Arch::Ptx => "PTX",
+            Arch::Ptx | Arch::C => "PTX",
             Arch::Vulkan => "Vulkan",
         };
         let mut s = format!("{head} gen\n{{\n");
@@ -190,7 +190,7 @@ impl Gen {
             .enumerate()
             .map(|(t, c)| {
                 let mut col = vec![match self.arch {
-                    Arch::Ptx => format!("P{t}@cta {},gpu 0", r.below(2)),
+                    Arch::Ptx | Arch::C => format!("P{t}@cta {},gpu 0", r.below(2)),
                     Arch::Vulkan => format!("P{t}@sg {},wg {},qf 0", r.below(2), r.below(2)),
                 }];
                 col.extend(c.iter().cloned());
@@ -231,7 +231,7 @@ impl Gen {
 
 fn model(arch: Arch) -> Option<gpumc::cat::Model> {
     let name = match arch {
-        Arch::Ptx => "ptx-v7.5".to_string(),
+        Arch::Ptx | Arch::C => "ptx-v7.5".to_string(),
         Arch::Vulkan => std::env::var("GPUMC_TEST_VULKAN_CAT").unwrap_or_else(|_| "vulkan".into()),
     };
     match gpumc::models::load(&name) {

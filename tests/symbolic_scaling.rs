@@ -18,12 +18,16 @@ use gpumc::ir::Arch;
 use std::time::Instant;
 
 pub fn generate(kind: &str, n: usize, arch: Arch) -> String {
+    assert!(
+        arch != Arch::C,
+        "the scaling families are PTX and Vulkan tests"
+    );
     let place = |i: usize| match arch {
-        Arch::Ptx => format!("P{i}@cta {},gpu 0", i % 4),
+        Arch::Ptx | Arch::C => format!("P{i}@cta {},gpu 0", i % 4),
         Arch::Vulkan => format!("P{i}@sg {i},wg {},qf 0", i % 4),
     };
     let st = |l: &str, v: i64, rel: bool| match arch {
-        Arch::Ptx => format!(
+        Arch::Ptx | Arch::C => format!(
             "st.{}.gpu {l}, {v}",
             if rel { "release" } else { "relaxed" }
         ),
@@ -36,7 +40,7 @@ pub fn generate(kind: &str, n: usize, arch: Arch) -> String {
         }
     };
     let ld = |r: &str, l: &str, acq: bool| match arch {
-        Arch::Ptx => format!(
+        Arch::Ptx | Arch::C => format!(
             "ld.{}.gpu {r}, {l}",
             if acq { "acquire" } else { "relaxed" }
         ),
@@ -101,7 +105,7 @@ pub fn generate(kind: &str, n: usize, arch: Arch) -> String {
         }
     }
     let head = match arch {
-        Arch::Ptx => "PTX",
+        Arch::Ptx | Arch::C => "PTX",
         Arch::Vulkan => "Vulkan",
     };
     let mut s = format!("{head} {}-{n}\n{{\n", kind.to_uppercase());
@@ -121,7 +125,7 @@ pub fn generate(kind: &str, n: usize, arch: Arch) -> String {
 
 fn model(arch: Arch) -> Option<gpumc::cat::Model> {
     let name = match arch {
-        Arch::Ptx => "ptx-v7.5".to_string(),
+        Arch::Ptx | Arch::C => "ptx-v7.5".to_string(),
         Arch::Vulkan => std::env::var("GPUMC_TEST_VULKAN_CAT").unwrap_or_else(|_| "vulkan".into()),
     };
     match gpumc::models::load(&name) {

@@ -16,6 +16,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("gpumc-progress", 1),
     ("gpumc-verify", 2),
     ("gpumc-hw", 2),
+    ("gpumc-compile", 2),
     ("gpumc-campaign", 3),
     ("gpumc", 4),
     ("gpumc-testutil", 0),

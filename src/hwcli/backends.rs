@@ -2,7 +2,7 @@
 //! cannot start (no Vulkan loader, no NVIDIA driver) fails each of its
 //! tests with the reason, and the other tests go on.
 
-use gpumc::ir::Arch;
+use gpumc::ir::{Arch, Program};
 use gpumc_campaign::report::Status;
 use gpumc_hw::backend::{Backend, DeviceInfo};
 use std::collections::HashMap;
@@ -24,11 +24,13 @@ impl BackendChoice {
         }
     }
 
-    /// The backend a test of this dialect runs on by default.
-    fn for_arch(arch: Arch) -> BackendChoice {
+    /// The backend a test of this dialect runs on by default (`None`: a
+    /// C test, which runs only once compiled).
+    fn for_arch(arch: Arch) -> Option<BackendChoice> {
         match arch {
-            Arch::Vulkan => BackendChoice::Vulkan,
-            Arch::Ptx => BackendChoice::Cuda,
+            Arch::Vulkan => Some(BackendChoice::Vulkan),
+            Arch::Ptx => Some(BackendChoice::Cuda),
+            Arch::C => None,
         }
     }
 
@@ -36,7 +38,7 @@ impl BackendChoice {
     fn runs(self, arch: Arch) -> bool {
         match self {
             BackendChoice::Interp => true,
-            b => b == BackendChoice::for_arch(arch),
+            b => Some(b) == BackendChoice::for_arch(arch),
         }
     }
 
@@ -73,18 +75,30 @@ impl Backends {
         }
     }
 
-    /// The backend for the test in `path`, written in `arch`'s dialect,
-    /// or why there is none.
+    /// The backend for the test `p` in `path`, or why there is none.
     pub fn for_test(
         &mut self,
         path: &Path,
-        arch: Arch,
+        p: &Program,
     ) -> Result<&mut dyn Backend, (Status, String)> {
-        let choice = self.forced.unwrap_or(BackendChoice::for_arch(arch));
+        let arch = p.arch;
+        if arch == Arch::C {
+            return Err((
+                Status::Unsupported,
+                gpumc_hw::lower::refuse_c(p).in_file(path).to_string(),
+            ));
+        }
+        let Some(choice) = self.forced.or(BackendChoice::for_arch(arch)) else {
+            return Err((
+                Status::Unsupported,
+                format!("{}: no backend", path.display()),
+            ));
+        };
         if !choice.runs(arch) {
             let dialect = match arch {
                 Arch::Vulkan => "Vulkan",
                 Arch::Ptx => "PTX",
+                Arch::C => "C",
             };
             return Err((
                 Status::Unsupported,

@@ -194,7 +194,7 @@ pub fn run(args: &RunArgs) -> u8 {
         let report = match program
             .as_ref()
             .map_err(|e| (Status::Error, e.to_string()))
-            .and_then(|p| backends.for_test(f, p.arch).map(|b| (p, b)))
+            .and_then(|p| backends.for_test(f, p).map(|b| (p, b)))
         {
             Err(e) => TestReport::failed(&file, e.0, e.1),
             Ok((p, backend)) => match run_options(&hw, backend.info()) {

@@ -93,7 +93,7 @@ pub fn run(args: &MutantsArgs) -> u8 {
     let mut device = String::new();
     for (f, m) in &all {
         bar.set_message(&m.name);
-        let backend = match bs.for_test(f, m.program.arch) {
+        let backend = match bs.for_test(f, &m.program) {
             Ok(b) => b,
             Err((_, e)) => return usage_error(&e),
         };

@@ -43,7 +43,7 @@ pub fn tune(args: &TuneArgs) -> u8 {
         }
     }
     let mut bs = backends::Backends::new(args.hw.backend, args.hw.device);
-    let backend = match bs.for_test(&files[0], tests[0].1.arch) {
+    let backend = match bs.for_test(&files[0], &tests[0].1) {
         Ok(b) => b,
         Err((_, e)) => return usage_error(&e),
     };

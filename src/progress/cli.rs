@@ -6,7 +6,9 @@
 //! stderr as `file:line:col: message`.
 
 use super::corpus::{self, config_dir_name, config_label, TestFile};
-use super::export::{arch_keyword, artifact_origin, corpus_loop_style, to_litmus_with, LoopStyle};
+use super::export::{
+    arch_keyword, artifact_origin, corpus_loop_style, to_litmus_with, Dialect, LoopStyle,
+};
 use super::models::{Base, Fairness, Model};
 use super::oracle::{decide, decide_all, Verdict, Verdicts};
 use super::print::{one_line, to_simple, to_txt};
@@ -14,7 +16,6 @@ use super::synth::{self, Scope, PAPER_CONFIGS};
 use super::table::{classify, format_table, Bucket, Classification};
 use super::Test;
 use crate::diag::{Error, ErrorKind, Result};
-use crate::ir::Arch;
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 use serde_json::json;
@@ -712,10 +713,10 @@ fn export(
     paths: &[PathBuf],
 ) -> Result<()> {
     let tests = load_tests(paths)?;
-    let archs: &[Arch] = match arch {
-        ExportArch::Vulkan => &[Arch::Vulkan],
-        ExportArch::Ptx => &[Arch::Ptx],
-        ExportArch::All => &[Arch::Vulkan, Arch::Ptx],
+    let archs: &[Dialect] = match arch {
+        ExportArch::Vulkan => &[Dialect::Vulkan],
+        ExportArch::Ptx => &[Dialect::Ptx],
+        ExportArch::All => &[Dialect::Vulkan, Dialect::Ptx],
     };
     let mut written = Vec::new();
     for tf in &tests {

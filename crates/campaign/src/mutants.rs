@@ -68,6 +68,9 @@ fn edits(arch: Arch, text: &str) -> Vec<(String, String)> {
             .collect()
     }
     match arch {
+        // A C test runs on hardware only once compiled (gpumc compile);
+        // its mutants are those of the compiled test.
+        Arch::C => {}
         Arch::Vulkan => {
             let atomic = quals.contains(&"atom");
             for (from, tos) in [

@@ -89,6 +89,8 @@ pub const BASE_TAGS: &[&str] = &[
     "LU",
     "WB",
     "WT",
+    // The C front-end: a non-atomic (plain) access (docs/EVENTS.md).
+    "NA",
 ];
 
 /// Tag names interned per program.

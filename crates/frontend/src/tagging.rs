@@ -52,6 +52,22 @@ fn split_rmw(arch: Arch, ins: &mut Instr) {
     let mut read: Vec<String> = Vec::new();
     let mut write: Vec<String> = Vec::new();
     let moved: fn(&str) -> bool = match arch {
+        Arch::C => {
+            // Each event gets exactly one order (RC11's RMW order pairs,
+            // Lahav et al., PLDI 2017): seq_cst on both, acq_rel split.
+            let (r, w) = if has("SC") {
+                ("SC", "SC")
+            } else {
+                let acq_rel = has("ACQ_REL");
+                (
+                    if acq || acq_rel { "ACQ" } else { "RLX" },
+                    if rel || acq_rel { "REL" } else { "RLX" },
+                )
+            };
+            read.push(r.into());
+            write.push(w.into());
+            |t| matches!(t, "RLX" | "ACQ" | "REL" | "ACQ_REL" | "SC")
+        }
         Arch::Ptx => {
             read.push(if acq { "ACQ" } else { "RLX" }.into());
             write.push(if rel { "REL" } else { "RLX" }.into());
@@ -90,4 +106,39 @@ fn split_rmw(arch: Arch, ins: &mut Instr) {
     };
     ins.tags.retain(|t| !moved(t));
     ins.halves = HalfTags { read, write };
+}
+
+/// The C orders, as tags (docs/EVENTS.md, "Tags from the C litmus
+/// front-end").
+const C_ORDERS: [&str; 5] = ["RLX", "ACQ", "REL", "ACQ_REL", "SC"];
+
+/// The order a C instruction was written with (`RLX`, `ACQ`, `REL`,
+/// `ACQ_REL`, `SC`; `memory_order_consume` reads `ACQ`), an RMW's split
+/// undone; `None` for a plain access (`NA`) and for non-C instructions
+/// without one of these tags.
+pub fn c_order(ins: &Instr) -> Option<&'static str> {
+    let find = |tags: &[String]| {
+        C_ORDERS
+            .iter()
+            .copied()
+            .find(|o| tags.iter().any(|t| t == o))
+    };
+    if let Some(o) = find(&ins.tags) {
+        return Some(o);
+    }
+    Some(match (find(&ins.halves.read)?, find(&ins.halves.write)?) {
+        ("SC", _) | (_, "SC") => "SC",
+        ("ACQ", "REL") => "ACQ_REL",
+        ("ACQ", _) => "ACQ",
+        (_, "REL") => "REL",
+        _ => "RLX",
+    })
+}
+
+/// The scope tag of a C atomic access or fence (`CTA`, `GPU`, `SYS`);
+/// `None` for a plain access.
+pub fn c_scope(ins: &Instr) -> Option<&'static str> {
+    ["CTA", "GPU", "SYS"]
+        .into_iter()
+        .find(|s| ins.tags.iter().any(|t| t == s))
 }

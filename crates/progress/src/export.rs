@@ -29,8 +29,25 @@
 //! interest is termination.
 
 use super::ast::{Shape, Test};
-use crate::ir::Arch;
 use std::fmt::Write;
+
+/// The dialects an AXB test exports to: those of Dat3M's corpus
+/// translations (a C litmus test cannot spell an AXB test's loops).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    Vulkan,
+    Ptx,
+}
+
+impl Dialect {
+    /// The architecture of the exported test.
+    pub fn arch(self) -> crate::ir::Arch {
+        match self {
+            Dialect::Vulkan => crate::ir::Arch::Vulkan,
+            Dialect::Ptx => crate::ir::Arch::Ptx,
+        }
+    }
+}
 
 /// The `"..."` origin line the corpus translations carry.
 pub fn artifact_origin(threads: usize, instructions: usize, id: &str) -> String {
@@ -41,11 +58,8 @@ pub fn artifact_origin(threads: usize, instructions: usize, id: &str) -> String 
 }
 
 /// The architecture keyword of the first line.
-pub fn arch_keyword(arch: Arch) -> &'static str {
-    match arch {
-        Arch::Vulkan => "VULKAN",
-        Arch::Ptx => "PTX",
-    }
+pub fn arch_keyword(arch: Dialect) -> &'static str {
+    arch.arch().litmus_header()
 }
 
 /// How jumps back to a loop head are written.
@@ -59,13 +73,13 @@ pub enum LoopStyle {
 
 /// The loop style of the corpus translations: single back edges in PTX, and
 /// in Vulkan for tests without exchange instructions.
-pub fn corpus_loop_style(arch: Arch, test: &Test) -> LoopStyle {
+pub fn corpus_loop_style(arch: Dialect, test: &Test) -> LoopStyle {
     let has_exchange = test.threads.iter().any(|t| {
         t.iter()
             .enumerate()
             .any(|(i, ins)| matches!(ins.shape(i), Shape::ExchBranch { .. }))
     });
-    if arch == Arch::Ptx || !has_exchange {
+    if arch == Dialect::Ptx || !has_exchange {
         LoopStyle::SingleBackEdge
     } else {
         LoopStyle::Direct
@@ -73,7 +87,7 @@ pub fn corpus_loop_style(arch: Arch, test: &Test) -> LoopStyle {
 }
 
 /// [`to_litmus_with`] in the corpus loop style.
-pub fn to_litmus(test: &Test, arch: Arch, name: &str, origin: &str) -> String {
+pub fn to_litmus(test: &Test, arch: Dialect, name: &str, origin: &str) -> String {
     to_litmus_with(test, arch, name, origin, corpus_loop_style(arch, test))
 }
 
@@ -82,7 +96,7 @@ pub fn to_litmus(test: &Test, arch: Arch, name: &str, origin: &str) -> String {
 /// in the corpus files.
 pub fn to_litmus_with(
     test: &Test,
-    arch: Arch,
+    arch: Dialect,
     name: &str,
     origin: &str,
     loops: LoopStyle,
@@ -116,16 +130,16 @@ pub fn to_litmus_with(
             }
         };
         let mut col = vec![match arch {
-            Arch::Vulkan => format!("P{t}@sg 0,wg 0, qf 0"),
-            Arch::Ptx => format!("P{t}@cta 0,gpu 0"),
+            Dialect::Vulkan => format!("P{t}@sg 0,wg 0, qf 0"),
+            Dialect::Ptx => format!("P{t}@cta 0,gpu 0"),
         }];
         for (i, ins) in thread.iter().enumerate() {
             col.push(format!("LC{t}{i}:"));
             let (read, check, target) = match ins.shape(i) {
                 Shape::Store { loc, val } => {
                     col.push(match arch {
-                        Arch::Vulkan => format!("st.atom.wg.sc0 Mem{loc}, {val}"),
-                        Arch::Ptx => format!("st.relaxed.gpu Mem{loc}, {val}"),
+                        Dialect::Vulkan => format!("st.atom.wg.sc0 Mem{loc}, {val}"),
+                        Dialect::Ptx => format!("st.relaxed.gpu Mem{loc}, {val}"),
                     });
                     if i + 1 == len && !trampolines.is_empty() {
                         // Do not fall through into the trampolines.
@@ -136,8 +150,8 @@ pub fn to_litmus_with(
                 Shape::ChkBranch { loc, check, target } => {
                     let r = registers.len();
                     let read = match arch {
-                        Arch::Vulkan => format!("ld.atom.wg.sc0 r{r}, Mem{loc}"),
-                        Arch::Ptx => format!("ld.relaxed.gpu r{r}, Mem{loc}"),
+                        Dialect::Vulkan => format!("ld.atom.wg.sc0 r{r}, Mem{loc}"),
+                        Dialect::Ptx => format!("ld.relaxed.gpu r{r}, Mem{loc}"),
                     };
                     (read, check, target as usize)
                 }
@@ -149,8 +163,8 @@ pub fn to_litmus_with(
                 } => {
                     let r = registers.len();
                     let read = match arch {
-                        Arch::Vulkan => format!("rmw.atom.wg.sc0 r{r}, Mem{loc}, {exch}"),
-                        Arch::Ptx => format!("atom.relaxed.gpu.exch r{r}, Mem{loc}, {exch}"),
+                        Dialect::Vulkan => format!("rmw.atom.wg.sc0 r{r}, Mem{loc}, {exch}"),
+                        Dialect::Ptx => format!("atom.relaxed.gpu.exch r{r}, Mem{loc}, {exch}"),
                     };
                     (read, check, target as usize)
                 }

@@ -33,6 +33,9 @@ impl fmt::Display for Pos {
 pub enum Arch {
     Ptx,
     Vulkan,
+    /// herd7's `C` litmus dialect with scopes (OpenCL C / CUDA spellings):
+    /// scoped C/C++ atomics, checked under `scoped-c11` (docs/C.md).
+    C,
 }
 
 /// How coherence (`co`) orders the writes to one location.
@@ -48,23 +51,25 @@ impl Arch {
     /// The architecture's coherence: partial for PTX (overlapping morally
     /// weak writes need not be ordered; Lustig et al., ASPLOS 2019,
     /// sec. 3.5.1; Dat3M treats PTX the same way), total for Vulkan (the
-    /// spec's location order; a model may override it, docs/MODELS.md).
+    /// spec's location order; a model may override it, docs/MODELS.md) and
+    /// for C (the modification order of C/C++, total per location).
     pub fn coherence(self) -> Coherence {
         match self {
             Arch::Ptx => Coherence::Partial,
-            Arch::Vulkan => Coherence::Total,
+            Arch::Vulkan | Arch::C => Coherence::Total,
         }
     }
 
     /// Whether a program with a data race (as the model's `flag` axioms
     /// define races) has undefined behaviour in this language: yes for
     /// Vulkan (its memory model requires race freedom; Tong et al., ASPLOS
-    /// 2024, sec. 3.5), no for PTX (the PTX model gives racy programs
-    /// consistent-execution semantics; Lustig et al., ASPLOS 2019). The
+    /// 2024, sec. 3.5) and for C (a data race is undefined behaviour in
+    /// C/C++; Lahav et al., PLDI 2017), no for PTX (the PTX model gives racy
+    /// programs consistent-execution semantics; Lustig et al., ASPLOS 2019). The
     /// hardware conformance check reports a state the model forbids in a
     /// racy Vulkan test as undefined behaviour rather than as a violation.
     pub fn races_are_undefined(self) -> bool {
-        matches!(self, Arch::Vulkan)
+        matches!(self, Arch::Vulkan | Arch::C)
     }
 
     /// The model used when the user names none.
@@ -72,6 +77,16 @@ impl Arch {
         match self {
             Arch::Ptx => "ptx-v7.5",
             Arch::Vulkan => "vulkan",
+            Arch::C => "scoped-c11",
+        }
+    }
+
+    /// The word that opens a litmus test of this dialect.
+    pub fn litmus_header(self) -> &'static str {
+        match self {
+            Arch::Ptx => "PTX",
+            Arch::Vulkan => "VULKAN",
+            Arch::C => "C",
         }
     }
 }
@@ -477,7 +492,7 @@ impl Program {
     /// Scope-level names, innermost first, for this architecture.
     pub fn scope_levels(&self) -> &'static [&'static str] {
         match self.arch {
-            Arch::Ptx => &["cta", "gpu"],
+            Arch::Ptx | Arch::C => &["cta", "gpu"],
             Arch::Vulkan => &["sg", "wg", "qf"],
         }
     }

@@ -15,6 +15,8 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "vulkan-nochains",
         include_str!("../../models/vulkan-nochains.cat"),
     ),
+    ("scoped-c11", include_str!("../../models/scoped-c11.cat")),
+    ("scoped-rc11", include_str!("../../models/scoped-rc11.cat")),
 ];
 
 /// Extra embedded files that models may `include`.

@@ -8,14 +8,27 @@
 //! term  := P<n>:r<k> | <n>:r<k> | location | ['-']integer
 //! ```
 //!
-//! In the `GPU_PTX` dialect ([`CondParser::gpu_ptx`]) `&` is also a
-//! conjunction, threads may be named `T<n>` and registers `p<k>`.
+//! In the `GPU_PTX` dialect ([`Names::GpuPtx`]) `&` is also a
+//! conjunction, threads may be named `T<n>` and registers `p<k>`. In the C
+//! dialect ([`Names::C`]) a register is any local variable the thread
+//! declares, and a location may also be written `[x]`.
 
 use super::gpu_ptx;
 use super::source::{is_register, parse_usize, thread_index, Cursor, Tok};
 use super::Locs;
 use crate::diag::Result;
 use crate::ir::{CmpOp, Cond, Term};
+use std::collections::HashSet;
+
+/// The thread and register names a condition may use.
+pub(super) enum Names {
+    /// Dat3M's PTX and Vulkan dialects: `P<n>:r<k>`.
+    Dat3m,
+    /// herd7's `GPU_PTX` dialect (see the module documentation).
+    GpuPtx,
+    /// herd7's C dialect: per thread, the local variables it declares.
+    C(Vec<HashSet<String>>),
+}
 
 /// Deeper nesting is rejected (keeps recursion bounded on hostile input).
 const MAX_DEPTH: usize = 256;
@@ -25,37 +38,39 @@ pub(super) struct CondParser<'c, 'a, 's> {
     pub n_threads: usize,
     pub locs: &'c Locs,
     depth: usize,
-    /// The `GPU_PTX` dialect's names (see the module documentation).
-    gpu: bool,
+    names: &'c Names,
 }
 
 impl<'c, 'a, 's> CondParser<'c, 'a, 's> {
-    pub fn new(cur: &'c mut Cursor<'a, 's>, n_threads: usize, locs: &'c Locs) -> Self {
+    pub fn new(
+        cur: &'c mut Cursor<'a, 's>,
+        n_threads: usize,
+        locs: &'c Locs,
+        names: &'c Names,
+    ) -> Self {
         CondParser {
             cur,
             n_threads,
             locs,
             depth: 0,
-            gpu: false,
+            names,
         }
     }
 
-    /// Reads the `GPU_PTX` dialect's thread and register names too.
-    pub fn gpu_ptx(mut self) -> Self {
-        self.gpu = true;
-        self
-    }
-
     fn thread_digits<'t>(&self, name: &'t str) -> Option<&'t str> {
-        match thread_index(name) {
-            Some(d) => Some(d),
-            None if self.gpu => gpu_ptx::thread_index(name),
-            None => None,
+        match (thread_index(name), self.names) {
+            (Some(d), _) => Some(d),
+            (None, Names::GpuPtx) => gpu_ptx::thread_index(name),
+            (None, _) => None,
         }
     }
 
     fn is_reg(&self, name: &str) -> bool {
-        is_register(name) || (self.gpu && gpu_ptx::is_register(name))
+        match self.names {
+            Names::Dat3m => is_register(name),
+            Names::GpuPtx => is_register(name) || gpu_ptx::is_register(name),
+            Names::C(_) => true,
+        }
     }
 
     pub fn cond(&mut self) -> Result<Cond> {
@@ -116,7 +131,10 @@ impl<'c, 'a, 's> CondParser<'c, 'a, 's> {
                 self.cur.bump();
                 Ok(Cond::False)
             }
-            Tok::Ident(_) | Tok::Int(_) | Tok::Punct("-") => {
+            Tok::Punct("[") if !matches!(self.names, Names::C(_)) => {
+                Err(self.cur.unexpected("a condition"))
+            }
+            Tok::Ident(_) | Tok::Int(_) | Tok::Punct("-") | Tok::Punct("[") => {
                 let a = self.term()?;
                 let op = match self.cur.peek() {
                     Tok::Punct(p) => cmp_op(p),
@@ -165,17 +183,46 @@ impl<'c, 'a, 's> CondParser<'c, 'a, 's> {
             self.cur.bump();
             return match self.cur.peek() {
                 Tok::Ident(r) if self.is_reg(r) => {
+                    if let Names::C(locals) = self.names {
+                        if !locals.get(t).is_some_and(|l| l.contains(r)) {
+                            return Err(self.cur.src.err_semantic(
+                                self.cur.off(),
+                                format!("thread `P{t}` declares no local variable `{r}`"),
+                            ));
+                        }
+                    }
                     self.cur.bump();
                     Ok(Term::Reg(t, r.to_string()))
                 }
+                _ if matches!(self.names, Names::C(_)) => {
+                    Err(self.cur.unexpected("a local variable of the thread"))
+                }
                 _ => Err(self.cur.unexpected("a register name like `r0`")),
             };
+        }
+        if matches!(self.names, Names::C(_)) && self.cur.at_punct("[") {
+            // herd7's `[x]`: the location x.
+            self.cur.bump();
+            let term = self.location()?;
+            self.cur.expect_punct("]")?;
+            return Ok(term);
         }
         match self.cur.peek() {
             Tok::Int(_) | Tok::Punct("-") => {
                 let (v, _) = self.cur.expect_int("an integer")?;
                 Ok(Term::Const(v))
             }
+            Tok::Ident(_) => self.location(),
+            _ => Err(self
+                .cur
+                .unexpected("a register (`P0:r0`), a location or an integer")),
+        }
+    }
+
+    /// A location name.
+    fn location(&mut self) -> Result<Term> {
+        let off = self.cur.off();
+        match self.cur.peek() {
             Tok::Ident(name) => match self.locs.get(name) {
                 Some(id) => {
                     self.cur.bump();
@@ -186,9 +233,7 @@ impl<'c, 'a, 's> CondParser<'c, 'a, 's> {
                     .src
                     .err_semantic(off, format!("unknown location `{name}`"))),
             },
-            _ => Err(self
-                .cur
-                .unexpected("a register (`P0:r0`), a location or an integer")),
+            _ => Err(self.cur.unexpected("a location")),
         }
     }
 }

@@ -177,6 +177,7 @@ pub(super) fn arch_name(arch: Arch) -> &'static str {
     match arch {
         Arch::Ptx => "PTX",
         Arch::Vulkan => "Vulkan",
+        Arch::C => "C",
     }
 }
 
@@ -251,6 +252,8 @@ fn parse_instr(src: &Source, locs: &mut Locs, arch: Arch, text: &str) -> Result<
     let (kind, tags) = match arch {
         Arch::Ptx => ptx::instr(&mut cx, &parts, &args)?,
         Arch::Vulkan => vulkan::instr(&mut cx, &parts, &args)?,
+        // C tests have their own parser (`litmus::c`); no row cell is C.
+        Arch::C => return Err(cx.src.err_unsupported(off, "a C statement in a litmus row")),
     };
     let mut ins = Instr::new(kind, tags, src.pos(off), text.to_string());
     crate::tagging::finish(arch, &mut ins);

@@ -42,6 +42,7 @@
 //!
 //! Instruction forms and tags: `ptx.rs`, `vulkan.rs` and `docs/EVENTS.md`.
 
+mod c;
 mod cond;
 mod gpu_ptx;
 mod instr;
@@ -62,8 +63,8 @@ use source::{
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-/// Parses a PTX or Vulkan litmus test (dialect from the first token: `PTX`,
-/// `VULKAN`/`Vulkan`, or herd7's `GPU_PTX`).
+/// Parses a litmus test; the dialect is the first word: `PTX`,
+/// `VULKAN`/`Vulkan`, herd7's `GPU_PTX`, or herd7's `C` (`c/mod.rs`).
 ///
 /// Locations used by instructions but not declared in the initial state
 /// are added with initial value 0 (see the module documentation). Errors
@@ -71,7 +72,13 @@ use std::path::Path;
 /// text, [`Error::unsupported`] for well-formed constructs gpumc does not
 /// handle, [`Error::semantic`] for unknown labels, locations or threads.
 pub fn parse(src: &str, path: &Path) -> Result<Program> {
-    Parser::new(src).run().map_err(|e| e.in_file(path))
+    let first = src.split_whitespace().next();
+    let result = if first == Some("C") {
+        c::parse(src)
+    } else {
+        Parser::new(src).run()
+    };
+    result.map_err(|e| e.in_file(path))
 }
 
 /// The location table; undeclared locations are added on first use.
@@ -257,7 +264,7 @@ impl<'a> Parser<'a> {
             w if is_ident(w) => {
                 return Err(src.err_unsupported(
                     off,
-                    format!("litmus dialect `{w}` (expected `PTX`, `VULKAN` or `GPU_PTX`)"),
+                    format!("litmus dialect `{w}` (expected `PTX`, `VULKAN`, `GPU_PTX` or `C`)"),
                 ))
             }
             w => {
@@ -498,7 +505,7 @@ impl<'a> Parser<'a> {
             .split_row(off)
             .map_err(|at| src.err_syntax(at, "missing `;` at the end of the thread header row"))?;
         let levels: &[&str] = match self.arch {
-            Arch::Ptx => &["cta", "gpu"],
+            Arch::Ptx | Arch::C => &["cta", "gpu"],
             Arch::Vulkan => &["sg", "wg", "qf"],
         };
         let mut placements = Vec::new();
@@ -629,7 +636,7 @@ impl<'a> Parser<'a> {
         let word = &text[..word_len];
         let head = word.split('.').next().unwrap_or("");
         let heads = match self.arch {
-            Arch::Ptx => ptx::HEADS,
+            Arch::Ptx | Arch::C => ptx::HEADS,
             Arch::Vulkan => vulkan::HEADS,
         };
         let label_like = self
@@ -652,93 +659,101 @@ impl<'a> Parser<'a> {
     /// `filter`, the final assertion and `locations`, each at most once.
     #[allow(clippy::type_complexity)]
     fn tail(&self, off: usize, n: usize) -> Result<(Option<Cond>, Option<Assertion>, Vec<Term>)> {
-        let extra: &[&'static str] = if self.gpu { &["&"] } else { &[] };
-        let mut cur = Cursor::new(&self.src, lex_with(&self.src, off, self.src.len(), extra)?);
-        let mut filter = None;
-        let mut assertion = None;
-        let mut observed = None;
-        loop {
-            let kw_off = cur.off();
-            let quantifier = match (cur.peek(), cur.nth(1)) {
-                (Tok::Eof, _) => break,
-                (Tok::Ident("exists"), _) => {
-                    cur.bump();
-                    Some(Quantifier::Exists)
-                }
-                (Tok::Ident("forall"), _) => {
-                    cur.bump();
-                    Some(Quantifier::Forall)
-                }
-                (Tok::Punct("~"), Tok::Ident("exists"))
-                | (Tok::Ident("not"), Tok::Ident("exists")) => {
-                    cur.bump();
-                    cur.bump();
-                    Some(Quantifier::NotExists)
-                }
-                (Tok::Ident("filter"), _) => {
-                    cur.bump();
-                    if filter.is_some() {
-                        return Err(self.src.err_syntax(kw_off, "a second `filter`"));
-                    }
-                    filter = Some(self.cond_parser(&mut cur, n).cond()?);
-                    None
-                }
-                (Tok::Ident("locations"), _) => {
-                    cur.bump();
-                    if observed.is_some() {
-                        return Err(self.src.err_syntax(kw_off, "a second `locations` clause"));
-                    }
-                    observed = Some(self.locations(&mut cur, n)?);
-                    None
-                }
-                _ => {
-                    return Err(
-                        cur.unexpected("`exists`, `~exists`, `forall`, `filter` or `locations`")
-                    )
-                }
-            };
-            if let Some(quantifier) = quantifier {
-                if assertion.is_some() {
-                    return Err(self
-                        .src
-                        .err_syntax(kw_off, "a test has at most one final assertion"));
-                }
-                let cond = self.cond_parser(&mut cur, n).cond()?;
-                assertion = Some(Assertion { quantifier, cond });
-            }
-        }
-        Ok((filter, assertion, observed.unwrap_or_default()))
-    }
-
-    /// A condition parser for this dialect.
-    fn cond_parser<'c, 's>(
-        &'c self,
-        cur: &'c mut Cursor<'a, 's>,
-        n: usize,
-    ) -> cond::CondParser<'c, 'a, 's> {
-        let p = cond::CondParser::new(cur, n, &self.locs);
-        if self.gpu {
-            p.gpu_ptx()
+        let names = if self.gpu {
+            cond::Names::GpuPtx
         } else {
-            p
+            cond::Names::Dat3m
+        };
+        tail(&self.src, &self.locs, off, n, &names)
+    }
+}
+
+/// The final part of a test from `off` on: `filter`, the final assertion
+/// and `locations`, each at most once, with the register and thread names
+/// of `names`.
+#[allow(clippy::type_complexity)]
+fn tail(
+    src: &Source,
+    locs: &Locs,
+    off: usize,
+    n: usize,
+    names: &cond::Names,
+) -> Result<(Option<Cond>, Option<Assertion>, Vec<Term>)> {
+    let extra: &[&'static str] = match names {
+        cond::Names::GpuPtx => &["&"],
+        _ => &[],
+    };
+    let mut cur = Cursor::new(src, lex_with(src, off, src.len(), extra)?);
+    let mut filter = None;
+    let mut assertion = None;
+    let mut observed = None;
+    loop {
+        let kw_off = cur.off();
+        let quantifier = match (cur.peek(), cur.nth(1)) {
+            (Tok::Eof, _) => break,
+            (Tok::Ident("exists"), _) => {
+                cur.bump();
+                Some(Quantifier::Exists)
+            }
+            (Tok::Ident("forall"), _) => {
+                cur.bump();
+                Some(Quantifier::Forall)
+            }
+            (Tok::Punct("~"), Tok::Ident("exists")) | (Tok::Ident("not"), Tok::Ident("exists")) => {
+                cur.bump();
+                cur.bump();
+                Some(Quantifier::NotExists)
+            }
+            (Tok::Ident("filter"), _) => {
+                cur.bump();
+                if filter.is_some() {
+                    return Err(src.err_syntax(kw_off, "a second `filter`"));
+                }
+                filter = Some(cond::CondParser::new(&mut cur, n, locs, names).cond()?);
+                None
+            }
+            (Tok::Ident("locations"), _) => {
+                cur.bump();
+                if observed.is_some() {
+                    return Err(src.err_syntax(kw_off, "a second `locations` clause"));
+                }
+                observed = Some(locations(&mut cur, locs, n, names)?);
+                None
+            }
+            _ => {
+                return Err(cur.unexpected("`exists`, `~exists`, `forall`, `filter` or `locations`"))
+            }
+        };
+        if let Some(quantifier) = quantifier {
+            if assertion.is_some() {
+                return Err(src.err_syntax(kw_off, "a test has at most one final assertion"));
+            }
+            let cond = cond::CondParser::new(&mut cur, n, locs, names).cond()?;
+            assertion = Some(Assertion { quantifier, cond });
         }
     }
+    Ok((filter, assertion, observed.unwrap_or_default()))
+}
 
-    /// `[ term ; term ; ... ]` (`,` also separates).
-    fn locations(&self, cur: &mut Cursor<'a, '_>, n: usize) -> Result<Vec<Term>> {
-        cur.expect_punct("[")?;
-        let mut terms = Vec::new();
-        loop {
-            if cur.eat_punct("]") {
-                return Ok(terms);
-            }
-            if cur.eat_punct(";") || cur.eat_punct(",") {
-                continue;
-            }
-            terms.push(self.cond_parser(cur, n).term()?);
-            if !(cur.at_punct(";") || cur.at_punct(",") || cur.at_punct("]")) {
-                return Err(cur.unexpected("`;` or `]`"));
-            }
+/// `[ term ; term ; ... ]` (`,` also separates).
+fn locations(
+    cur: &mut Cursor<'_, '_>,
+    locs: &Locs,
+    n: usize,
+    names: &cond::Names,
+) -> Result<Vec<Term>> {
+    cur.expect_punct("[")?;
+    let mut terms = Vec::new();
+    loop {
+        if cur.eat_punct("]") {
+            return Ok(terms);
+        }
+        if cur.eat_punct(";") || cur.eat_punct(",") {
+            continue;
+        }
+        terms.push(cond::CondParser::new(cur, n, locs, names).term()?);
+        if !(cur.at_punct(";") || cur.at_punct(",") || cur.at_punct("]")) {
+            return Err(cur.unexpected("`;` or `]`"));
         }
     }
 }

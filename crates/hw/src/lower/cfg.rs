@@ -65,7 +65,7 @@ fn agree_on_barriers(
     // runs is a subgroup barrier.
     let ids = |t: &Thread| match p.arch {
         Arch::Vulkan => (t.placement.ids[1], Some(t.placement.ids[0])),
-        Arch::Ptx => (t.placement.ids[0], None),
+        Arch::Ptx | Arch::C => (t.placement.ids[0], None),
     };
     let subgroup_only = |l: &[(PhaseBarrier, &Instr)]| {
         l.iter().all(|(b, _)| {
@@ -205,6 +205,7 @@ fn thread(arch: Arch, t: &Thread) -> Result<(ThreadCode, Vec<(PhaseBarrier, &Ins
                 ));
             }
             let b = match arch {
+                Arch::C => return Err(refuse(ins, "a C statement (compile the test first)")),
                 Arch::Vulkan => access::vulkan_barrier(ins)?,
                 Arch::Ptx => {
                     let Operand::Const(id) = id else {
@@ -368,6 +369,7 @@ fn op(arch: Arch, ins: &Instr, regs: &mut Regs) -> Result<Op> {
     let access = |ins: &Instr| match arch {
         Arch::Vulkan => access::vulkan(ins),
         Arch::Ptx => access::ptx(ins),
+        Arch::C => Err(refuse(ins, "a C statement (compile the test first)")),
     };
     Ok(match &ins.kind {
         InstrKind::Load { dst, addr } => Op::Load {
@@ -395,6 +397,7 @@ fn op(arch: Arch, ins: &Instr, regs: &mut Regs) -> Result<Op> {
         InstrKind::Fence => Op::Fence(match arch {
             Arch::Vulkan => access::vulkan_fence(ins)?,
             Arch::Ptx => access::ptx_fence(ins)?,
+            Arch::C => return Err(refuse(ins, "a C statement (compile the test first)")),
         }),
         InstrKind::Local { dst, op, a, b } => Op::Local {
             dst: regs.get(dst),

@@ -20,7 +20,7 @@ mod tests;
 
 use crate::spec::{Dialect, KernelSpec, LocIdx, LocSlot, Reg, Region, ThreadCode};
 use gpumc_core::diag::{Error, ErrorKind, Result};
-use gpumc_core::ir::{Arch, Instr, InstrKind, Program, Term};
+use gpumc_core::ir::{Arch, Instr, InstrKind, Pos, Program, Term};
 
 /// A test ready to run.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,11 +61,12 @@ pub struct ThreadPlace {
 /// Lowers `p`, recording the values of `terms` (registers and locations;
 /// constants pass through).
 pub fn lower(p: &Program, terms: &[Term]) -> Result<Lowered> {
-    refuse_program_features(p)?;
     let dialect = match p.arch {
         Arch::Vulkan => Dialect::Vulkan,
         Arch::Ptx => Dialect::Ptx,
+        Arch::C => return Err(refuse_c(p)),
     };
+    refuse_program_features(p)?;
     let places = places(p)?;
     let locations = locations(p, &places)?;
     let (threads_code, barriers) = cfg::threads(p)?;
@@ -180,7 +181,7 @@ fn places(p: &Program) -> Result<Vec<ThreadPlace>> {
             // [sg, wg, qf]
             Arch::Vulkan => (ids[1], Some(ids[0])),
             // [cta, gpu]; the warp only where the dialect states it.
-            Arch::Ptx => (ids[0], t.placement.warp),
+            Arch::Ptx | Arch::C => (ids[0], t.placement.warp),
         };
         let group = index(&mut groups, group_id);
         let subgroup = sub.map(|s| match subs.iter().position(|&x| x == (group_id, s)) {
@@ -232,7 +233,7 @@ fn locations(p: &Program, places: &[ThreadPlace]) -> Result<Vec<LocSlot>> {
             };
             let region = match p.arch {
                 Arch::Vulkan => Some(access::vulkan_region(ins)?),
-                Arch::Ptx => None,
+                Arch::Ptx | Arch::C => None,
             };
             for &l in addr.cells() {
                 if let Some(r) = region {
@@ -273,6 +274,20 @@ fn locations(p: &Program, places: &[ThreadPlace]) -> Result<Vec<LocSlot>> {
 }
 
 /// The position-carrying refusal every lowering step uses.
+/// A C program runs on a GPU only once compiled to a GPU dialect; refused
+/// at its first instruction (or at the top of the file).
+pub fn refuse_c(p: &Program) -> Error {
+    let pos = p
+        .threads
+        .iter()
+        .find_map(|t| t.instrs.first())
+        .map_or(Pos { line: 1, col: 1 }, |i| i.pos);
+    Error::unsupported(
+        pos,
+        "on hardware: a C litmus test; compile it to PTX or Vulkan first (gpumc compile)",
+    )
+}
+
 pub(crate) fn refuse(ins: &Instr, what: impl std::fmt::Display) -> Error {
     Error::unsupported(
         ins.pos,

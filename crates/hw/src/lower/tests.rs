@@ -346,3 +346,16 @@ fn every_vulkan_corpus_test_lowers_or_says_why() {
     // Most of the suite is plain atomics, fences, loops and barriers.
     assert!(ok > 600, "only {ok} of {} lower", files.len());
 }
+
+#[test]
+fn a_c_test_is_refused_at_its_first_statement() {
+    let src = "C MP\n{ x = 0; }\n\nP0(atomic_int* x) {\n  atomic_store(x, 1);\n}\nexists (x = 1)\n";
+    let e = lower_all(src).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
+    assert_eq!(e.pos.map(|p| (p.line, p.col)), Some((5, 3)), "{e}");
+    assert!(
+        e.message
+            .contains("compile it to PTX or Vulkan first (gpumc compile)"),
+        "{e}"
+    );
+}

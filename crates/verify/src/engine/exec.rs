@@ -249,10 +249,10 @@ impl<'p> Skeleton<'p> {
     }
 
     /// The scope level of an event's scope tag, if any (PTX: CTA 0, GPU 1,
-    /// SYS 2; Vulkan: SG 0, WG 1, QF 2, DV 3).
+    /// SYS 2, as for C; Vulkan: SG 0, WG 1, QF 2, DV 3).
     pub fn scope_level(&self, e: &Event, vocab: &Vocabulary) -> Option<usize> {
         let names: &[&str] = match self.program.arch {
-            Arch::Ptx => &["CTA", "GPU", "SYS"],
+            Arch::Ptx | Arch::C => &["CTA", "GPU", "SYS"],
             Arch::Vulkan => &["SG", "WG", "QF", "DV"],
         };
         names

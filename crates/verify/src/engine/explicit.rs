@@ -553,7 +553,7 @@ pub struct BarrierMatching {
 /// The relation links each releasing arrival to each event that passed.
 fn barrier_matchings(sk: &Skeleton<'_>, arch: Arch) -> Vec<BarrierMatching> {
     let level = match arch {
-        Arch::Ptx => 0,
+        Arch::Ptx | Arch::C => 0,
         Arch::Vulkan => 1,
     };
     let n = sk.n();

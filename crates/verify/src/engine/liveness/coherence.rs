@@ -92,6 +92,9 @@ pub fn coherent_location(p: &Program, model: &Model, phys: usize) -> Result<(), 
         x[l..] == y[l..]
     };
     match p.arch {
+        Arch::C => {
+            return Err("the coherence premise is not established for C programs".into());
+        }
         Arch::Vulkan => {
             let names = ["SG", "WG", "QF", "DV"];
             for (_, _, tags, rmw, text) in &accesses {

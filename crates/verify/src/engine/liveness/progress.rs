@@ -271,7 +271,7 @@ impl ProgressSpec {
     /// Checks that the named levels exist in programs of `arch`.
     pub fn check_arch(&self, arch: Arch) -> std::result::Result<(), String> {
         let names: &[&str] = match arch {
-            Arch::Ptx => &PTX_LEVELS,
+            Arch::Ptx | Arch::C => &PTX_LEVELS,
             Arch::Vulkan => &VULKAN_LEVELS,
         };
         for (l, _) in &self.levels {
@@ -281,6 +281,7 @@ impl ProgressSpec {
                     match arch {
                         Arch::Ptx => "PTX",
                         Arch::Vulkan => "Vulkan",
+                        Arch::C => "C",
                     },
                     names.join(", ")
                 ));
@@ -294,7 +295,7 @@ impl ProgressSpec {
     /// for a program of `arch`.
     pub fn chain(&self, arch: Arch) -> Vec<ProgressModel> {
         let names: &[&str] = match arch {
-            Arch::Ptx => &PTX_LEVELS,
+            Arch::Ptx | Arch::C => &PTX_LEVELS,
             Arch::Vulkan => &VULKAN_LEVELS,
         };
         names

@@ -294,7 +294,7 @@ impl<'p> Enc<'p> {
     fn encode_barriers(&mut self) {
         let n = self.u.n();
         let level = match self.u.program.arch {
-            Arch::Ptx => 0,
+            Arch::Ptx | Arch::C => 0,
             Arch::Vulkan => 1,
         };
         type GroupKey = (Vec<i64>, i64);
