@@ -189,6 +189,25 @@ pub struct Space {
     /// One placement per program (every thread its own CTA of one GPU):
     /// the symbolic search leaves placement open.
     pub open_placement: bool,
+    /// Seq_cst loads and stores (RMWs and fences keep `SC` either way).
+    /// Without them the space is the one of Lustig et al.'s Alloy model,
+    /// whose reads are NA, RLX or ACQ and writes NA, RLX or REL: their
+    /// Theorem 3 first rewrites an SC access as an SC fence and an
+    /// acquire or release access.
+    pub sc_accesses: bool,
+}
+
+impl Space {
+    /// The orders an instruction kind takes in this space.
+    pub fn orders(&self, op: Op) -> Vec<MemOrder> {
+        op.orders()
+            .iter()
+            .copied()
+            .filter(|&o| {
+                self.sc_accesses || o != MemOrder::Sc || !matches!(op, Op::Load | Op::Store)
+            })
+            .collect()
+    }
 }
 
 impl Space {
@@ -200,6 +219,7 @@ impl Space {
             ops: Op::ALL.to_vec(),
             shapes: false,
             open_placement: false,
+            sc_accesses: true,
         }
     }
 }
@@ -369,12 +389,11 @@ impl Gen<'_, '_> {
             } else {
                 (0..=self.next_loc).collect()
             };
-            let orders = if self.space.shapes {
-                &op.orders()[..1]
-            } else {
-                op.orders()
-            };
-            for &order in orders {
+            let mut orders = self.space.orders(op);
+            if self.space.shapes {
+                orders.truncate(1);
+            }
+            for order in orders {
                 let sc: Vec<Option<Scope>> = if order == MemOrder::Na || self.space.shapes {
                     vec![None]
                 } else {

@@ -20,7 +20,7 @@ use crate::enumerate::Source;
 use crate::ir::{Arch, Program};
 use crate::rel::Relation;
 use crate::source;
-use crate::{Lowered, Result};
+use crate::{Compiled, Result};
 use gpumc_core::diag::{Error, ErrorKind};
 use gpumc_verify::engine::paths::ThreadPath;
 
@@ -63,7 +63,7 @@ impl Stats {
 pub struct Counterexample {
     pub source: Source,
     pub source_program: Program,
-    pub target: Lowered,
+    pub target: Compiled,
     /// Source execution: rf and mo as pairs of source events (indices into
     /// the source skeleton: initial writes first, then thread by thread).
     pub source_rf: Vec<(usize, usize)>,
@@ -76,6 +76,71 @@ pub struct Counterexample {
     /// For each target event, the source event it lifts to (fences and
     /// events of no source event: `None`).
     pub lift: Vec<Option<usize>>,
+    /// The events of both executions, by id.
+    pub source_events: Vec<EventInfo>,
+    pub target_events: Vec<EventInfo>,
+}
+
+/// One event of a counterexample execution, for reports.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct EventInfo {
+    pub id: usize,
+    /// `P0`, ..., or `init`.
+    pub thread: String,
+    /// `R`, `W`, `F` or `IW`.
+    pub kind: String,
+    pub location: Option<String>,
+    /// The value read (that of the write it reads from) or written.
+    pub value: Option<i64>,
+    /// The instruction's text (empty for an initial write).
+    pub instr: String,
+    /// Its tags (docs/EVENTS.md), sorted.
+    pub tags: Vec<String>,
+    /// Thread and instruction indices (not reported).
+    #[serde(skip)]
+    pub at: Option<(usize, usize)>,
+}
+
+/// The events of `sk` with `rf`'s values.
+fn event_infos(sk: &Skeleton<'_>, prep: &Prepared<'_>, rf: &Relation) -> Vec<EventInfo> {
+    let p = sk.program;
+    sk.events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let (kind, value) = match e.kind {
+                EventKind::Init => ("IW", Some(e.value)),
+                EventKind::Write => ("W", Some(e.value)),
+                EventKind::Read => {
+                    let w = (0..sk.n()).find(|&w| rf.contains(w, i));
+                    ("R", w.map(|w| sk.events[w].value))
+                }
+                EventKind::Fence => ("F", None),
+                EventKind::Barrier => ("B", None),
+            };
+            let mut tags: Vec<String> = e
+                .tags
+                .iter()
+                .map(|&t| prep.vocab().tags[t].clone())
+                .collect();
+            tags.sort();
+            EventInfo {
+                id: i,
+                thread: e
+                    .thread
+                    .map_or("init".into(), |t| p.threads[t].name.clone()),
+                kind: kind.into(),
+                location: e.loc.map(|l| p.locations[l].name.clone()),
+                value,
+                instr: match (e.thread, e.instr) {
+                    (Some(t), Some(k)) => p.threads[t].instrs[k].text.clone(),
+                    _ => String::new(),
+                },
+                tags,
+                at: e.thread.zip(e.instr),
+            }
+        })
+        .collect()
 }
 
 /// The order choices of one skeleton: per location with writes, its
@@ -242,9 +307,11 @@ pub fn check_program(
             }
             let t = target.as_mut().expect("built above");
             if let Some(cx) = t.search(setup, &sk, &rf, &bad, stats)? {
+                let srf = Relation::from_pairs(n, cx.source_rf.iter().copied());
                 return Ok(Some(Counterexample {
                     source: src.clone(),
                     source_program: sp.clone(),
+                    source_events: event_infos(&sk, &setup.source, &srf),
                     ..cx
                 }));
             }
@@ -258,7 +325,7 @@ pub fn check_program(
 
 /// The compiled program and the correspondence of its events.
 struct TargetSide<'s> {
-    lowered: Lowered,
+    lowered: Compiled,
     paths: Vec<ThreadPath>,
     /// Per source event, its target event (memory events only).
     down: Vec<Option<usize>>,
@@ -347,6 +414,8 @@ impl<'s> TargetSide<'s> {
                             target_co: pairs(&tco),
                             target_sync_fence: pairs(sf),
                             lift: self.up.clone(),
+                            source_events: Vec::new(),
+                            target_events: event_infos(&tsk, &setup.target, &trf),
                         }));
                     }
                 }
@@ -372,7 +441,7 @@ fn internal(msg: &str) -> Error {
 fn correspondence(
     sp: &Program,
     ssk: &Skeleton<'_>,
-    lowered: &Lowered,
+    lowered: &Compiled,
     tsk: &Skeleton<'_>,
 ) -> Result<(Vec<Option<usize>>, Vec<Option<usize>>)> {
     let tp = &lowered.program;

@@ -7,6 +7,7 @@
 
 pub mod enumerate;
 pub mod explicit;
+pub mod report;
 pub mod search;
 pub mod source;
 pub mod symbolic;
@@ -17,13 +18,73 @@ use gpumc_verify::engine;
 
 pub use diag::Result;
 
-/// A compiled program: `origin[t][k]` is the index of the source
-/// instruction (of thread `t`) that target instruction `k` came from.
-#[derive(Clone, Debug)]
-pub struct Lowered {
-    pub program: ir::Program,
-    pub origin: Vec<Vec<Option<usize>>>,
-}
+pub use gpumc_compile::Compiled;
 
 /// Compiles a source program (the mapping and target are fixed).
-pub type CompileFn<'a> = dyn Fn(&ir::Program) -> Result<Lowered> + Sync + 'a;
+pub type CompileFn<'a> = dyn Fn(&ir::Program) -> Result<Compiled> + Sync + 'a;
+
+/// The axioms `spec` names in the source model: one name, or `all` — every
+/// consistency axiom but `no-thin-air`, which the scoped model of Lustig
+/// et al., ASPLOS'19 (sec. 4.1) drops and PTX does not give (load
+/// buffering).
+pub fn axioms(model: &cat::Model, spec: &str) -> Result<Vec<String>> {
+    if spec == "all" {
+        return Ok(model
+            .axioms()
+            .iter()
+            .filter(|a| !a.flag && a.name != "no-thin-air")
+            .map(|a| a.name.clone())
+            .collect());
+    }
+    search::axiom_index(model, spec)?;
+    Ok(vec![spec.to_string()])
+}
+
+/// Checks `mapping` for one source axiom: every program of `space`
+/// compiled with it, lifted from the target model to the source model.
+pub fn check_axiom(
+    models: Models<'_>,
+    mapping: &gpumc_compile::Mapping,
+    axiom: &str,
+    space: &enumerate::Space,
+    engine: search::Engine,
+    progress: &(dyn Fn(&explicit::Stats, &symbolic::SymStats) + Sync),
+) -> Result<search::Outcome> {
+    let target = mapping.target;
+    let compile = move |p: &ir::Program| gpumc_compile::compile(p, mapping, target);
+    search::run(&models.problem(axiom), &compile, space, engine, progress)
+}
+
+/// The source (C) and target models of a check.
+#[derive(Clone, Copy)]
+pub struct Models<'a> {
+    pub source: &'a cat::Model,
+    pub target: &'a cat::Model,
+}
+
+impl<'a> Models<'a> {
+    fn problem(&self, axiom: &str) -> search::Problem<'a> {
+        search::Problem {
+            source_model: self.source,
+            target_model: self.target,
+            source_arch: ir::Arch::C,
+            axiom: axiom.to_string(),
+        }
+    }
+}
+
+/// [`check_axiom`] on the given programs only (explicit: each as it is;
+/// symbolic: each as a shape), e.g. a known test such as Lustig et al.,
+/// ASPLOS'19, Fig. 12.
+pub fn check_programs(
+    models: Models<'_>,
+    mapping: &gpumc_compile::Mapping,
+    axiom: &str,
+    space: &enumerate::Space,
+    engine: search::Engine,
+    programs: &[enumerate::Source],
+) -> Result<search::Outcome> {
+    let target = mapping.target;
+    let compile = move |p: &ir::Program| gpumc_compile::compile(p, mapping, target);
+    search::check_list(&models.problem(axiom), &compile, space, engine, programs)
+}

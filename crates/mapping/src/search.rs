@@ -115,6 +115,26 @@ fn race_flags(model: &Model) -> Vec<usize> {
     }
 }
 
+/// The space `engine` searches: shapes (symbolic: orders, scopes and
+/// placement open) or programs.
+pub fn searched(space: &Space, engine: Engine) -> Space {
+    let mut s = space.clone();
+    s.shapes = engine == Engine::Symbolic;
+    s.open_placement = engine == Engine::Symbolic;
+    s
+}
+
+/// How many programs (explicit) or shapes (symbolic) the search goes
+/// through (for progress bars).
+pub fn units(space: &Space, engine: Engine) -> u64 {
+    let mut n = 0u64;
+    enumerate::programs(&searched(space, engine), &mut |_| {
+        n += 1;
+        true
+    });
+    n
+}
+
 /// Runs the search over `space` with `engine`; `progress` is called after
 /// each batch with the counts so far.
 pub fn run(
@@ -123,6 +143,43 @@ pub fn run(
     space: &Space,
     engine: Engine,
     progress: &(dyn Fn(&Stats, &SymStats) + Sync),
+) -> Result<Outcome> {
+    let searched = searched(space, engine);
+    search(problem, compile, space, engine, progress, &mut |f| {
+        enumerate::programs(&searched, f);
+    })
+}
+
+/// Checks the programs of `list` (explicit: each as it is; symbolic: each
+/// as a shape, its orders, scopes and, unless `space` is de-scoped,
+/// placement open) in order; `space` says which orders and scopes exist.
+pub fn check_list(
+    problem: &Problem<'_>,
+    compile: &CompileFn<'_>,
+    space: &Space,
+    engine: Engine,
+    list: &[Source],
+) -> Result<Outcome> {
+    search(problem, compile, space, engine, &|_, _| {}, &mut |f| {
+        for p in list {
+            if !f(p) {
+                break;
+            }
+        }
+    })
+}
+
+/// Programs (or shapes) to check, handed one by one to a callback that
+/// says whether to go on.
+type Programs<'a> = dyn FnMut(&mut dyn FnMut(&Source) -> bool) + 'a;
+
+fn search(
+    problem: &Problem<'_>,
+    compile: &CompileFn<'_>,
+    space: &Space,
+    engine: Engine,
+    progress: &(dyn Fn(&Stats, &SymStats) + Sync),
+    programs: &mut Programs<'_>,
 ) -> Result<Outcome> {
     let start = Instant::now();
     let uni = source::to_program(&universal(), problem.source_arch, "universal");
@@ -135,12 +192,9 @@ pub fn run(
         races: race_flags(problem.source_model),
     };
     let table = match engine {
-        Engine::Symbolic => Some(Table::new(&setup, compile, space.descoped)?),
+        Engine::Symbolic => Some(Table::new(&setup, compile, space)?),
         Engine::Explicit => None,
     };
-    let mut space = space.clone();
-    space.shapes = engine == Engine::Symbolic;
-    space.open_placement = engine == Engine::Symbolic;
     let mut stats = Stats::default();
     let mut sym = SymStats::default();
     let mut found: Option<Box<Counterexample>> = None;
@@ -190,7 +244,7 @@ pub fn run(
     } else {
         BATCH
     };
-    enumerate::programs(&space, &mut |p| {
+    programs(&mut |p| {
         batch.push(p.clone());
         if batch.len() < batch_size {
             return true;

@@ -21,7 +21,7 @@
 use crate::engine::exec::{EventKind, Skeleton};
 use crate::engine::explicit::Prepared;
 use crate::engine::symbolic::open::{encode, Formula, Lit, OpenEvent, OpenStructure, LIT_TRUE};
-use crate::enumerate::{Instr, MemOrder, Op, Scope, Source, Thread};
+use crate::enumerate::{Instr, MemOrder, Op, Scope, Source, Space, Thread};
 use crate::explicit::{self, covers, Counterexample, Setup, Stats};
 use crate::{source, CompileFn, Result};
 use gpumc_core::diag::{Error, ErrorKind};
@@ -112,12 +112,13 @@ fn unsupported(msg: String) -> Error {
 impl Table {
     /// Compiles every instruction kind with every order and scope (of
     /// `descoped`: system scope only) alone in a thread.
-    pub fn new(setup: &Setup<'_>, compile: &CompileFn<'_>, descoped: bool) -> Result<Table> {
+    pub fn new(setup: &Setup<'_>, compile: &CompileFn<'_>, space: &Space) -> Result<Table> {
+        let descoped = space.descoped;
         let mut kinds = BTreeMap::new();
         for op in Op::ALL {
             let mut choices = Vec::new();
             let mut src_kinds = Vec::new();
-            for &order in op.orders() {
+            for order in space.orders(op) {
                 let scopes: Vec<Option<Scope>> = if order == MemOrder::Na {
                     vec![None]
                 } else if descoped {
