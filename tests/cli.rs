@@ -213,3 +213,42 @@ fn a_symlink_cycle_is_walked_once() {
     assert_eq!(out.lines().count(), 1, "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// C tests: the paper's expectations pass as a suite; a malformed C test
+/// and an unsupported construct are errors at their position (exit 2);
+/// a C test does not run on hardware before it is compiled.
+#[test]
+fn c_tests_check_and_fail_with_positions() {
+    let (code, out, err) = gpumc(&["suite", "--expected", "examples/c/expected.csv"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(" 0 failed"), "{out}");
+    let (code, out, _) = gpumc(&["check", "examples/c/MP.litmus"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("FAIL") && out.contains("model scoped-c11"),
+        "{out}"
+    );
+    let f = temp(
+        "loop.litmus",
+        "C loop\n{ x = 0; }\nP0(atomic_int* x) {\n  int r = 0;\n  while (r == 0) { r = atomic_load(x); }\n}\nexists (x = 1)\n",
+    );
+    let (code, out, _) = gpumc(&["check", &f]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("loop.litmus:5:3: unsupported: `while`"),
+        "{out}"
+    );
+    let f = temp(
+        "syntax.litmus",
+        "C syntax\n{ x = 0; }\nP0(atomic_int* x) {\n  atomic_store(x, 1)\n}\nexists (x = 1)\n",
+    );
+    let (code, out, _) = gpumc(&["check", &f]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("syntax.litmus:5:1: expected `;`"), "{out}");
+    let (code, out, err) = gpumc(&["run", "--backend", "interp", "examples/c/MP.litmus"]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(
+        format!("{out}{err}").contains("MP.litmus:9:3: unsupported: on hardware: a C litmus test"),
+        "{out}{err}"
+    );
+}

@@ -79,49 +79,32 @@ pub fn classify(ins: &Instr) -> Result<Option<Key>> {
         InstrKind::Fence => OpKind::Fence,
         _ => return Ok(None),
     };
-    let tags: HashSet<&str> = ins.all_tags().collect();
-    let order = if tags.contains("SC") {
-        Order::Sc
-    } else if tags.contains("ACQ_REL") || (tags.contains("ACQ") && tags.contains("REL")) {
-        Order::AcqRel
-    } else if tags.contains("ACQ") {
-        Order::Acq
-    } else if tags.contains("REL") {
-        Order::Rel
-    } else if tags.contains("RLX") {
-        Order::Rlx
-    } else if tags.contains("NA") {
-        Order::Na
-    } else {
-        return Err(Error::semantic(
-            ins.pos,
-            format!(
-                "`{}` has no C memory order (tags NA, RLX, ACQ, REL, ACQ_REL or SC)",
-                ins.text
-            ),
-        ));
+    // The C front-end's reading of its own tags (one definition).
+    let order = match gpumc_frontend::tagging::c_order(ins) {
+        Some("SC") => Order::Sc,
+        Some("ACQ_REL") => Order::AcqRel,
+        Some("ACQ") => Order::Acq,
+        Some("REL") => Order::Rel,
+        Some(_) => Order::Rlx,
+        None if ins.tags.iter().any(|t| t == "NA") => Order::Na,
+        None => {
+            return Err(Error::semantic(
+                ins.pos,
+                format!(
+                    "`{}` has no C memory order (tags NA, RLX, ACQ, REL, ACQ_REL or SC)",
+                    ins.text
+                ),
+            ))
+        }
     };
-    let scope = if order == Order::Na {
-        None
-    } else {
-        let found: Vec<Scope> = Scope::ALL
-            .into_iter()
-            .filter(|s| tags.contains(s.tag()))
-            .collect();
-        match found.as_slice() {
-            [s] => Some(*s),
-            [] => {
-                return Err(Error::semantic(
-                    ins.pos,
-                    format!("atomic `{}` has no scope (tags CTA, GPU or SYS)", ins.text),
-                ))
-            }
-            _ => {
-                return Err(Error::semantic(
-                    ins.pos,
-                    format!("`{}` has more than one scope", ins.text),
-                ))
-            }
+    let scope = match (order, gpumc_frontend::tagging::c_scope(ins)) {
+        (Order::Na, _) => None,
+        (_, Some(s)) => Scope::ALL.into_iter().find(|x| x.tag() == s),
+        (_, None) => {
+            return Err(Error::semantic(
+                ins.pos,
+                format!("atomic `{}` has no scope (tags CTA, GPU or SYS)", ins.text),
+            ))
         }
     };
     Ok(Some(Key { kind, order, scope }))

@@ -225,9 +225,9 @@ impl<'s, 'a> Thread<'s, 'a> {
     fn value(&mut self, e: &Expr, dst: Option<&str>) -> Result<Operand> {
         let src = self.src;
         match &e.kind {
-            ExprKind::Int(v) => self.into(dst, Operand::Const(*v), e),
+            ExprKind::Int(v) => self.put(dst, Operand::Const(*v), e),
             ExprKind::Name(n) if self.locals.contains(n) => {
-                self.into(dst, Operand::Reg(n.clone()), e)
+                self.put(dst, Operand::Reg(n.clone()), e)
             }
             ExprKind::Name(_) => {
                 self.name_error(e)?;
@@ -273,7 +273,7 @@ impl<'s, 'a> Thread<'s, 'a> {
                 self.branch(e, &end_l, false)?;
                 self.emit_local(BinOp::Add, Operand::Const(1), Operand::Const(0), Some(&t), e)?;
                 self.place_label(end_l, e.off, e.end);
-                self.into(dst, Operand::Reg(t), e)
+                self.put(dst, Operand::Reg(t), e)
             }
             ExprKind::Call { name, name_off, .. } => match self.call(e, dst, true)? {
                 Some(v) => Ok(v),
@@ -317,7 +317,7 @@ impl<'s, 'a> Thread<'s, 'a> {
             let Some(v) = bop.eval(*x, *y) else {
                 return Err(self.src.err_semantic(off, "division by zero"));
             };
-            return self.into_at(dst, Operand::Const(v), off, end);
+            return self.put_at(dst, Operand::Const(v), off, end);
         }
         let d = dst.map_or_else(|| self.temp(), str::to_string);
         self.push(
@@ -344,7 +344,7 @@ impl<'s, 'a> Thread<'s, 'a> {
     ) -> Result<Operand> {
         if let (Operand::Const(x), Operand::Const(y)) = (&a, &b) {
             if let Some(v) = op.eval(*x, *y) {
-                return self.into_at(dst, Operand::Const(v), e.off, e.end);
+                return self.put_at(dst, Operand::Const(v), e.off, e.end);
             }
         }
         let d = dst.map_or_else(|| self.temp(), str::to_string);
@@ -363,17 +363,11 @@ impl<'s, 'a> Thread<'s, 'a> {
     }
 
     /// `v`, copied into `dst` when there is one.
-    fn into(&mut self, dst: Option<&str>, v: Operand, e: &Expr) -> Result<Operand> {
-        self.into_at(dst, v, e.off, e.end)
+    fn put(&mut self, dst: Option<&str>, v: Operand, e: &Expr) -> Result<Operand> {
+        self.put_at(dst, v, e.off, e.end)
     }
 
-    fn into_at(
-        &mut self,
-        dst: Option<&str>,
-        v: Operand,
-        off: usize,
-        end: usize,
-    ) -> Result<Operand> {
+    fn put_at(&mut self, dst: Option<&str>, v: Operand, off: usize, end: usize) -> Result<Operand> {
         let Some(d) = dst else { return Ok(v) };
         if v == Operand::Reg(d.to_string()) {
             return Ok(v);
@@ -697,7 +691,7 @@ impl<'s, 'a> Thread<'s, 'a> {
         );
         match exp {
             Expected::Local(r) => {
-                self.into_at(Some(&r), Operand::Reg(old), e.off, e.end)?;
+                self.put_at(Some(&r), Operand::Reg(old), e.off, e.end)?;
             }
             Expected::Shared(l, _) => self.push(
                 InstrKind::Store {

@@ -211,8 +211,8 @@ impl<'s, 'a> Parser<'s, 'a> {
         loop {
             let off = skip_blank(src, self.off)?;
             let rest = &src.text[off..];
-            if rest.starts_with('"') {
-                let Some(close) = rest[1..].find('"') else {
+            if let Some(body) = rest.strip_prefix('"') {
+                let Some(close) = body.find('"') else {
                     return Err(src.err_syntax(off, "unterminated doc string"));
                 };
                 self.off = off + 1 + close + 1;
@@ -695,8 +695,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     fn binary(&mut self, min: u8) -> Result<Expr> {
         self.deeper()?;
         let mut lhs = self.unary()?;
-        loop {
-            let Tok::Punct(p) = self.peek()? else { break };
+        while let Tok::Punct(p) = self.peek()? {
             if p == "?" {
                 return Err(self.src.err_unsupported(
                     self.here()?,
