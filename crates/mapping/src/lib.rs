@@ -88,3 +88,18 @@ pub fn check_programs(
     let compile = move |p: &ir::Program| gpumc_compile::compile(p, mapping, target);
     search::check_list(&models.problem(axiom), &compile, space, engine, programs)
 }
+
+/// For each program (explicit) or shape (symbolic) of `programs`, whether
+/// it has a counterexample.
+pub fn verdicts(
+    models: Models<'_>,
+    mapping: &gpumc_compile::Mapping,
+    axiom: &str,
+    space: &enumerate::Space,
+    engine: search::Engine,
+    programs: &[enumerate::Source],
+) -> Result<Vec<bool>> {
+    let target = mapping.target;
+    let compile = move |p: &ir::Program| gpumc_compile::compile(p, mapping, target);
+    search::verdicts(&models.problem(axiom), &compile, space, engine, programs)
+}

@@ -169,6 +169,48 @@ pub fn check_list(
     })
 }
 
+/// The models prepared once for every program of a search.
+fn setup<'m>(problem: &Problem<'m>, compile: &CompileFn<'_>) -> Result<Setup<'m>> {
+    let uni = source::to_program(&universal(), problem.source_arch, "universal");
+    let tuni = compile(&uni)?.program;
+    Ok(Setup {
+        source: prepare(&uni, problem.source_model)?,
+        target: prepare(&tuni, problem.target_model)?,
+        source_arch: problem.source_arch,
+        axiom: axiom_index(problem.source_model, &problem.axiom)?,
+        races: race_flags(problem.source_model),
+    })
+}
+
+/// For each program of `list` (explicit) or shape (symbolic), whether it
+/// has a counterexample (differential tests of the two engines).
+pub fn verdicts(
+    problem: &Problem<'_>,
+    compile: &CompileFn<'_>,
+    space: &Space,
+    engine: Engine,
+    list: &[Source],
+) -> Result<Vec<bool>> {
+    let setup = setup(problem, compile)?;
+    let table = match engine {
+        Engine::Symbolic => Some(Table::new(&setup, compile, space)?),
+        Engine::Explicit => None,
+    };
+    list.par_iter()
+        .map(|p| {
+            let mut s = Stats::default();
+            let mut y = SymStats::default();
+            match &table {
+                None => Ok(explicit::check_program(&setup, compile, p, &mut s)?.is_some()),
+                Some(t) => Ok(matches!(
+                    symbolic::check_shape(&setup, t, compile, p, &mut y, &mut s)?,
+                    ShapeResult::Counterexample(_)
+                )),
+            }
+        })
+        .collect()
+}
+
 /// Programs (or shapes) to check, handed one by one to a callback that
 /// says whether to go on.
 type Programs<'a> = dyn FnMut(&mut dyn FnMut(&Source) -> bool) + 'a;
@@ -182,15 +224,7 @@ fn search(
     programs: &mut Programs<'_>,
 ) -> Result<Outcome> {
     let start = Instant::now();
-    let uni = source::to_program(&universal(), problem.source_arch, "universal");
-    let tuni = compile(&uni)?.program;
-    let setup = Setup {
-        source: prepare(&uni, problem.source_model)?,
-        target: prepare(&tuni, problem.target_model)?,
-        source_arch: problem.source_arch,
-        axiom: axiom_index(problem.source_model, &problem.axiom)?,
-        races: race_flags(problem.source_model),
-    };
+    let setup = setup(problem, compile)?;
     let table = match engine {
         Engine::Symbolic => Some(Table::new(&setup, compile, space)?),
         Engine::Explicit => None,
