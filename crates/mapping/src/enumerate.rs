@@ -245,7 +245,8 @@ pub fn programs(space: &Space, f: &mut dyn FnMut(&Source) -> bool) -> bool {
 }
 
 /// Non-increasing vectors of thread sizes (events per thread, each at
-/// least 1) with a sum of at most `max`.
+/// least 1) with a sum of at most `max`, smaller sums first (so the first
+/// counterexample a search finds is one of the fewest events).
 fn for_each_size_vector(max: usize, f: &mut dyn FnMut(&[usize]) -> bool) -> bool {
     fn go(
         left: usize,
@@ -253,8 +254,8 @@ fn for_each_size_vector(max: usize, f: &mut dyn FnMut(&[usize]) -> bool) -> bool
         cur: &mut Vec<usize>,
         f: &mut dyn FnMut(&[usize]) -> bool,
     ) -> bool {
-        if !cur.is_empty() && !f(cur) {
-            return false;
+        if left == 0 {
+            return f(cur);
         }
         for s in (1..=cap.min(left)).rev() {
             cur.push(s);
@@ -266,7 +267,7 @@ fn for_each_size_vector(max: usize, f: &mut dyn FnMut(&[usize]) -> bool) -> bool
         }
         true
     }
-    go(max, max, &mut Vec::new(), f)
+    (1..=max).all(|total| go(total, total, &mut Vec::new(), f))
 }
 
 /// Placements of `k` threads: (gpu, cta) per thread with GPUs and CTAs
