@@ -270,10 +270,13 @@ fn for_each_size_vector(max: usize, f: &mut dyn FnMut(&[usize]) -> bool) -> bool
     (1..=max).all(|total| go(total, total, &mut Vec::new(), f))
 }
 
+/// A callback over placements ((gpu, cta) per thread); false stops.
+type PlacementFn<'a> = dyn FnMut(&[(u8, u8)]) -> bool + 'a;
+
 /// Placements of `k` threads: (gpu, cta) per thread with GPUs and CTAs
 /// numbered in order of first appearance (a CTA lies in one GPU); with
 /// `single`, one: every thread its own CTA of GPU 0.
-fn for_each_placement(k: usize, single: bool, f: &mut dyn FnMut(&[(u8, u8)]) -> bool) -> bool {
+fn for_each_placement(k: usize, single: bool, f: &mut PlacementFn<'_>) -> bool {
     if single {
         let p: Vec<(u8, u8)> = (0..k).map(|t| (0, t as u8)).collect();
         return f(&p);
@@ -283,7 +286,7 @@ fn for_each_placement(k: usize, single: bool, f: &mut dyn FnMut(&[(u8, u8)]) -> 
         cur: &mut Vec<(u8, u8)>,
         cta_gpu: &mut Vec<u8>,
         gpus: u8,
-        f: &mut dyn FnMut(&[(u8, u8)]) -> bool,
+        f: &mut PlacementFn<'_>,
     ) -> bool {
         if cur.len() == k {
             return f(cur);

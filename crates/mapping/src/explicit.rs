@@ -428,6 +428,9 @@ impl<'s> TargetSide<'s> {
     }
 }
 
+/// Per event of one skeleton, the corresponding event of the other.
+type EventMap = Vec<Option<usize>>;
+
 fn internal(msg: &str) -> Error {
     Error::new(ErrorKind::Semantic, format!("internal: {msg}"))
 }
@@ -443,7 +446,7 @@ fn correspondence(
     ssk: &Skeleton<'_>,
     lowered: &Compiled,
     tsk: &Skeleton<'_>,
-) -> Result<(Vec<Option<usize>>, Vec<Option<usize>>)> {
+) -> Result<(EventMap, EventMap)> {
     let tp = &lowered.program;
     let mut down = vec![None; ssk.n()];
     let mut up = vec![None; tsk.n()];

@@ -222,7 +222,7 @@ fn fig12_itself_separates_the_two_rmw_sc_rules() {
         "coherence",
         &sp,
         Engine::Explicit,
-        &[p.clone()],
+        std::slice::from_ref(&p),
     )
     .unwrap();
     let cx = out.counterexample.expect("Fig. 12 is a counterexample");
@@ -239,7 +239,7 @@ fn fig12_itself_separates_the_two_rmw_sc_rules() {
         "coherence",
         &sp,
         Engine::Explicit,
-        &[p.clone()],
+        std::slice::from_ref(&p),
     )
     .unwrap();
     assert!(out.counterexample.is_none());
@@ -250,7 +250,7 @@ fn fig12_itself_separates_the_two_rmw_sc_rules() {
         "coherence",
         &sp,
         Engine::Symbolic,
-        &[p.clone()],
+        std::slice::from_ref(&p),
     )
     .unwrap();
     assert!(out.counterexample.is_some());
