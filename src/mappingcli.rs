@@ -9,6 +9,7 @@ use gpumc::compile::Mapping;
 use gpumc::mapping::enumerate::Space;
 use gpumc::mapping::report::{self, Header};
 use gpumc::mapping::search::{self, Engine};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -243,13 +244,22 @@ fn check(a: &CheckArgs) -> u8 {
                 eprintln!("wrote {} and {}", src.display(), tgt.display());
             }
         }
-        if a.json {
-            println!("{}", report::json(&header, axiom, &out));
-        } else {
-            print!("{}", report::text(&header, axiom, &out));
-        }
         if out.counterexample.is_some() {
             code = 1;
+        }
+        let text = if a.json {
+            format!("{}\n", report::json(&header, axiom, &out))
+        } else {
+            report::text(&header, axiom, &out)
+        };
+        // A closed pipe (`| head`) ends the run quietly.
+        let mut stdout = std::io::stdout().lock();
+        if stdout
+            .write_all(text.as_bytes())
+            .and_then(|_| stdout.flush())
+            .is_err()
+        {
+            return code;
         }
     }
     code
