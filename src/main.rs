@@ -3,6 +3,7 @@
 mod compilecli;
 mod graphcli;
 mod hwcli;
+mod mappingcli;
 
 use clap::{Parser, Subcommand};
 use gpumc::bar::Bar;
@@ -174,6 +175,10 @@ enum Cmd {
     /// file (docs/MAPPING.md; built-in ptx: Lustig et al., ASPLOS'19 Fig. 11),
     /// writing the compiled litmus test.
     Compile(compilecli::CompileArgs),
+    /// Mapping soundness: `gpumc mapping check` searches every scoped C
+    /// program up to a number of events for an execution of its compilation
+    /// whose lift violates the source model (Lustig et al., ASPLOS'19).
+    Mapping(mappingcli::MappingArgs),
     /// Internal: a worker process of `check`/`suite` (gpumc::isolate).
     #[command(hide = true)]
     Worker,
@@ -206,6 +211,7 @@ fn main() -> ExitCode {
         Cmd::Tune(a) => hwcli::tune::tune(&a),
         Cmd::Mutants(a) => hwcli::mutants::run(&a),
         Cmd::Compile(a) => compilecli::run(&a),
+        Cmd::Mapping(a) => mappingcli::run(&a),
         Cmd::Worker => gpumc::isolate::worker_main(),
         Cmd::Models => {
             for (name, _) in gpumc::models::EMBEDDED {

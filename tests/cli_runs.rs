@@ -361,6 +361,9 @@ fn progress_bars_on_a_terminal_only() {
         tty.contains("/2 ") && tty.contains("launch "),
         "no run bar: {tty:?}"
     );
+    // A mapping check: shapes of the bound.
+    let tty = on_a_terminal("mapping check --to ptx-v6.0 --events 4 --axiom coherence").unwrap();
+    assert!(tty.contains("/1896 "), "no mapping check bar: {tty:?}");
     // Piped: nothing but the totals on stderr.
     let (_, _, err) = gpumc(&["check", &s(&dir)]);
     assert!(!err.contains("/5 ") && !err.contains('\u{1b}'), "{err:?}");

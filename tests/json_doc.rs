@@ -293,6 +293,20 @@ fn every_json_field_is_documented() {
 
     let mut runs: Vec<(&str, Vec<&str>)> = vec![
         (
+            "gpumc mapping check --json",
+            vec![
+                "mapping",
+                "check",
+                "--json",
+                "--to",
+                "ptx-v6.0",
+                "--events",
+                "4",
+                "--mapping",
+                "examples/mappings/ptx-rmw-sc-no-release.map",
+            ],
+        ),
+        (
             "gpumc check --json",
             vec![
                 "check",

@@ -18,6 +18,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("gpumc-hw", 2),
     ("gpumc-compile", 2),
     ("gpumc-campaign", 3),
+    ("gpumc-mapping", 3),
     ("gpumc", 4),
     ("gpumc-testutil", 0),
 ];

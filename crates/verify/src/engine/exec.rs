@@ -250,7 +250,7 @@ impl<'p> Skeleton<'p> {
 
     /// The scope level of an event's scope tag, if any (PTX: CTA 0, GPU 1,
     /// SYS 2, as for C; Vulkan: SG 0, WG 1, QF 2, DV 3).
-    fn scope_level(&self, e: &Event, vocab: &Vocabulary) -> Option<usize> {
+    pub fn scope_level(&self, e: &Event, vocab: &Vocabulary) -> Option<usize> {
         let names: &[&str] = match self.program.arch {
             Arch::Ptx | Arch::C => &["CTA", "GPU", "SYS"],
             Arch::Vulkan => &["SG", "WG", "QF", "DV"],
@@ -321,7 +321,7 @@ impl<'p> Skeleton<'p> {
     }
 
     /// `b`'s thread lies within the scope instance (at `level`) around `a`'s thread.
-    fn within(&self, a: &Event, b: &Event, level: usize) -> bool {
+    pub fn within(&self, a: &Event, b: &Event, level: usize) -> bool {
         let top = self.program.scope_levels().len();
         level >= top || self.same_instance(a, b, level)
     }

@@ -67,6 +67,69 @@ pub fn prepare<'m>(p: &Program, model: &'m Model) -> Result<Prepared<'m>> {
     })
 }
 
+impl<'m> Prepared<'m> {
+    /// The model.
+    pub fn model(&self) -> &'m Model {
+        self.model
+    }
+
+    /// The tag vocabulary skeletons for this preparation must use.
+    pub fn vocab(&self) -> &Vocabulary {
+        &self.vocab
+    }
+
+    /// Whether `co` is a partial order (else total) for the program.
+    pub fn partial_co(&self) -> bool {
+        self.partial
+    }
+
+    /// Whether the model reads base input `name` (`rf`, `sync_fence`, ...).
+    pub fn uses(&self, name: &str) -> bool {
+        self.model.inputs().iter().any(|(n, _)| n == name)
+    }
+
+    /// An evaluator over the events of `sk` with every static input set,
+    /// for callers that choose the execution themselves
+    /// ([`Prepared::set_execution`]; the mapping checker).
+    pub fn evaluator(&self, sk: &Skeleton<'_>) -> crate::cat::Evaluator<'m> {
+        let mut ev = self.model.evaluator(sk.n());
+        set_static_inputs(&mut ev, sk, self.model, &self.vocab, &self.sources);
+        ev
+    }
+
+    /// Sets the choices of one candidate: `rf`, `co` (and `fr` = rf⁻¹;co),
+    /// `sync_fence` and the barrier relation.
+    pub fn set_execution(
+        &self,
+        ev: &mut crate::cat::Evaluator<'_>,
+        rf: &Relation,
+        co: &Relation,
+        sync_fence: &Relation,
+        sync_barrier: &Relation,
+    ) {
+        let fr = self
+            .sources
+            .contains(&Source::Fr)
+            .then(|| rf.inverse().compose(co));
+        for (i, s) in self.sources.iter().enumerate() {
+            let v = match s {
+                Source::Static => continue,
+                Source::Rf => rf,
+                Source::Co => co,
+                Source::Fr => fr.as_ref().expect("fr computed"),
+                Source::SyncFence => sync_fence,
+                Source::SyncBarrier => sync_barrier,
+            };
+            ev.set_input_ref(i, &Value::Rel(v.clone()));
+        }
+    }
+
+    /// Every `sync_fence` candidate of `sk` (as the engine enumerates them).
+    pub fn sync_fence_orders(&self, sk: &Skeleton<'_>) -> Vec<Relation> {
+        sync_fence_orders(sk, &self.vocab)
+    }
+}
+
 /// Enumerates the candidates of one combination of thread paths (one path
 /// per thread), reporting the consistent ones to `obs`.
 pub fn run_combination(

@@ -44,6 +44,9 @@ pub struct Enc<'p> {
     /// Its (first) operand is contained in a strict order in every
     /// execution (see [`demand::sub_orders`]).
     ordered: bool,
+    /// Model inputs given by the caller instead of computed from the
+    /// unrolling (`open`: symbolic tags and scope relations).
+    pub overrides: HashMap<String, SymVal>,
 }
 
 fn kind_err(msg: &str) -> Error {
@@ -68,6 +71,7 @@ impl<'p> Enc<'p> {
             slots: vec![],
             mask: None,
             ordered: false,
+            overrides: HashMap::new(),
         };
         e.encode_rf();
         e.encode_co(partial_co);
@@ -79,6 +83,11 @@ impl<'p> Enc<'p> {
 
     fn exec(&self, e: usize) -> Lit {
         self.u.events[e].exec
+    }
+
+    /// The formula, once the encoding is done with it.
+    pub fn into_sat(self) -> Sat {
+        self.sat
     }
 
     fn encode_rf(&mut self) {
@@ -417,6 +426,9 @@ impl<'p> Enc<'p> {
     }
 
     fn input(&mut self, name: &str, kind: BaseKind) -> Result<SymVal> {
+        if let Some(v) = self.overrides.get(name) {
+            return Ok(v.clone());
+        }
         let n = self.u.n();
         let sk = self.u.pseudo_skeleton();
         Ok(match (name, kind) {
@@ -454,6 +466,19 @@ impl<'p> Enc<'p> {
     /// Encodes every unit of the model that one of `needed` (axiom
     /// indices) depends on.
     pub fn encode_model(&mut self, model: &Model, needed: &[usize]) -> Result<()> {
+        self.encode_model_wants(model, needed, None)
+    }
+
+    /// [`Enc::encode_model`], with the direction each needed axiom's test
+    /// is used in (`wants[k]`: true if the test must hold — a consistency
+    /// axiom satisfied, a flag firing — false if it must fail); `None`:
+    /// consistency axioms hold and flags are read both ways.
+    pub fn encode_model_wants(
+        &mut self,
+        model: &Model,
+        needed: &[usize],
+        wants: Option<&[bool]>,
+    ) -> Result<()> {
         for (name, kind) in model.inputs() {
             if base_kind(name, Some(&self.u.vocab)) != Some(*kind) {
                 return Err(Error::new(
@@ -506,7 +531,7 @@ impl<'p> Enc<'p> {
                 }
             }
         }
-        let pol = polarities(model, needed, &need_unit);
+        let pol = polarities(model, needed, wants, &need_unit);
         self.slots = vec![None; kinds.len()];
         let trace = std::env::var("GPUMC_SYMBOLIC_DEBUG").is_ok_and(|v| v == "2");
         // The inputs first: their supports start the demand analysis.
@@ -758,6 +783,81 @@ impl<'p> Enc<'p> {
             AxiomKind::Empty => -some,
             _ => FALSE,
         })
+    }
+
+    /// A literal that implies that the test of axiom `i` holds (`holds`)
+    /// or fails, given the direction it was encoded in
+    /// ([`Enc::encode_model_wants`]). A failing acyclicity test is a cycle
+    /// of the relation's transitive closure.
+    pub fn test_lit(&mut self, model: &Model, i: usize, holds: bool) -> Result<Lit> {
+        let ax = &model.axioms()[i];
+        let v = self.slot(model.axiom_slot(i))?.clone();
+        let present = |enc: &mut Self, v: &SymVal| -> Lit {
+            let ls: Vec<Lit> = enc.present(v).into_iter().map(|x| x.2).collect();
+            enc.sat.or(&ls)
+        };
+        let diagonal = |enc: &mut Self, r: &SymRel| -> Lit {
+            let ls: Vec<Lit> = r
+                .entries()
+                .into_iter()
+                .filter(|(a, b, _)| a == b)
+                .map(|(a, _, l)| {
+                    let ea = enc.ctx.exec[a];
+                    enc.sat.and2(ea, l)
+                })
+                .collect();
+            enc.sat.or(&ls)
+        };
+        let saved = self.sat.polarity;
+        // The gates below follow the direction the slot was encoded in.
+        let up = match ax.kind {
+            AxiomKind::NotEmpty => !holds,
+            _ => holds,
+        };
+        self.sat.polarity = if up { Polarity::UP } else { Polarity::DOWN };
+        let lit = match (ax.kind, &v) {
+            (AxiomKind::Empty, _) => {
+                let some = present(self, &v);
+                if holds {
+                    -some
+                } else {
+                    some
+                }
+            }
+            (AxiomKind::NotEmpty, _) => {
+                let some = present(self, &v);
+                if holds {
+                    some
+                } else {
+                    -some
+                }
+            }
+            (AxiomKind::Irreflexive, SymVal::Rel(r)) => {
+                let d = diagonal(self, r);
+                if holds {
+                    -d
+                } else {
+                    d
+                }
+            }
+            (AxiomKind::Acyclic, SymVal::Rel(r)) => {
+                let p = r.plus(&self.ctx, &mut self.sat, None, false);
+                let d = diagonal(self, &p);
+                if holds {
+                    -d
+                } else {
+                    d
+                }
+            }
+            _ => {
+                self.sat.polarity = saved;
+                return Err(kind_err(
+                    "an axiom over a set where a relation was expected",
+                ));
+            }
+        };
+        self.sat.polarity = saved;
+        Ok(lit)
     }
 
     /// Acyclicity, per non-trivial strongly connected component of the
@@ -1122,15 +1222,26 @@ impl TermVal {
 /// monotone operators inherit their result's polarity, the subtracted
 /// operand of a difference and the operand of a complement the flipped
 /// one, and `let rec` fixpoints are encoded exactly.
-fn polarities(model: &Model, needed: &[usize], need_unit: &[bool]) -> Vec<Polarity> {
+fn polarities(
+    model: &Model,
+    needed: &[usize],
+    wants: Option<&[bool]>,
+    need_unit: &[bool],
+) -> Vec<Polarity> {
     let units = model.units();
     let mut pol = vec![Polarity::NONE; model.slot_kinds().len()];
-    for &a in needed {
+    for (k, &a) in needed.iter().enumerate() {
         let ax = &model.axioms()[a];
-        let p = match (ax.flag, ax.kind) {
-            (_, AxiomKind::NotEmpty) => Polarity::DOWN,
-            (false, _) | (true, AxiomKind::Empty) => Polarity::UP,
-            (true, _) => Polarity::BOTH,
+        let p = match (wants.map(|w| w[k]), ax.flag, ax.kind) {
+            // The test must hold: `~empty` needs its members for real,
+            // the others only an upper bound; failing is the reverse.
+            (Some(true), _, AxiomKind::NotEmpty) => Polarity::DOWN,
+            (Some(true), _, _) => Polarity::UP,
+            (Some(false), _, AxiomKind::NotEmpty) => Polarity::UP,
+            (Some(false), _, _) => Polarity::DOWN,
+            (None, _, AxiomKind::NotEmpty) => Polarity::DOWN,
+            (None, false, _) | (None, true, AxiomKind::Empty) => Polarity::UP,
+            (None, true, _) => Polarity::BOTH,
         };
         let s = model.axiom_slot(a) as usize;
         pol[s] = pol[s].union(p);

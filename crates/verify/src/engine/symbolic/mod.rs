@@ -35,6 +35,7 @@ mod demand;
 mod encode;
 mod guarded;
 mod liveness;
+pub mod open;
 mod rel;
 mod sat;
 mod unroll;

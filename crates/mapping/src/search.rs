@@ -1,0 +1,300 @@
+//! The bounded search: every program of the space, in enumeration order,
+//! checked in parallel batches; the first counterexample in that order
+//! wins, so the answer does not depend on the number of threads.
+
+use crate::cat::Model;
+use crate::diag::{Error, ErrorKind};
+use crate::engine::explicit::prepare;
+use crate::enumerate::{self, MemOrder, Op, Scope, Source, Space, Thread};
+use crate::explicit::{self, Counterexample, Setup, Stats};
+use crate::ir::Arch;
+use crate::symbolic::{self, ShapeResult, SymStats, Table};
+use crate::{source, CompileFn, Result};
+use rayon::prelude::*;
+use std::time::{Duration, Instant};
+
+/// The models and the axiom of one search.
+pub struct Problem<'a> {
+    pub source_model: &'a Model,
+    pub target_model: &'a Model,
+    pub source_arch: Arch,
+    /// The source axiom to check (its `as` name).
+    pub axiom: String,
+}
+
+/// How to search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Every program, every execution ([`crate::explicit`]).
+    Explicit,
+    /// One SAT query per shape ([`crate::symbolic`]).
+    Symbolic,
+}
+
+/// The result of a search.
+#[derive(Debug)]
+pub struct Outcome {
+    pub stats: Stats,
+    pub sym: SymStats,
+    pub counterexample: Option<Box<Counterexample>>,
+    pub elapsed: Duration,
+}
+
+/// Programs per parallel batch.
+const BATCH: usize = 2048;
+
+/// A program with every instruction kind, order and scope once (one
+/// thread each): its tags are every tag a program of the space has, and
+/// its compilation's every tag a compiled program has.
+pub fn universal() -> Source {
+    let mut threads = Vec::new();
+    for op in Op::ALL {
+        for &order in op.orders() {
+            let scopes: Vec<Option<Scope>> = if order == MemOrder::Na {
+                vec![None]
+            } else {
+                Scope::ALL.iter().map(|&s| Some(s)).collect()
+            };
+            for scope in scopes {
+                let c = threads.len() as u8;
+                threads.push(Thread {
+                    gpu: 0,
+                    cta: c,
+                    instrs: vec![enumerate::Instr {
+                        op,
+                        order,
+                        scope,
+                        loc: 0,
+                    }],
+                });
+            }
+        }
+    }
+    Source { threads }
+}
+
+/// The index of the source axiom named `name` (a consistency axiom).
+pub fn axiom_index(model: &Model, name: &str) -> Result<usize> {
+    model
+        .axioms()
+        .iter()
+        .position(|a| !a.flag && a.name == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = model
+                .axioms()
+                .iter()
+                .filter(|a| !a.flag)
+                .map(|a| a.name.as_str())
+                .collect();
+            Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "model `{}` has no axiom `{name}` (its axioms: {})",
+                    model.name(),
+                    names.join(", ")
+                ),
+            )
+        })
+}
+
+/// The source flags that make an execution racy: those named `race`, or
+/// every flag if none is.
+fn race_flags(model: &Model) -> Vec<usize> {
+    let flags: Vec<usize> = (0..model.axioms().len())
+        .filter(|&i| model.axioms()[i].flag)
+        .collect();
+    let named: Vec<usize> = flags
+        .iter()
+        .copied()
+        .filter(|&i| model.axioms()[i].name == "race")
+        .collect();
+    if named.is_empty() {
+        flags
+    } else {
+        named
+    }
+}
+
+/// The space `engine` searches: shapes (symbolic: orders, scopes and
+/// placement open) or programs.
+pub fn searched(space: &Space, engine: Engine) -> Space {
+    let mut s = space.clone();
+    s.shapes = engine == Engine::Symbolic;
+    s.open_placement = engine == Engine::Symbolic;
+    s
+}
+
+/// How many programs (explicit) or shapes (symbolic) the search goes
+/// through (for progress bars).
+pub fn units(space: &Space, engine: Engine) -> u64 {
+    let mut n = 0u64;
+    enumerate::programs(&searched(space, engine), &mut |_| {
+        n += 1;
+        true
+    });
+    n
+}
+
+/// Runs the search over `space` with `engine`; `progress` is called after
+/// each batch with the counts so far.
+pub fn run(
+    problem: &Problem<'_>,
+    compile: &CompileFn<'_>,
+    space: &Space,
+    engine: Engine,
+    progress: &(dyn Fn(&Stats, &SymStats) + Sync),
+) -> Result<Outcome> {
+    let searched = searched(space, engine);
+    search(problem, compile, space, engine, progress, &mut |f| {
+        enumerate::programs(&searched, f);
+    })
+}
+
+/// Checks the programs of `list` (explicit: each as it is; symbolic: each
+/// as a shape, its orders, scopes and, unless `space` is de-scoped,
+/// placement open) in order; `space` says which orders and scopes exist.
+pub fn check_list(
+    problem: &Problem<'_>,
+    compile: &CompileFn<'_>,
+    space: &Space,
+    engine: Engine,
+    list: &[Source],
+) -> Result<Outcome> {
+    search(problem, compile, space, engine, &|_, _| {}, &mut |f| {
+        for p in list {
+            if !f(p) {
+                break;
+            }
+        }
+    })
+}
+
+/// The models prepared once for every program of a search.
+fn setup<'m>(problem: &Problem<'m>, compile: &CompileFn<'_>) -> Result<Setup<'m>> {
+    let uni = source::to_program(&universal(), problem.source_arch, "universal");
+    let tuni = compile(&uni)?.program;
+    Ok(Setup {
+        source: prepare(&uni, problem.source_model)?,
+        target: prepare(&tuni, problem.target_model)?,
+        source_arch: problem.source_arch,
+        axiom: axiom_index(problem.source_model, &problem.axiom)?,
+        races: race_flags(problem.source_model),
+    })
+}
+
+/// For each program of `list` (explicit) or shape (symbolic), whether it
+/// has a counterexample (differential tests of the two engines).
+pub fn verdicts(
+    problem: &Problem<'_>,
+    compile: &CompileFn<'_>,
+    space: &Space,
+    engine: Engine,
+    list: &[Source],
+) -> Result<Vec<bool>> {
+    let setup = setup(problem, compile)?;
+    let table = match engine {
+        Engine::Symbolic => Some(Table::new(&setup, compile, space)?),
+        Engine::Explicit => None,
+    };
+    list.par_iter()
+        .map(|p| {
+            let mut s = Stats::default();
+            let mut y = SymStats::default();
+            match &table {
+                None => Ok(explicit::check_program(&setup, compile, p, &mut s)?.is_some()),
+                Some(t) => Ok(matches!(
+                    symbolic::check_shape(&setup, t, compile, p, &mut y, &mut s)?,
+                    ShapeResult::Counterexample(_)
+                )),
+            }
+        })
+        .collect()
+}
+
+/// Programs (or shapes) to check, handed one by one to a callback that
+/// says whether to go on.
+type Programs<'a> = dyn FnMut(&mut dyn FnMut(&Source) -> bool) + 'a;
+
+fn search(
+    problem: &Problem<'_>,
+    compile: &CompileFn<'_>,
+    space: &Space,
+    engine: Engine,
+    progress: &(dyn Fn(&Stats, &SymStats) + Sync),
+    programs: &mut Programs<'_>,
+) -> Result<Outcome> {
+    let start = Instant::now();
+    let setup = setup(problem, compile)?;
+    let table = match engine {
+        Engine::Symbolic => Some(Table::new(&setup, compile, space)?),
+        Engine::Explicit => None,
+    };
+    let mut stats = Stats::default();
+    let mut sym = SymStats::default();
+    let mut found: Option<Box<Counterexample>> = None;
+    let mut error: Option<Error> = None;
+    let mut batch: Vec<Source> = Vec::with_capacity(BATCH);
+    let check = |p: &Source| -> (Stats, SymStats, Result<Option<Box<Counterexample>>>) {
+        let mut s = Stats::default();
+        let mut y = SymStats::default();
+        let r = match &table {
+            None => explicit::check_program(&setup, compile, p, &mut s).map(|o| o.map(Box::new)),
+            Some(t) => {
+                symbolic::check_shape(&setup, t, compile, p, &mut y, &mut s).map(|r| match r {
+                    ShapeResult::Sound => None,
+                    ShapeResult::Counterexample(c) => Some(c),
+                })
+            }
+        };
+        (s, y, r)
+    };
+    let flush = |batch: &mut Vec<Source>,
+                 stats: &mut Stats,
+                 sym: &mut SymStats,
+                 found: &mut Option<Box<Counterexample>>,
+                 error: &mut Option<Error>| {
+        let results: Vec<_> = batch.par_iter().map(&check).collect();
+        batch.clear();
+        for (s, y, r) in results {
+            stats.add(&s);
+            sym.add(&y);
+            match r {
+                Ok(Some(cx)) => {
+                    *found = Some(cx);
+                    break;
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    *error = Some(e);
+                    break;
+                }
+            }
+        }
+        progress(stats, sym);
+        found.is_none() && error.is_none()
+    };
+    let batch_size = if engine == Engine::Symbolic {
+        64
+    } else {
+        BATCH
+    };
+    programs(&mut |p| {
+        batch.push(p.clone());
+        if batch.len() < batch_size {
+            return true;
+        }
+        flush(&mut batch, &mut stats, &mut sym, &mut found, &mut error)
+    });
+    if found.is_none() && error.is_none() && !batch.is_empty() {
+        flush(&mut batch, &mut stats, &mut sym, &mut found, &mut error);
+    }
+    if let Some(e) = error {
+        return Err(e);
+    }
+    Ok(Outcome {
+        stats,
+        sym,
+        counterexample: found,
+        elapsed: start.elapsed(),
+    })
+}

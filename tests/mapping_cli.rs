@@ -1,0 +1,167 @@
+//! `gpumc mapping check` end to end: exit statuses (0 sound, 1
+//! counterexample, 2 bad input), the counterexample's litmus files checked
+//! again with `gpumc check`, JSON lines, errors with positions.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn gpumc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run gpumc");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gpumc-mapping-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn the_ptx_mapping_has_no_counterexample_up_to_3_events() {
+    let (code, out, err) = gpumc(&["mapping", "check", "--to", "ptx-v7.5", "--events", "3"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for axiom in ["coherence", "atomicity", "sc"] {
+        assert!(
+            out.contains(&format!("{axiom}: no counterexample up to 3 events")),
+            "{out}"
+        );
+    }
+    assert!(!out.contains("no-thin-air"), "{out}");
+    assert!(
+        err.contains("scoped-c11 -> ptx-v7.5 with mapping ptx (built-in)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_flawed_rmw_sc_mapping_gives_litmus_tests_that_show_it() {
+    let dir = scratch("fig12");
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = gpumc(&[
+        "mapping",
+        "check",
+        "--to",
+        "ptx-v6.0",
+        "--mapping",
+        "examples/mappings/ptx-rmw-sc-no-release.map",
+        "--events",
+        "4",
+        "--axiom",
+        "coherence",
+        "--out",
+        d,
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("coherence: COUNTEREXAMPLE with 4 events"),
+        "{out}"
+    );
+    assert!(out.contains("atom.acquire"), "{out}");
+    let src = dir.join("coherence-source.litmus");
+    let tgt = dir.join("coherence-target.litmus");
+    // The outcome is forbidden in C (scoped-c11) and allowed by PTX.
+    let (_, o, e) = gpumc(&["check", src.to_str().unwrap()]);
+    assert!(o.contains("Observation Never"), "{o}{e}");
+    let (c, o, e) = gpumc(&["check", "--model", "ptx-v6.0", tgt.to_str().unwrap()]);
+    assert_eq!(c, 0, "{o}{e}");
+    assert!(o.contains("Observation Sometimes"), "{o}");
+    // The built-in mapping compiles the same test so that PTX forbids it.
+    let fixed = dir.join("fixed.litmus");
+    let (c, o, e) = gpumc(&[
+        "compile",
+        "--to",
+        "ptx",
+        src.to_str().unwrap(),
+        "--out",
+        fixed.to_str().unwrap(),
+    ]);
+    assert_eq!(c, 0, "{o}{e}");
+    let (_, o, e) = gpumc(&["check", "--model", "ptx-v6.0", fixed.to_str().unwrap()]);
+    assert!(o.contains("Observation Never"), "{o}{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn json_lines_one_per_axiom() {
+    let (code, out, err) = gpumc(&[
+        "mapping",
+        "check",
+        "--to",
+        "vulkan",
+        "--events",
+        "4",
+        "--json",
+        "--descoped",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    let get = |i: usize, k: &str| lines[i][k].clone();
+    assert_eq!(get(0, "axiom"), "coherence");
+    assert_eq!(get(0, "result"), "sound");
+    assert_eq!(get(0, "descoped"), true);
+    // Vulkan has no seq_cst: store buffering with seq_cst atomics.
+    assert_eq!(get(2, "axiom"), "sc");
+    assert_eq!(get(2, "result"), "counterexample");
+    let cx = &lines[2]["counterexample"];
+    assert!(cx["source"].as_str().unwrap().starts_with("C sc-source"));
+    assert!(cx["target"]
+        .as_str()
+        .unwrap()
+        .starts_with("VULKAN sc-target"));
+    assert!(!cx["source_rf"].as_array().unwrap().is_empty());
+    assert!(err.is_empty(), "no bar, no banner with --json: {err}");
+}
+
+#[test]
+fn bad_input_is_exit_status_2() {
+    let dir = scratch("bad");
+    let bad = dir.join("bad.map");
+    std::fs::write(
+        &bad,
+        "target ptx\nload na -> ld.weak\nload rlx $s -> ld.bogus.$s\n",
+    )
+    .unwrap();
+    let b = bad.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["--to", "ptx-v6.0", "--events", "3", "--axiom", "nope"],
+            "no axiom `nope`",
+        ),
+        (vec!["--to", "ptx-v6.0", "--events", "0"], "at least 1"),
+        (
+            vec!["--to", "ptx-v6.0", "--events", "3", "--engine", "x"],
+            "unknown engine",
+        ),
+        (vec!["--to", "nomodel", "--events", "3"], "unknown model"),
+        (
+            vec!["--to", "vulkan", "--mapping", "ptx", "--events", "3"],
+            "compiles to ptx",
+        ),
+        (
+            vec!["--to", "ptx-v6.0", "--mapping", b, "--events", "3"],
+            "bad.map:3:",
+        ),
+    ];
+    for (args, msg) in cases {
+        let mut all = vec!["mapping", "check"];
+        all.extend(&args);
+        let (code, out, err) = gpumc(&all);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
