@@ -15,7 +15,7 @@
 
 use crate::engine::exec::{EventKind, Skeleton};
 use crate::engine::explicit::Prepared;
-use crate::engine::orders::{partial_orders, total_orders, Order};
+use crate::engine::orders::Order;
 use crate::enumerate::Source;
 use crate::ir::{Arch, Program};
 use crate::rel::Relation;
@@ -151,21 +151,9 @@ struct CoChoices {
 
 impl CoChoices {
     fn new(sk: &Skeleton<'_>, partial: bool) -> CoChoices {
-        let locs = sk
-            .writes
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| !w.is_empty())
-            .map(|(l, w)| {
-                let o = if partial {
-                    partial_orders(w.len())
-                } else {
-                    total_orders(w.len())
-                };
-                (l, o)
-            })
-            .collect();
-        CoChoices { locs }
+        CoChoices {
+            locs: gpumc_verify::engine::explicit::co_options(sk, partial),
+        }
     }
 
     fn sizes(&self) -> Vec<usize> {

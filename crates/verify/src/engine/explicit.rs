@@ -370,21 +370,7 @@ fn combination(
     let n = sk.n();
     let mut ev = model.evaluator(n);
     set_static_inputs(&mut ev, &sk, model, vocab, sources);
-    // co choices per physical location.
-    let co_options: Vec<(usize, Vec<Order>)> = sk
-        .writes
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| !w.is_empty())
-        .map(|(l, w)| {
-            let orders = if partial {
-                partial_orders(w.len())
-            } else {
-                total_orders(w.len())
-            };
-            (l, orders)
-        })
-        .collect();
+    let co_options = co_options(&sk, partial);
     let set_dyn = |ev: &mut crate::cat::Evaluator<'_>, src: Source, v: &Relation| {
         if sources.contains(&src) {
             let v = Value::Rel(v.clone());
@@ -445,6 +431,25 @@ fn combination(
         }
     }
     Ok(())
+}
+
+/// The coherence choices of a skeleton: for each physical location with
+/// writes, every order of its writes (partial orders where the
+/// architecture's coherence is partial).
+pub fn co_options(sk: &Skeleton<'_>, partial: bool) -> Vec<(usize, Vec<Order>)> {
+    sk.writes
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| !w.is_empty())
+        .map(|(l, w)| {
+            let orders = if partial {
+                partial_orders(w.len())
+            } else {
+                total_orders(w.len())
+            };
+            (l, orders)
+        })
+        .collect()
 }
 
 fn set_static_inputs(
