@@ -6,26 +6,9 @@
 use super::super::source::Source;
 use crate::diag::Result;
 
-/// A C token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Tok<'a> {
-    Ident(&'a str),
-    /// Decimal digits, or `0x` hexadecimal (the sign is a separate token).
-    Int(&'a str),
-    Punct(&'static str),
-    Eof,
-}
-
-impl Tok<'_> {
-    /// For error messages: "`x`" or "end of input".
-    pub fn describe(&self) -> String {
-        match self {
-            Tok::Ident(s) | Tok::Int(s) => format!("`{s}`"),
-            Tok::Punct(p) => format!("`{p}`"),
-            Tok::Eof => "end of input".to_string(),
-        }
-    }
-}
+/// A C token: the litmus front-ends' token (`Int` also holds `0x`
+/// hexadecimal here; the sign is a separate token).
+pub(super) use super::super::source::Tok;
 
 /// Longest first, so that `<<=` wins over `<<` and `<`.
 const PUNCTS: [&str; 48] = [
