@@ -207,6 +207,7 @@ pub fn compile(p: &Program, m: &Mapping, to: Target) -> Result<Compiled> {
         }),
         observed: p.observed.iter().map(|t| rename_term(t, &regs)).collect(),
         inputs: Vec::new(),
+        source_map: Default::default(),
     };
     // Instruction texts as the printer writes them.
     let mut texts = Vec::new();

@@ -29,6 +29,7 @@ fn seq(m: &Mapping, kind: OpKind, order: Order, scope: Option<Scope>) -> Vec<Str
         assertion: None,
         observed: Vec::new(),
         inputs: Vec::new(),
+        source_map: Default::default(),
     };
     p.threads.clear();
     steps

@@ -7,5 +7,6 @@
 use gpumc_core::{diag, ir};
 
 pub mod litmus;
+pub mod ptx;
 pub mod spirv;
 pub mod tagging;

@@ -128,6 +128,7 @@ pub fn to_program(src: &Source, arch: Arch, name: &str) -> Program {
         assertion: None,
         observed: Vec::new(),
         inputs: Vec::new(),
+        source_map: Default::default(),
     }
 }
 

@@ -141,6 +141,7 @@ pub fn program(
         }),
         observed: Vec::new(),
         inputs: Vec::new(),
+        source_map: Default::default(),
     }
 }
 

@@ -13,6 +13,7 @@ mod cond;
 pub use addr::{Addr, Indexed};
 pub use cond::{CmpOp, Cond, Term};
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A position in a source file, 1-based.
@@ -470,9 +471,37 @@ pub struct Program {
     pub observed: Vec<Term>,
     /// Free inputs (read by [`InstrKind::Input`]).
     pub inputs: Vec<Input>,
+    /// Where instructions came from in the source the program was
+    /// compiled from, by the line of their [`Instr::pos`]: the CUDA lines
+    /// a PTX kernel's `.loc` directives name. Empty for litmus tests.
+    pub source_map: BTreeMap<u32, SourceLoc>,
+}
+
+/// A position in the source a program was compiled from (a CUDA file
+/// and line, from a PTX kernel's debug lines).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct SourceLoc {
+    pub file: String,
+    pub line: u32,
+    /// 0: no column.
+    pub col: u32,
+}
+
+impl fmt::Display for SourceLoc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.col {
+            0 => write!(f, "{}:{}", self.file, self.line),
+            c => write!(f, "{}:{}:{}", self.file, self.line, c),
+        }
+    }
 }
 
 impl Program {
+    /// The source position an instruction was compiled from, if known.
+    pub fn source_of(&self, i: &Instr) -> Option<&SourceLoc> {
+        self.source_map.get(&i.pos.line)
+    }
+
     pub fn location_id(&self, name: &str) -> Option<LocId> {
         self.locations.iter().position(|l| l.name == name)
     }

@@ -227,6 +227,7 @@ impl<'a> Parser<'a> {
             observed,
             // Litmus initial values are all defined (unlisted ones are 0).
             inputs: Vec::new(),
+            source_map: Default::default(),
         })
     }
 

@@ -321,6 +321,7 @@ mod tests {
                 ty,
                 value: None,
             }],
+            source_map: Default::default(),
         }
     }
 

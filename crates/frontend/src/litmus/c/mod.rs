@@ -145,5 +145,6 @@ pub(super) fn parse(text: &str) -> Result<Program> {
         assertion,
         observed,
         inputs: Vec::new(),
+        source_map: Default::default(),
     })
 }

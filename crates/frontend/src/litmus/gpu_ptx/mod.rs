@@ -140,6 +140,7 @@ impl<'a> Parser<'a> {
             assertion,
             observed,
             inputs: Vec::new(),
+            source_map: Default::default(),
         })
     }
 
