@@ -208,10 +208,54 @@ pub enum RmwOp {
     Xor,
     Min,
     Max,
+    /// Unsigned minimum / maximum of the 64-bit patterns (values of a
+    /// narrower width are kept sign-extended, which keeps their unsigned
+    /// order).
+    UMin,
+    UMax,
+    /// PTX `atom.inc`: `old >= operand (unsigned) ? 0 : old + 1`.
+    Inc,
+    /// PTX `atom.dec`: `old == 0 || old > operand (unsigned) ? operand :
+    /// old - 1`.
+    Dec,
     /// Compare-and-swap: if old == expected, store new.
     Cas {
         expected: Operand,
     },
+}
+
+impl RmwOp {
+    /// The value an RMW other than compare-and-swap stores, from the old
+    /// value and the operand (wrapping 64-bit arithmetic). The one
+    /// definition every engine uses.
+    pub fn apply(&self, old: i64, v: i64) -> i64 {
+        match self {
+            RmwOp::Exch | RmwOp::Cas { .. } => v,
+            RmwOp::Add => old.wrapping_add(v),
+            RmwOp::Sub => old.wrapping_sub(v),
+            RmwOp::And => old & v,
+            RmwOp::Or => old | v,
+            RmwOp::Xor => old ^ v,
+            RmwOp::Min => old.min(v),
+            RmwOp::Max => old.max(v),
+            RmwOp::UMin => (old as u64).min(v as u64) as i64,
+            RmwOp::UMax => (old as u64).max(v as u64) as i64,
+            RmwOp::Inc => {
+                if old as u64 >= v as u64 {
+                    0
+                } else {
+                    old.wrapping_add(1)
+                }
+            }
+            RmwOp::Dec => {
+                if old == 0 || old as u64 > v as u64 {
+                    v
+                } else {
+                    old.wrapping_sub(1)
+                }
+            }
+        }
+    }
 }
 
 /// Local (register-only) operation.

@@ -358,6 +358,12 @@ fn rmw_kind(ins: &Instr, regs: &mut Regs, op: &RmwOp) -> Result<RmwKind> {
         RmwOp::Xor => RmwKind::Xor,
         RmwOp::Min => RmwKind::Min,
         RmwOp::Max => RmwKind::Max,
+        RmwOp::UMin | RmwOp::UMax | RmwOp::Inc | RmwOp::Dec => {
+            return Err(refuse(
+                ins,
+                "an unsigned min/max or wrapping increment/decrement atomic",
+            ))
+        }
         RmwOp::Cas { expected } => RmwKind::Cas {
             expected: value(ins, regs, expected)?,
         },

@@ -722,15 +722,6 @@ pub fn eval_binop(op: BinOp, a: i64, b: i64) -> Option<i64> {
 }
 
 pub(crate) fn rmw_value(op: &RmwOp, old: i64, v: i64) -> i64 {
-    match op {
-        RmwOp::Exch => v,
-        RmwOp::Add => old.wrapping_add(v),
-        RmwOp::Sub => old.wrapping_sub(v),
-        RmwOp::And => old & v,
-        RmwOp::Or => old | v,
-        RmwOp::Xor => old ^ v,
-        RmwOp::Min => old.min(v),
-        RmwOp::Max => old.max(v),
-        RmwOp::Cas { .. } => unreachable!("handled by the caller"),
-    }
+    debug_assert!(!matches!(op, RmwOp::Cas { .. }), "handled by the caller");
+    op.apply(old, v)
 }

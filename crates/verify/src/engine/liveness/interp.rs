@@ -210,6 +210,10 @@ impl Code {
                         RmwOp::Xor => RmwKind::Bin(|a, b| a ^ b),
                         RmwOp::Min => RmwKind::Bin(i64::min),
                         RmwOp::Max => RmwKind::Bin(i64::max),
+                        RmwOp::UMin => RmwKind::Bin(|a, b| RmwOp::UMin.apply(a, b)),
+                        RmwOp::UMax => RmwKind::Bin(|a, b| RmwOp::UMax.apply(a, b)),
+                        RmwOp::Inc => RmwKind::Bin(|a, b| RmwOp::Inc.apply(a, b)),
+                        RmwOp::Dec => RmwKind::Bin(|a, b| RmwOp::Dec.apply(a, b)),
                         RmwOp::Cas { expected } => RmwKind::Cas(opnd(expected)),
                     };
                     let operand = opnd(operand);

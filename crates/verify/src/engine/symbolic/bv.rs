@@ -328,6 +328,28 @@ pub fn rmw(sat: &mut Sat, op: &RmwOp, old: &[Lit], v: &[Lit]) -> Bv {
             let lt = slt(sat, old, v);
             ite(sat, lt, v, old)
         }
+        RmwOp::UMin => {
+            let lt = ult(sat, old, v);
+            ite(sat, lt, old, v)
+        }
+        RmwOp::UMax => {
+            let lt = ult(sat, old, v);
+            ite(sat, lt, v, old)
+        }
+        RmwOp::Inc => {
+            // old >= v (unsigned) ? 0 : old + 1
+            let below = ult(sat, old, v);
+            let next = add(sat, old, &constant(1));
+            ite(sat, below, &next, &constant(0))
+        }
+        RmwOp::Dec => {
+            // old == 0 || old > v (unsigned) ? v : old - 1
+            let zero = eq(sat, old, &constant(0));
+            let above = ult(sat, v, old);
+            let reset = sat.or2(zero, above);
+            let prev = sub(sat, old, &constant(1));
+            ite(sat, reset, v, &prev)
+        }
     }
 }
 

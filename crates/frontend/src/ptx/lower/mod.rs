@@ -1,0 +1,510 @@
+//! A PTX kernel and a launch → an IR program with one thread per thread
+//! of the launch, by partial evaluation (`tx.rs`): thread and block ids,
+//! launch shape, argument values and everything computed from them are
+//! folded while translating, so addresses are mostly fixed locations;
+//! values loaded from memory, free arguments and arbitrary values live in
+//! IR registers. See docs/PTX-KERNELS.md.
+
+mod alu;
+mod arith;
+pub mod cfg;
+mod instr;
+mod memops;
+pub mod memory;
+mod tx;
+pub mod value;
+
+use super::ast::{FnKind, Function, Init, Instr, Module, Space, Type, TypeKind, VarDecl};
+use super::launch::{Launch, ParamValue, MAX_THREADS};
+use crate::diag::{Error, ErrorKind, Result};
+use crate::ir::{self, Arch, Placement, Pos, Program, SourceLoc, Thread};
+use cfg::Cfg;
+use memory::{BufKind, Buffer, Contents, Memory};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use tx::{Assume, TxErr};
+use value::BufId;
+
+/// A kernel argument as the translation sees it.
+pub(super) struct ParamInfo {
+    pub name: String,
+    pub ty: Type,
+    pub bytes: u64,
+    pub given: Option<ParamValue>,
+}
+
+/// Where a thread is in the launch.
+pub(super) struct ThreadCtx {
+    pub tid: [u32; 3],
+    pub ctaid: [u32; 3],
+    pub ntid: [u32; 3],
+    pub nctaid: [u32; 3],
+    /// Linear index in its block, and of its block in the grid.
+    pub linear: u32,
+    pub cta: u32,
+    pub shared_bytes: u64,
+}
+
+/// The code every thread runs.
+pub(super) struct Code<'m> {
+    pub funcs: HashMap<&'m str, &'m Function>,
+    pub cfgs: HashMap<&'m str, Cfg<'m>>,
+    pub kernel: &'m Function,
+}
+
+/// What every thread's translation shares and adds to.
+pub(super) struct Shared {
+    pub mem: Memory,
+    pub params: Vec<ParamInfo>,
+    /// The parameter-space buffer of each kernel argument.
+    pub kparam_buf: HashMap<BufId, usize>,
+    /// The buffer a pointer argument points to (made on first use).
+    pub param_buf: HashMap<usize, BufId>,
+    /// Buffers of arguments nobody gave: treated as pointers until used
+    /// as an integer (then `Assume::IntParam` and a new translation).
+    pub free_ptr_param: HashMap<BufId, usize>,
+    pub inputs: Vec<ir::Input>,
+    pub input_of: HashMap<(usize, i64, u32), usize>,
+    pub dynamic_loops: HashSet<(String, cfg::BlockId)>,
+    pub int_params: HashSet<usize>,
+    pub files: HashMap<u32, String>,
+    pub source_map: BTreeMap<u32, SourceLoc>,
+    pub address_bits: u32,
+}
+
+/// Translates kernel `launch.kernel` of `module` for `launch`.
+pub fn lower(module: &Module, launch: &Launch, name: &str) -> Result<Program> {
+    let kernel = choose_kernel(module, launch)?;
+    let (grid, block) = match (launch.grid, launch.block) {
+        (g, Some(b)) => (g.unwrap_or([1, 1, 1]), b),
+        (_, None) => {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "kernel `{}` needs a launch configuration: give at least `--block X[,Y[,Z]]` (and `--grid`), on the command line or in a `// gpumc-launch:` line",
+                    kernel.name
+                ),
+            )
+            .at(kernel.pos))
+        }
+    };
+    let per_block = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
+    let blocks = u64::from(grid[0]) * u64::from(grid[1]) * u64::from(grid[2]);
+    if per_block * blocks > MAX_THREADS {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            format!(
+                "unsupported: a launch of {} threads (at most {MAX_THREADS}: every thread is checked)",
+                per_block * blocks
+            ),
+        ));
+    }
+    let mut code = Code {
+        funcs: HashMap::new(),
+        cfgs: HashMap::new(),
+        kernel,
+    };
+    for f in &module.functions {
+        if let Some(body) = &f.body {
+            code.funcs.insert(&f.name, f);
+            code.cfgs.insert(&f.name, cfg::build(body)?);
+        }
+    }
+    let mut sh = Shared {
+        mem: Memory::new(blocks as u32),
+        params: Vec::new(),
+        kparam_buf: HashMap::new(),
+        param_buf: HashMap::new(),
+        free_ptr_param: HashMap::new(),
+        inputs: Vec::new(),
+        input_of: HashMap::new(),
+        dynamic_loops: HashSet::new(),
+        int_params: HashSet::new(),
+        files: module.files.iter().cloned().collect(),
+        source_map: BTreeMap::new(),
+        address_bits: module.address_size.unwrap_or(64),
+    };
+    bind_params(&mut sh, kernel, launch)?;
+    for v in &module.vars {
+        declare_var(&mut sh.mem, v)?;
+    }
+    let mut threads = Vec::new();
+    for cta in 0..blocks as u32 {
+        let ctaid = unlinear(cta, grid);
+        for linear in 0..per_block as u32 {
+            let th = ThreadCtx {
+                tid: unlinear(linear, block),
+                ctaid,
+                ntid: block,
+                nctaid: grid,
+                linear,
+                cta,
+                shared_bytes: launch.shared_bytes.unwrap_or(0),
+            };
+            threads.push(translate_thread(&code, &mut sh, &th)?);
+        }
+    }
+    sh.mem.check_mixed_sizes()?;
+    Ok(Program {
+        name: name.to_string(),
+        arch: Arch::Ptx,
+        threads,
+        locations: sh.mem.locations,
+        ssw: Vec::new(),
+        filter: None,
+        assertion: None,
+        observed: Vec::new(),
+        inputs: sh.inputs,
+        source_map: sh.source_map,
+    })
+}
+
+/// Translates one thread, again after each assumption a translation
+/// found wrong (a loop it cannot unroll, an argument used as an integer).
+fn translate_thread(code: &Code, sh: &mut Shared, th: &ThreadCtx) -> Result<Thread> {
+    // Each restart adds a loop or an argument to a finite set.
+    for _ in 0..10_000 {
+        match tx::translate(code, sh, th) {
+            Ok(instrs) => {
+                return Ok(Thread {
+                    name: thread_name(th),
+                    placement: Placement {
+                        ids: vec![i64::from(th.cta), 0],
+                        warp: Some(i64::from(th.linear / 32)),
+                    },
+                    instrs,
+                    init_regs: Vec::new(),
+                })
+            }
+            Err(TxErr::Error(e)) => return Err(e),
+            Err(TxErr::Restart(Assume::DynamicLoop(f, b))) => {
+                sh.dynamic_loops.insert((f, b));
+            }
+            Err(TxErr::Restart(Assume::IntParam(k))) => {
+                sh.int_params.insert(k);
+            }
+        }
+    }
+    Err(Error::new(
+        ErrorKind::Unsupported,
+        "unsupported: the translation did not settle (please report this kernel)",
+    ))
+}
+
+/// `t3@b1`, `t(1,2)@b(0,1)`: ids in as many dimensions as the launch has.
+fn thread_name(th: &ThreadCtx) -> String {
+    fn ids(v: [u32; 3], shape: [u32; 3]) -> String {
+        let dims = if shape[2] > 1 {
+            3
+        } else if shape[1] > 1 {
+            2
+        } else {
+            1
+        };
+        if dims == 1 {
+            v[0].to_string()
+        } else {
+            let s: Vec<String> = v[..dims].iter().map(u32::to_string).collect();
+            format!("({})", s.join(","))
+        }
+    }
+    format!(
+        "t{}@b{}",
+        ids(th.tid, th.ntid),
+        ids(th.ctaid, th.nctaid)
+    )
+}
+
+fn unlinear(k: u32, shape: [u32; 3]) -> [u32; 3] {
+    [
+        k % shape[0],
+        (k / shape[0]) % shape[1],
+        k / (shape[0] * shape[1]),
+    ]
+}
+
+fn choose_kernel<'m>(module: &'m Module, launch: &Launch) -> Result<&'m Function> {
+    let entries: Vec<&Function> = module
+        .functions
+        .iter()
+        .filter(|f| f.kind == FnKind::Entry && f.body.is_some())
+        .collect();
+    match &launch.kernel {
+        Some(k) => entries.iter().copied().find(|f| f.name == *k).ok_or_else(|| {
+            let names: Vec<&str> = entries.iter().map(|f| f.name.as_str()).collect();
+            Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "no kernel `{k}` in this file (kernels: {})",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            )
+        }),
+        None => match entries.as_slice() {
+            [f] => Ok(f),
+            [] => Err(Error::new(
+                ErrorKind::Semantic,
+                "the file defines no kernel (`.entry` with a body)",
+            )),
+            many => {
+                let names: Vec<&str> = many.iter().map(|f| f.name.as_str()).collect();
+                Err(Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "the file defines {} kernels ({}): choose one with `--kernel NAME`",
+                        many.len(),
+                        names.join(", ")
+                    ),
+                ))
+            }
+        },
+    }
+}
+
+/// Matches `--param` names to the kernel's parameters: a position, the
+/// PTX name, or the PTX name without the `KERNEL_` prefix.
+fn bind_params(sh: &mut Shared, k: &Function, launch: &Launch) -> Result<()> {
+    let prefix = format!("{}_", k.name);
+    for p in &k.params {
+        let bytes = match p.array {
+            Some(n) => n * u64::from(p.ty.bytes()),
+            None => u64::from(p.ty.bytes()),
+        };
+        sh.params.push(ParamInfo {
+            name: p.name.clone(),
+            ty: p.ty,
+            bytes,
+            given: None,
+        });
+        let b = sh.mem.add(Buffer {
+            name: display_param(&p.name, &prefix),
+            kind: BufKind::Param,
+            size: Some(bytes),
+            contents: Contents::Arbitrary,
+            size_hint: None,
+        });
+        sh.kparam_buf.insert(b, sh.params.len() - 1);
+        sh.mem.named.insert(p.name.clone(), b);
+    }
+    for (key, v) in &launch.params {
+        let idx = key
+            .parse::<usize>()
+            .ok()
+            .filter(|&i| i < k.params.len())
+            .or_else(|| {
+                k.params.iter().position(|p| {
+                    p.name == *key || p.name.strip_prefix(&prefix) == Some(key.as_str())
+                })
+            });
+        let Some(idx) = idx else {
+            let names: Vec<String> = k
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| format!("{i}: {}", p.name))
+                .collect();
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "kernel `{}` has no parameter `{key}` (parameters: {})",
+                    k.name,
+                    if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            ));
+        };
+        if let ParamValue::Buffer { bytes, zero } = v {
+            let name = display_param(&sh.params[idx].name, &prefix);
+            let b = sh.mem.add(Buffer {
+                name,
+                kind: BufKind::Global,
+                size: Some(*bytes),
+                contents: if *zero {
+                    Contents::Zero
+                } else {
+                    Contents::Arbitrary
+                },
+                size_hint: None,
+            });
+            sh.param_buf.insert(idx, b);
+        }
+        sh.params[idx].given = Some(v.clone());
+    }
+    Ok(())
+}
+
+/// `k_param_1` → `param_1`.
+pub(super) fn display_param(name: &str, prefix: &str) -> String {
+    name.strip_prefix(prefix).unwrap_or(name).to_string()
+}
+
+/// `_ZZ4kernPiE4tile` → `tile` (a function-local static's own name).
+pub(super) fn display_var(name: &str) -> String {
+    if let Some(rest) = name.strip_prefix("_ZZ") {
+        if let Some(e) = rest.rfind('E') {
+            let tail = &rest[e + 1..];
+            let digits = tail.chars().take_while(char::is_ascii_digit).count();
+            if let Ok(n) = tail[..digits].parse::<usize>() {
+                let id = &tail[digits..];
+                if id.len() == n && n > 0 {
+                    return id.to_string();
+                }
+            }
+        }
+    }
+    name.to_string()
+}
+
+/// Makes a module- or function-scope `.global`, `.shared` or `.const`
+/// variable a buffer (once per name); other spaces are not memory.
+pub(super) fn declare_var(mem: &mut Memory, v: &VarDecl) -> Result<Option<BufId>> {
+    if let Some(&b) = mem.named.get(&v.name) {
+        return Ok(Some(b));
+    }
+    let kind = match v.space {
+        Space::Global => BufKind::Global,
+        Space::Shared => BufKind::Shared,
+        Space::Const => BufKind::Const,
+        Space::SharedCluster => {
+            return Err(Error::unsupported(v.pos, "`.shared::cluster` memory"))
+        }
+        _ => return Ok(None),
+    };
+    let extern_ = v.linkage.iter().any(|l| l == "extern");
+    let elem = u64::from(v.ty.bytes()) * u64::from(v.vector.unwrap_or(1));
+    let size = if v.dims.contains(&None) {
+        match (&v.init, kind) {
+            (Some(init), _) => Some(count_init(init) * elem),
+            // Dynamic shared memory: `--shared-bytes`, decided per launch.
+            (None, BufKind::Shared) if extern_ => None,
+            _ => {
+                return Err(Error::unsupported(
+                    v.pos,
+                    format!("`{}`: an array without a size or initialiser", v.name),
+                ))
+            }
+        }
+    } else {
+        Some(v.dims.iter().map(|d| d.unwrap_or(1)).product::<u64>() * elem)
+    };
+    let contents = match (&v.init, kind) {
+        (Some(init), _) => {
+            let mut bytes = Vec::new();
+            init_bytes(init, v.ty, &mut bytes, v.pos)?;
+            Contents::Bytes(bytes)
+        }
+        // PTX zero-initialises `.global` and `.const` variables without
+        // an initialiser; shared memory starts undefined. An `.extern`
+        // global or constant is set by the host: arbitrary.
+        (None, BufKind::Global | BufKind::Const) if !extern_ => Contents::Zero,
+        _ => Contents::Arbitrary,
+    };
+    let b = mem.add(Buffer {
+        name: if extern_ && kind == BufKind::Shared {
+            "dynamic_smem".to_string()
+        } else {
+            display_var(&v.name)
+        },
+        kind,
+        size,
+        contents,
+        size_hint: (kind == BufKind::Shared && extern_)
+            .then(|| " (give the dynamic shared memory with `--shared-bytes N`)".to_string()),
+    });
+    if extern_ && kind == BufKind::Shared {
+        // Every `.extern .shared` array is the same memory.
+        if let Some(&first) = mem.named.get("$dynamic_smem") {
+            mem.named.insert(v.name.clone(), first);
+            return Ok(Some(first));
+        }
+        mem.named.insert("$dynamic_smem".to_string(), b);
+    }
+    mem.named.insert(v.name.clone(), b);
+    Ok(Some(b))
+}
+
+fn count_init(i: &Init) -> u64 {
+    match i {
+        Init::List(v) => v.iter().map(count_init).sum(),
+        _ => 1,
+    }
+}
+
+fn init_bytes(i: &Init, ty: Type, out: &mut Vec<u8>, pos: Pos) -> Result<()> {
+    match i {
+        Init::List(v) => {
+            for x in v {
+                init_bytes(x, ty, out, pos)?;
+            }
+        }
+        Init::Int(v) => out.extend_from_slice(&v.to_le_bytes()[..ty.bytes() as usize]),
+        Init::Float { bits, double } => {
+            let bytes = if *double || ty.bits == 64 {
+                bits.to_le_bytes().to_vec()
+            } else {
+                (*bits as u32).to_le_bytes().to_vec()
+            };
+            out.extend_from_slice(&bytes[..(ty.bytes() as usize).min(bytes.len())]);
+        }
+        Init::Addr { sym, .. } => {
+            return Err(Error::unsupported(
+                pos,
+                format!("an initialiser holding the address of `{sym}`"),
+            ))
+        }
+    }
+    if ty.kind == TypeKind::Pred {
+        return Err(Error::unsupported(pos, "a predicate variable in memory"));
+    }
+    Ok(())
+}
+
+impl Shared {
+    /// Records the source line (`.loc`) of a PTX instruction.
+    pub fn note_source(&mut self, i: &Instr) {
+        let Some(src) = i.src else { return };
+        if src.line == 0 {
+            return;
+        }
+        let file = self
+            .files
+            .get(&src.file)
+            .cloned()
+            .unwrap_or_else(|| format!("file{}", src.file));
+        self.source_map.entry(i.pos.line).or_insert(SourceLoc {
+            file,
+            line: src.line,
+            col: src.col,
+        });
+    }
+
+    /// A fresh private buffer for a `.local` or call `.param` variable.
+    pub fn private_buffer(&mut self, d: &VarDecl) -> Result<BufId> {
+        let elem = u64::from(d.ty.bytes()) * u64::from(d.vector.unwrap_or(1));
+        let mut n = 1u64;
+        for dim in &d.dims {
+            match dim {
+                Some(k) => n *= k,
+                None => {
+                    return Err(Error::unsupported(
+                        d.pos,
+                        format!("`{}`: a private array without a size", d.name),
+                    ))
+                }
+            }
+        }
+        Ok(self.mem.add(Buffer {
+            name: d.name.clone(),
+            kind: BufKind::Private,
+            size: Some(n * elem),
+            contents: Contents::Arbitrary,
+            size_hint: None,
+        }))
+    }
+}

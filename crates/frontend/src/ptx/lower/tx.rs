@@ -1,0 +1,759 @@
+//! One thread's translation: a walk over the control-flow graph with a
+//! translation state (`value::State`), emitting IR as it goes.
+//!
+//! * A branch on a known predicate is resolved. A branch on a run-time
+//!   predicate becomes an IR branch; both sides are walked to the branch
+//!   block's immediate post-dominator, where their states are merged
+//!   (values that differ are moved into the slot's IR register on each
+//!   side) and the walk goes on once.
+//! * A loop is unrolled while no run-time branch leaves it (its trip count
+//!   follows from known values), up to `MAX_UNROLL` iterations. Otherwise
+//!   it becomes an IR loop: the state at its header is widened until the
+//!   back edges agree with it (dry walks, whose code is discarded), then
+//!   the body is emitted once, and the engine unrolls it under `--bound`.
+//!   Finding out mid-walk that a loop cannot be unrolled restarts the
+//!   thread's translation with the loop marked (`Assume`).
+//! * Calls are inlined; `ret` leads to the callee's exit, where the states
+//!   of all returns merge.
+//!
+//! Code is laid out so that every backward jump is a loop back edge, as
+//! the engines' loop analysis expects.
+
+use super::cfg::{BlockId, Cfg, Term};
+use super::value::{join, BufId, Slot, State, Val};
+use super::{Code, Shared, ThreadCtx};
+use crate::diag::{Error, ErrorKind};
+use crate::ir::{self, BinOp, CmpOp, InstrKind, Operand as IrOp, Pos};
+use crate::ptx::ast::{Function, Instr as PInstr, Operand, Space};
+use std::collections::HashMap;
+
+/// Something the translation assumed and found wrong.
+#[derive(Debug)]
+pub(super) enum Assume {
+    /// The loop (function, header) cannot be unrolled.
+    DynamicLoop(String, BlockId),
+    /// Argument `k` is an integer, not a pointer.
+    IntParam(usize),
+}
+
+#[derive(Debug)]
+pub(super) enum TxErr {
+    Error(Error),
+    Restart(Assume),
+}
+
+impl From<Error> for TxErr {
+    fn from(e: Error) -> Self {
+        TxErr::Error(e)
+    }
+}
+
+pub(super) type TxResult<T> = std::result::Result<T, TxErr>;
+
+/// Most IR instructions one thread may become.
+const MAX_CODE: usize = 400_000;
+/// Most iterations of one loop entry that are unrolled.
+const MAX_UNROLL: u32 = 2048;
+/// The label that ends a thread.
+const END: &str = "$end";
+
+pub(super) enum Item {
+    I(ir::Instr),
+    /// Moves decided when a join's states are merged.
+    Fix(usize),
+}
+
+enum StopKind {
+    /// A join point: the states of the paths that reach it.
+    Join(Vec<(State, usize)>),
+    /// The header of an IR loop: a path that reaches it moves its values
+    /// into the header's state and jumps back.
+    Back(State),
+    /// The header of a loop being widened: the states of its back edges.
+    Collect(Vec<State>),
+}
+
+struct Stop {
+    frame: u32,
+    block: BlockId,
+    label: String,
+    kind: StopKind,
+}
+
+/// An inlined function activation.
+pub(super) struct Frame<'a> {
+    pub func: &'a Function,
+    pub cfg: &'a Cfg<'a>,
+    /// Unique per activation: registers are named by it.
+    pub id: u32,
+    /// Private buffers by name: the function's `.local` and `.param`
+    /// variables, and its parameters (bound to the caller's).
+    pub bufs: HashMap<String, BufId>,
+    /// Buffers this activation made (dropped from the state on return).
+    pub owned: Vec<BufId>,
+}
+
+pub(super) struct Tx<'a, 'm> {
+    pub code: &'m Code<'m>,
+    pub sh: &'a mut Shared,
+    pub th: &'a ThreadCtx,
+    pub frames: Vec<Frame<'m>>,
+    items: Vec<Item>,
+    fixes: Vec<Vec<ir::Instr>>,
+    stops: Vec<Stop>,
+    /// Iterations of the current entry of each unrolled loop.
+    visits: HashMap<(u32, BlockId), u32>,
+    next_label: u32,
+    next_temp: u32,
+    next_frame: u32,
+    /// The instruction being translated (positions and texts of what it
+    /// emits).
+    pub pos: Pos,
+    pub text: String,
+}
+
+/// Translates one thread of the launch.
+pub(super) fn translate<'m>(
+    code: &'m Code<'m>,
+    sh: &mut Shared,
+    th: &ThreadCtx,
+) -> TxResult<Vec<ir::Instr>> {
+    let kernel = code.kernel;
+    let mut tx = Tx {
+        code,
+        sh,
+        th,
+        frames: Vec::new(),
+        items: Vec::new(),
+        fixes: Vec::new(),
+        stops: Vec::new(),
+        visits: HashMap::new(),
+        next_label: 0,
+        next_temp: 0,
+        next_frame: 0,
+        pos: kernel.pos,
+        text: String::new(),
+    };
+    tx.push_frame(kernel, HashMap::new())?;
+    tx.walk(0, 0, State::default(), None)?;
+    let mut out = Vec::with_capacity(tx.items.len() + 1);
+    let fixes = std::mem::take(&mut tx.fixes);
+    for it in std::mem::take(&mut tx.items) {
+        match it {
+            Item::I(i) => out.push(i),
+            Item::Fix(k) => out.extend(fixes[k].iter().cloned()),
+        }
+    }
+    out.push(ir::Instr::new(
+        InstrKind::Label(END.into()),
+        vec![],
+        kernel.pos,
+        format!("{END}:"),
+    ));
+    Ok(out)
+}
+
+impl<'a, 'm> Tx<'a, 'm> {
+    // ----- frames and names -------------------------------------------
+
+    fn push_frame(&mut self, func: &'m Function, bound: HashMap<String, BufId>) -> TxResult<()> {
+        let cfg: &'m Cfg<'m> = &self.code.cfgs[func.name.as_str()];
+        let id = self.next_frame;
+        self.next_frame += 1;
+        let mut bufs = bound;
+        let mut owned = Vec::new();
+        for d in &cfg.decls {
+            match d.space {
+                Space::Local | Space::Param => {
+                    let b = self.sh.private_buffer(d)?;
+                    bufs.insert(d.name.clone(), b);
+                    owned.push(b);
+                }
+                Space::Global | Space::Shared | Space::Const | Space::SharedCluster => {
+                    super::declare_var(&mut self.sh.mem, d)?;
+                }
+                Space::Reg | Space::Sreg | Space::Tex => {}
+            }
+        }
+        self.frames.push(Frame {
+            func,
+            cfg,
+            id,
+            bufs,
+            owned,
+        });
+        Ok(())
+    }
+
+    /// The IR register that holds a slot's run-time value.
+    pub fn slot_reg(&self, s: &Slot) -> String {
+        match s {
+            Slot::Reg(0, r) => r.clone(),
+            Slot::Reg(f, r) => format!("f{f}.{r}"),
+            Slot::Priv(b, o, z) => format!("${}+{o}:{z}", self.sh.mem.buffers[*b].name),
+            Slot::Bar(k) => format!("$bar{k}"),
+        }
+    }
+
+    pub fn temp(&mut self) -> String {
+        self.next_temp += 1;
+        format!("$t{}", self.next_temp)
+    }
+
+    pub fn label(&mut self) -> String {
+        self.next_label += 1;
+        format!("$L{}", self.next_label)
+    }
+
+    // ----- emission -----------------------------------------------------
+
+    /// Emits an IR instruction at the current PTX position.
+    pub fn emit(&mut self, kind: InstrKind, tags: Vec<String>) {
+        let mut i = ir::Instr::new(kind, tags, self.pos, self.text.clone());
+        crate::tagging::finish(ir::Arch::Ptx, &mut i);
+        self.items.push(Item::I(i));
+    }
+
+    pub fn emit_label(&mut self, l: String) {
+        let t = format!("{l}:");
+        self.items.push(Item::I(ir::Instr::new(
+            InstrKind::Label(l),
+            vec![],
+            self.pos,
+            t,
+        )));
+    }
+
+    pub fn emit_goto(&mut self, l: &str) {
+        self.items.push(Item::I(ir::Instr::new(
+            InstrKind::Goto(l.to_string()),
+            vec![],
+            self.pos,
+            format!("goto {l}"),
+        )));
+    }
+
+    pub fn emit_move(&mut self, dst: String, src: IrOp) {
+        self.emit(
+            InstrKind::Local {
+                dst,
+                op: BinOp::Add,
+                a: src,
+                b: IrOp::Const(0),
+            },
+            vec![],
+        );
+    }
+
+    /// Emits the moves of [`Tx::moves`].
+    pub fn emit_moves(&mut self, from: &State, to: &State) {
+        let mv = self.moves(from, to);
+        self.items.extend(mv.into_iter().map(Item::I));
+    }
+
+    /// The moves that bring the values of `from` into the slots where
+    /// `to` expects them at run time.
+    fn moves(&self, from: &State, to: &State) -> Vec<ir::Instr> {
+        let mut out = Vec::new();
+        for (s, v) in &to.slots {
+            let k = match (v, from.get(s)) {
+                (Val::Dyn, Val::Known(c)) => c,
+                (Val::Ptr { off: None, .. }, Val::Ptr { off: Some(o), .. }) => o,
+                _ => continue,
+            };
+            let dst = self.slot_reg(s);
+            out.push(ir::Instr::new(
+                InstrKind::Local {
+                    dst: dst.clone(),
+                    op: BinOp::Add,
+                    a: IrOp::Const(k),
+                    b: IrOp::Const(0),
+                },
+                vec![],
+                self.pos,
+                format!("{dst} := {k} (join)"),
+            ));
+        }
+        out
+    }
+
+    pub fn join_states(&self, a: &State, b: &State, pos: Pos) -> TxResult<State> {
+        let mut out = a.clone();
+        for (s, vb) in &b.slots {
+            let va = a.get(s);
+            match join(&va, vb) {
+                Some(v) => out.set(s.clone(), v),
+                None => {
+                    return Err(Error::unsupported(
+                        pos,
+                        format!(
+                            "`{}` holds the address of different buffers (or an address and an integer) on paths that meet here",
+                            self.slot_reg(s)
+                        ),
+                    )
+                    .into())
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Merges the states that reached a join and fills in their moves.
+    fn merge(&mut self, arrivals: Vec<(State, usize)>) -> TxResult<State> {
+        let mut merged = arrivals[0].0.clone();
+        for (s, _) in &arrivals[1..] {
+            merged = self.join_states(&merged, s, self.pos)?;
+        }
+        for (s, fix) in &arrivals {
+            self.fixes[*fix] = self.moves(s, &merged);
+        }
+        Ok(merged)
+    }
+
+    fn emit_goto_end(&mut self) {
+        self.emit_goto(END);
+    }
+
+    // ----- the walk -----------------------------------------------------
+
+    fn stop_at(&self, frame: u32, b: BlockId) -> Option<usize> {
+        self.stops
+            .iter()
+            .rposition(|s| s.frame == frame && s.block == b)
+    }
+
+    fn arrive(&mut self, k: usize, st: State) {
+        let label = self.stops[k].label.clone();
+        match &self.stops[k].kind {
+            StopKind::Join(_) => {
+                self.fixes.push(Vec::new());
+                let fix = self.fixes.len() - 1;
+                self.items.push(Item::Fix(fix));
+                if let StopKind::Join(a) = &mut self.stops[k].kind {
+                    a.push((st, fix));
+                }
+                self.emit_goto(&label);
+            }
+            StopKind::Back(target) => {
+                let mv = self.moves(&st, target);
+                self.items.extend(mv.into_iter().map(Item::I));
+                self.emit_goto(&label);
+            }
+            StopKind::Collect(_) => {
+                if let StopKind::Collect(v) = &mut self.stops[k].kind {
+                    v.push(st);
+                }
+            }
+        }
+    }
+
+    fn is_dynamic(&self, fr: usize, h: BlockId) -> bool {
+        let f = &self.frames[fr].func.name;
+        self.sh.dynamic_loops.contains(&(f.clone(), h))
+    }
+
+    fn restart_loop(&self, fr: usize, h: BlockId) -> TxErr {
+        TxErr::Restart(Assume::DynamicLoop(self.frames[fr].func.name.clone(), h))
+    }
+
+    /// Walks from block `b` of frame `fr` with state `st` until every path
+    /// ends at a stop, the thread's end, or a dead end. `from`: the block
+    /// the walk comes from (`None` at the start, or when `b` is a loop
+    /// header entered by `dynamic_loop`, which owns its stops).
+    fn walk(&mut self, fr: usize, mut b: BlockId, mut st: State, from: Option<BlockId>) -> TxResult<()> {
+        let cfg: &'m Cfg<'m> = self.frames[fr].cfg;
+        let fid = self.frames[fr].id;
+        let mut prev = from;
+        let mut at_header = from.is_none() && !self.stops.is_empty() && self.owns_header(fid, b);
+        loop {
+            if self.items.len() > MAX_CODE {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    format!(
+                        "unsupported: kernel `{}` unrolls to more than {MAX_CODE} instructions in one thread",
+                        self.code.kernel.name
+                    ),
+                )
+                .into());
+            }
+            if !at_header {
+                if let Some(k) = self.stop_at(fid, b) {
+                    self.arrive(k, st);
+                    return Ok(());
+                }
+            }
+            if b == cfg.exit {
+                // A callee's exit always has its join; this is the kernel's.
+                self.emit_goto_end();
+                return Ok(());
+            }
+            if !at_header && cfg.loops.contains_key(&b) {
+                if self.is_dynamic(fr, b) {
+                    match self.dynamic_loop(fr, b, st)? {
+                        Some((s, x)) => {
+                            st = s;
+                            prev = Some(b);
+                            b = x;
+                            continue;
+                        }
+                        None => return Ok(()),
+                    }
+                }
+                let entering = prev.is_none_or(|p| !cfg.in_loop(b, p));
+                let n = self.visits.entry((fid, b)).or_insert(0);
+                *n = if entering { 1 } else { *n + 1 };
+                if *n > MAX_UNROLL {
+                    return Err(self.restart_loop(fr, b));
+                }
+            }
+            at_header = false;
+            for &i in &cfg.blocks[b].instrs {
+                self.instr(fr, &mut st, i)?;
+            }
+            prev = Some(b);
+            match &cfg.blocks[b].term {
+                Term::Goto(n) => b = *n,
+                Term::Ret => b = cfg.exit,
+                Term::Exit => {
+                    self.emit_goto_end();
+                    return Ok(());
+                }
+                Term::Call { instr, next } => {
+                    self.at(Some(instr));
+                    match self.call(fr, instr, st)? {
+                        Some(s) => {
+                            st = s;
+                            b = *next;
+                        }
+                        None => return Ok(()),
+                    }
+                }
+                Term::Branch {
+                    guard,
+                    taken,
+                    not_taken,
+                    instr,
+                } => {
+                    self.at(Some(instr));
+                    match self.guard_value(fr, &mut st, guard)? {
+                        Cond::Known(c) => b = if c { *taken } else { *not_taken },
+                        Cond::Run(c) => {
+                            if taken == not_taken {
+                                b = *taken;
+                                continue;
+                            }
+                            match self.diamond(fr, b, c, *taken, *not_taken, st)? {
+                                Some(s) => {
+                                    st = s;
+                                    b = cfg.ipdom[b];
+                                }
+                                None => return Ok(()),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the innermost stop is the back edge of loop `b` (the walk
+    /// starts at the header of the loop `dynamic_loop` is emitting).
+    fn owns_header(&self, fid: u32, b: BlockId) -> bool {
+        self.stops.last().is_some_and(|s| {
+            s.frame == fid && s.block == b && matches!(s.kind, StopKind::Back(_) | StopKind::Collect(_))
+        })
+    }
+
+    /// Sets the position and text of what is emitted next.
+    pub fn at(&mut self, i: Option<&PInstr>) {
+        if let Some(i) = i {
+            self.pos = i.pos;
+            self.text = i.text.clone();
+            self.sh.note_source(i);
+        }
+    }
+
+    /// Both sides of a run-time branch, to their join (`None`: no path
+    /// reaches it).
+    fn diamond(
+        &mut self,
+        fr: usize,
+        b: BlockId,
+        c: IfCond,
+        taken: BlockId,
+        not_taken: BlockId,
+        st: State,
+    ) -> TxResult<Option<State>> {
+        let cfg: &'m Cfg<'m> = self.frames[fr].cfg;
+        let fid = self.frames[fr].id;
+        let j = cfg.ipdom[b];
+        // A run-time exit from a loop being unrolled: it cannot be.
+        for h in cfg.loops_containing(b) {
+            if !self.is_dynamic(fr, h) && (j == cfg.exit || !cfg.in_loop(h, j)) {
+                return Err(self.restart_loop(fr, h));
+            }
+        }
+        let lt = self.label();
+        let lj = self.label();
+        let no_join = j == cfg.exit && fr == 0;
+        if !no_join {
+            self.stops.push(Stop {
+                frame: fid,
+                block: j,
+                label: lj.clone(),
+                kind: StopKind::Join(Vec::new()),
+            });
+        }
+        self.emit(
+            InstrKind::Branch {
+                op: if c.negated { CmpOp::Eq } else { CmpOp::Ne },
+                a: IrOp::Reg(c.reg),
+                b: IrOp::Const(0),
+                target: lt.clone(),
+            },
+            vec![],
+        );
+        self.walk(fr, not_taken, st.clone(), Some(b))?;
+        self.emit_label(lt);
+        self.walk(fr, taken, st, Some(b))?;
+        if no_join {
+            return Ok(None);
+        }
+        let Some(Stop {
+            kind: StopKind::Join(arrivals),
+            ..
+        }) = self.stops.pop()
+        else {
+            unreachable!("the join pushed above")
+        };
+        if arrivals.is_empty() {
+            return Ok(None);
+        }
+        let merged = self.merge(arrivals)?;
+        self.emit_label(lj);
+        Ok(Some(merged))
+    }
+
+    /// An IR loop at header `h`; returns the state at the loop's exit
+    /// point and that block (`None`: the loop is never left).
+    fn dynamic_loop(&mut self, fr: usize, h: BlockId, st: State) -> TxResult<Option<(State, BlockId)>> {
+        let cfg: &'m Cfg<'m> = self.frames[fr].cfg;
+        let fid = self.frames[fr].id;
+        let x = cfg.ipdom[h];
+        let pos = self.pos;
+        // Widen the header's state until the back edges bring nothing new.
+        let mut head = st.clone();
+        for _ in 0..10_000 {
+            let snap = self.snapshot();
+            self.stops.push(Stop {
+                frame: fid,
+                block: x,
+                label: END.into(),
+                kind: StopKind::Join(Vec::new()),
+            });
+            self.stops.push(Stop {
+                frame: fid,
+                block: h,
+                label: String::new(),
+                kind: StopKind::Collect(Vec::new()),
+            });
+            let r = self.walk(fr, h, head.clone(), None);
+            let back = self.stops.pop();
+            self.stops.pop();
+            self.restore(snap);
+            r?;
+            let Some(Stop {
+                kind: StopKind::Collect(states),
+                ..
+            }) = back
+            else {
+                unreachable!("the collector pushed above")
+            };
+            let mut next = head.clone();
+            for s in &states {
+                next = self.join_states(&next, s, pos)?;
+            }
+            if next == head {
+                break;
+            }
+            head = next;
+        }
+        let mv = self.moves(&st, &head);
+        self.items.extend(mv.into_iter().map(Item::I));
+        let lh = self.label();
+        let lx = self.label();
+        self.emit_label(lh.clone());
+        self.stops.push(Stop {
+            frame: fid,
+            block: x,
+            label: lx.clone(),
+            kind: StopKind::Join(Vec::new()),
+        });
+        self.stops.push(Stop {
+            frame: fid,
+            block: h,
+            label: lh,
+            kind: StopKind::Back(head.clone()),
+        });
+        self.walk(fr, h, head, None)?;
+        self.stops.pop();
+        let Some(Stop {
+            kind: StopKind::Join(arrivals),
+            ..
+        }) = self.stops.pop()
+        else {
+            unreachable!("the join pushed above")
+        };
+        if arrivals.is_empty() {
+            return Ok(None);
+        }
+        let merged = self.merge(arrivals)?;
+        self.emit_label(lx);
+        Ok(Some((merged, x)))
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            items: self.items.len(),
+            fixes: self.fixes.len(),
+            arrivals: self
+                .stops
+                .iter()
+                .map(|s| match &s.kind {
+                    StopKind::Join(a) => a.len(),
+                    StopKind::Collect(a) => a.len(),
+                    StopKind::Back(_) => 0,
+                })
+                .collect(),
+            visits: self.visits.clone(),
+        }
+    }
+
+    fn restore(&mut self, s: Snapshot) {
+        self.items.truncate(s.items);
+        self.fixes.truncate(s.fixes);
+        for (stop, n) in self.stops.iter_mut().zip(s.arrivals) {
+            match &mut stop.kind {
+                StopKind::Join(a) => a.truncate(n),
+                StopKind::Collect(a) => a.truncate(n),
+                StopKind::Back(_) => {}
+            }
+        }
+        self.visits = s.visits;
+    }
+
+    /// Inlines a call; returns the state after it (`None`: it never
+    /// returns).
+    fn call(&mut self, fr: usize, i: &'m PInstr, st: State) -> TxResult<Option<State>> {
+        let (rets, name, args) = match i.operands.as_slice() {
+            [Operand::List { elems: r, .. }, Operand::Sym { name, .. }, Operand::List { elems: a, .. }] => {
+                (r.as_slice(), name, a.as_slice())
+            }
+            [Operand::List { elems: r, .. }, Operand::Sym { name, .. }] => (r.as_slice(), name, &[][..]),
+            [Operand::Sym { name, .. }, Operand::List { elems: a, .. }] => (&[][..], name, a.as_slice()),
+            [Operand::Sym { name, .. }] => (&[][..], name, &[][..]),
+            _ => {
+                return Err(Error::unsupported(
+                    i.pos,
+                    "this form of `call` (indirect calls, prototypes)",
+                )
+                .into())
+            }
+        };
+        let Some(&callee) = self.code.funcs.get(name.as_str()) else {
+            return Err(Error::unsupported(
+                i.pos,
+                format!("call to `{name}`, which has no body in this file"),
+            )
+            .into());
+        };
+        if self.frames.iter().any(|f| std::ptr::eq(f.func, callee)) {
+            return Err(Error::unsupported(i.pos, format!("recursive call to `{name}`")).into());
+        }
+        let mut bound = HashMap::new();
+        for (formals, actuals, what) in [(&callee.rets, rets, "return value"), (&callee.params, args, "argument")] {
+            if formals.len() != actuals.len() {
+                return Err(Error::semantic(
+                    i.pos,
+                    format!(
+                        "`{name}` takes {} {what}s, the call gives {}",
+                        formals.len(),
+                        actuals.len()
+                    ),
+                )
+                .into());
+            }
+            for (f, a) in formals.iter().zip(actuals) {
+                let Operand::Sym { name: an, .. } = a else {
+                    return Err(Error::unsupported(
+                        a.pos(),
+                        format!("a {what} that is not a `.param` variable"),
+                    )
+                    .into());
+                };
+                let Some(&b) = self.frames[fr].bufs.get(an) else {
+                    return Err(Error::semantic(
+                        a.pos(),
+                        format!("`{an}` is not a `.param` variable of the caller"),
+                    )
+                    .into());
+                };
+                bound.insert(f.name.clone(), b);
+            }
+        }
+        self.push_frame(callee, bound)?;
+        let cfr = self.frames.len() - 1;
+        let cid = self.frames[cfr].id;
+        let exit = self.frames[cfr].cfg.exit;
+        let lr = self.label();
+        self.stops.push(Stop {
+            frame: cid,
+            block: exit,
+            label: lr.clone(),
+            kind: StopKind::Join(Vec::new()),
+        });
+        let r = self.walk(cfr, 0, st, Some(usize::MAX));
+        let stop = self.stops.pop();
+        let frame = self.frames.pop().expect("pushed above");
+        r?;
+        let Some(Stop {
+            kind: StopKind::Join(arrivals),
+            ..
+        }) = stop
+        else {
+            unreachable!("the join pushed above")
+        };
+        if arrivals.is_empty() {
+            return Ok(None);
+        }
+        self.at(Some(i));
+        let mut merged = self.merge(arrivals)?;
+        self.emit_label(lr);
+        // The callee's registers and private memory are gone.
+        merged.slots.retain(|s, _| match s {
+            Slot::Reg(f, _) => *f != frame.id,
+            Slot::Priv(b, _, _) => !frame.owned.contains(b),
+            Slot::Bar(_) => true,
+        });
+        Ok(Some(merged))
+    }
+}
+
+struct Snapshot {
+    items: usize,
+    fixes: usize,
+    arrivals: Vec<usize>,
+    visits: HashMap<(u32, BlockId), u32>,
+}
+
+/// A predicate's value: known, or `reg != 0` (`reg == 0` when negated) at
+/// run time.
+pub(super) enum Cond {
+    Known(bool),
+    Run(IfCond),
+}
+
+pub(super) struct IfCond {
+    pub reg: String,
+    pub negated: bool,
+}
