@@ -1,8 +1,8 @@
 // Message passing between blocks through a flag in global memory: block 0
 // (the producer) writes data[0] and then sets the flag; block 1 (the
 // consumer) spins until it sees the flag and then reads data[0]. Every
-// kernel but the last runs --grid 2 --block 1: one thread per block, so
-// __syncthreads() could not help. Variants differ in the fences and in how
+// kernel but mp_fence_block_intrablock runs --grid 2 --block 1: one thread
+// per block, so __syncthreads() could not help. Variants differ in the fences and in how
 // the flag is written and read.
 //
 // The rules (PTX memory model, Lustig et al., ASPLOS'19): data[0] is written
@@ -16,7 +16,7 @@
 // both sides and any flag read that reads the flag write, the producer's
 // fence must come first (else the flag read would precede the flag write in
 // causality order), so data[0] is ordered even when the flag accesses race
-// (mp_spin_ca, mp_spin_cg, mp_spin_plain). The flag accesses themselves race
+// (mp_spin_ca, mp_spin_cg, mp_spin_plain at -O0). The flag accesses themselves race
 // unless both are strong (volatile, atomic, acquire/release).
 #include "gpumc_cuda.h"
 
@@ -27,7 +27,7 @@
 // why: (the volatile flag load that reads 1, then membar.gl): the two fences
 // why: synchronise, so the write of data[0] happens before its read. The
 // why: flag accesses are both strong with system scope: morally strong, no
-// why: race. Reads of the flag that return 0 exit no loop and do not matter.
+// why: race. Flag loads that read 0 only repeat the loop.
 extern "C" __global__ void mp_fenced_volatile(int *data, int *flag, int *out) {
   if (blockIdx.x == 0) {
     data[0] = 42;
@@ -160,11 +160,10 @@ extern "C" __global__ void mp_spin_ca(int *data, int *flag, int *out) {
 }
 
 // gpumc-launch: --grid 2 --block 1 --param data=buf:4 --param flag=zeros:4 --param out=buf:4
-// gpumc-expect: race 172 174
-// why: mp_spin_ca with ld.global.cg (cache in L2 only, the load the CUDA
-// why: toolkit uses for volatile-like polling): still a weak load in the
-// why: memory model, the same verdict: the flag store (line 172) races with
-// why: the spinning load (line 174); data[0] is ordered by the two fences.
+// gpumc-expect: race 171 173
+// why: mp_spin_ca with ld.global.cg (cache in L2 only, not in L1): still a
+// why: weak load in the memory model, the same verdict: the flag store (line 171) races with
+// why: the spinning load (line 173); data[0] is ordered by the two fences.
 extern "C" __global__ void mp_spin_cg(int *data, int *flag, int *out) {
   if (blockIdx.x == 0) {
     data[0] = 42;
@@ -179,12 +178,12 @@ extern "C" __global__ void mp_spin_cg(int *data, int *flag, int *out) {
 }
 
 // gpumc-launch: --grid 2 --block 1 --param data=buf:4 --param flag=zeros:4 --param out=buf:4
-// gpumc-expect: race 191 193
-// gpumc-expect: race 190 195
-// why: a weak (.ca) spin load and no fences: the flag store (line 191) races
-// why: with the spinning load (line 193), and as nothing synchronises (a
+// gpumc-expect: race 190 192
+// gpumc-expect: race 189 194
+// why: a weak (.ca) spin load and no fences: the flag store (line 190) races
+// why: with the spinning load (line 192), and as nothing synchronises (a
 // why: weak load observes nothing, and there are no fences), the data write
-// why: (line 190) races with the data read (line 195).
+// why: (line 189) races with the data read (line 194).
 extern "C" __global__ void mp_spin_ca_unfenced(int *data, int *flag, int *out) {
   if (blockIdx.x == 0) {
     data[0] = 42;
@@ -197,12 +196,12 @@ extern "C" __global__ void mp_spin_ca_unfenced(int *data, int *flag, int *out) {
 }
 
 // gpumc-launch: --grid 2 --block 1 --param data=buf:4 --param flag=zeros:4 --param out=buf:4
-// gpumc-expect-O0: race 220 222
-// gpumc-expect-O1: race 218 225
+// gpumc-expect-O0: race 218 220
+// gpumc-expect-O1: race 216 223
 // why: the consumer spins on a plain load, `while (*flag == 0) {}`.
 // why: -O0: the loop loads the flag in every iteration (weak ld); as in
-// why: mp_spin_ca the volatile flag store (line 220) races with that load
-// why: (line 222), and data[0] is ordered by the two fences.
+// why: mp_spin_ca the volatile flag store (line 218) races with that load
+// why: (line 220), and data[0] is ordered by the two fences.
 // why: -O1: the loop is gone. Its load may be assumed not to change (no
 // why: volatile, no atomic, no other memory access in the loop), and a C++
 // why: loop without side effects may be assumed to terminate (clang marks
@@ -210,9 +209,8 @@ extern "C" __global__ void mp_spin_ca_unfenced(int *data, int *flag, int *out) {
 // why: now unused load: the consumer runs membar.gl and reads data[0] at
 // why: once. With no flag load, nothing forces the producer's fence before
 // why: the consumer's in the Fence-SC order: in the executions where the
-// why: consumer's fence comes first, the write of data[0] (line 218) and
-// why: its read (line 225) are unordered: a data race, and no flag race.
-// why: (Older compilers keep one load and an endless loop when it reads 0.)
+// why: consumer's fence comes first, the write of data[0] (line 216) and
+// why: its read (line 223) are unordered: a data race, and no flag race.
 extern "C" __global__ void mp_spin_plain(int *data, int *flag, int *out) {
   if (blockIdx.x == 0) {
     data[0] = 42;
@@ -265,11 +263,11 @@ extern "C" __global__ void mp_atomic_flag(int *data, int *flag, int *out) {
 }
 
 // gpumc-launch: --grid 2 --block 1 --param data=buf:4 --param flag=zeros:4 --param out=buf:4
-// gpumc-expect: race 275 280
+// gpumc-expect: race 273 278
 // why: mp_atomic_flag without the fences: the atomics are relaxed (no
 // why: .release/.acquire), so reading the flag orders only the exchange
 // why: itself before the consumer's later accesses, not the earlier write of
-// why: data[0] (line 275): it races with the read (line 280).
+// why: data[0] (line 273): it races with the read (line 278).
 extern "C" __global__ void mp_atomic_flag_unfenced(int *data, int *flag, int *out) {
   if (blockIdx.x == 0) {
     data[0] = 42;

@@ -10,9 +10,9 @@
 // atomics) does not make the counter accesses race-free.
 //
 // Launches use 2 blocks of 1 thread (the lock is contended across blocks)
-// unless said otherwise. In every racing variant the pairs are the same:
-// the counter load (R) with the counter store (W) of the other thread, and
-// the two stores (W, W); two loads never race.
+// unless said otherwise. The racing lock variants all race on the same
+// pairs: the counter load (R) with the other thread's counter store (W),
+// and the two stores (W, W); two loads never race.
 #include "gpumc_cuda.h"
 
 // gpumc-launch: --grid 2 --block 1 --param lock=zeros:4 --param counter=buf:4

@@ -52,12 +52,12 @@ extern "C" __global__ void warp_divergent_exchange(const int *in, int *out) {
 // gpumc-expect: race 73 73
 // why: the "warp-synchronous" tail of a reduction (old CUDA samples) without
 // why: volatile: threads 0..3 of one warp run s[tid] += s[tid+4] (line 71),
-// why: s[tid] += s[tid+2] (72), s[tid] += s[tid+1] (73) with no barrier.
-// why: Thread tid writes only s[tid]; on 72 thread t reads s[t+2], which
-// why: thread t+2 (t = 0, 1) writes on 71, 72 and 73; on 73 thread t
-// why: reads s[t+1], which thread t+1 (t = 0..2) writes on 71, 72, 73. 71
-// why: only reads s[4..7], which only the ordered initial write touches.
-// why: Pairs {71,72}, {72,72}, {72,73}, {71,73}, {73,73}.
+// why: s[tid] += s[tid+2] (line 72) and s[tid] += s[tid+1] (line 73) with
+// why: no barrier. Thread tid writes only s[tid]. On line 72 thread t reads
+// why: s[t+2], which thread t+2 (t = 0, 1) writes on lines 71, 72 and 73;
+// why: on line 73 thread t reads s[t+1], which thread t+1 (t = 0..2) writes
+// why: on lines 71, 72 and 73. Line 71 reads only s[4..7], written only
+// why: by the initial store, before the barrier. Hence the five pairs.
 // why: -O1 forwards each store of s[tid] to the next line's load of s[tid]
 // why: (those loads disappear) but keeps all three stores and the loads of
 // why: s[tid+4], s[tid+2], s[tid+1]: the same pairs. (The loads of s[tid]
