@@ -89,6 +89,8 @@ struct Request {
     max_states: Option<u64>,
     #[serde(default)]
     graph: Option<crate::engine::witness::GraphRequest>,
+    #[serde(default)]
+    launch: crate::frontend::ptx::launch::Launch,
 }
 
 impl Request {
@@ -108,6 +110,7 @@ impl Request {
             },
             max_states: cfg.max_states,
             graph: cfg.graph.clone(),
+            launch: cfg.launch.clone(),
         }
     }
 
@@ -122,6 +125,7 @@ impl Request {
             limits: self.limits,
             max_states: self.max_states,
             graph: self.graph.clone(),
+            launch: self.launch.clone(),
         })
     }
 }

@@ -77,6 +77,29 @@ struct CheckOpts {
     /// each test expands to its states and witness) to FILE.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// PTX kernels (*.ptx): the kernel (`.entry`) to check, when a file
+    /// defines several.
+    #[arg(long, value_name = "NAME")]
+    kernel: Option<String>,
+    /// PTX kernels: blocks in the grid (default 1).
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    grid: Option<String>,
+    /// PTX kernels: threads per block (needed, here or in the file's
+    /// `// gpumc-launch:` line). Every thread of the launch is checked.
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    block: Option<String>,
+    /// PTX kernels: a kernel argument, named by position (0, 1, …), PTX
+    /// name, or PTX name without the `KERNEL_` prefix (`param_1`): an
+    /// integer, `buf:BYTES` (a pointer to a fresh buffer, arbitrary
+    /// contents) or `zeros:BYTES` (zero-filled). Repeatable. Arguments not
+    /// given are free: any value (the same in every thread), pointers to
+    /// distinct buffers.
+    #[arg(long, value_name = "NAME=VALUE")]
+    param: Vec<String>,
+    /// PTX kernels: bytes of dynamic (`extern __shared__`) shared memory
+    /// per block.
+    #[arg(long, value_name = "N")]
+    shared_bytes: Option<u64>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
@@ -283,6 +306,31 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
         },
         max_states: Some(opts.max_states),
         graph: None,
+        launch: launch(opts)?,
+    })
+}
+
+/// The PTX kernel launch the options give.
+fn launch(opts: &CheckOpts) -> Result<gpumc::frontend::ptx::launch::Launch, String> {
+    use gpumc::frontend::ptx::launch::{parse_dims, parse_param, Launch};
+    let dims = |flag: &str, v: &Option<String>| -> Result<Option<[u32; 3]>, String> {
+        v.as_deref()
+            .map(parse_dims)
+            .transpose()
+            .map_err(|e| format!("bad --{flag} {e}"))
+    };
+    let mut params = Vec::new();
+    for p in &opts.param {
+        let (k, v) = parse_param(p).map_err(|e| format!("bad --param {e}"))?;
+        params.retain(|(b, _): &(String, _)| *b != k);
+        params.push((k, v));
+    }
+    Ok(Launch {
+        kernel: opts.kernel.clone(),
+        grid: dims("grid", &opts.grid)?,
+        block: dims("block", &opts.block)?,
+        params,
+        shared_bytes: opts.shared_bytes,
     })
 }
 

@@ -7,6 +7,7 @@ use crate::engine::safety::{self, Observation, Verdict};
 use crate::engine::witness::{GraphData, GraphRequest, Witness};
 use crate::engine::Options;
 use crate::guard::{Guard, Limits};
+use crate::frontend::ptx::launch::Launch;
 use crate::ir::Program;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -119,6 +120,9 @@ pub struct Config {
     /// Record what execution graphs need (`gpumc check --graph`); `None`:
     /// nothing is computed for them.
     pub graph: Option<GraphRequest>,
+    /// How PTX kernels (`*.ptx`) are launched: kernel, grid, block,
+    /// arguments (over each file's `// gpumc-launch:` lines).
+    pub launch: Launch,
 }
 
 /// The symbolic engine's default cap on listed final states
@@ -137,6 +141,7 @@ impl Default for Config {
             limits: Limits::none(),
             max_states: Some(DEFAULT_MAX_STATES),
             graph: None,
+            launch: Launch::default(),
         }
     }
 }
@@ -330,8 +335,14 @@ pub fn load_program(path: &Path) -> Result<Program> {
 /// every error position go by `name` (the spooled standard input of
 /// `gpumc check -` is read from a temporary file but named `<stdin>`).
 pub fn load_program_as(file: &Path, name: &Path) -> Result<Program> {
+    load_program_launched(file, name, &Launch::default())
+}
+
+/// [`load_program_as`], a PTX kernel launched as `launch` says (over the
+/// file's own `// gpumc-launch:` lines).
+pub fn load_program_launched(file: &Path, name: &Path, launch: &Launch) -> Result<Program> {
     let src = std::fs::read_to_string(file).map_err(|e| Error::io(name, e))?;
-    parse_program(&src, name)
+    parse_program_launched(&src, name, launch)
 }
 
 /// The front-ends a source text can be read by.
@@ -339,6 +350,8 @@ pub fn load_program_as(file: &Path, name: &Path) -> Result<Program> {
 pub enum SourceFormat {
     Litmus,
     Spirv,
+    /// A PTX module (`nvcc -ptx`, `clang --cuda-device-only -S` output).
+    PtxKernel,
 }
 
 impl SourceFormat {
@@ -349,7 +362,9 @@ impl SourceFormat {
     /// `VULKAN`, `GPU_PTX`) and whose parser explains what it expected.
     pub fn sniff(src: &str) -> SourceFormat {
         let first = src.split_whitespace().next().unwrap_or("");
-        if first.starts_with(';') || first.starts_with("Op") || first.starts_with('%') {
+        if crate::frontend::ptx::looks_like_ptx(src) {
+            SourceFormat::PtxKernel
+        } else if first.starts_with(';') || first.starts_with("Op") || first.starts_with('%') {
             SourceFormat::Spirv
         } else {
             SourceFormat::Litmus
@@ -361,14 +376,20 @@ impl SourceFormat {
 /// front-end; a name without an extension (`<stdin>`) is read by content
 /// ([`SourceFormat::sniff`]).
 pub fn parse_program(src: &str, name: &Path) -> Result<Program> {
+    parse_program_launched(src, name, &Launch::default())
+}
+
+/// [`parse_program`], a PTX kernel launched as `launch` says.
+pub fn parse_program_launched(src: &str, name: &Path, launch: &Launch) -> Result<Program> {
     let format = match name.extension().and_then(|e| e.to_str()) {
         Some("litmus") => SourceFormat::Litmus,
         Some("spvasm") => SourceFormat::Spirv,
+        Some("ptx") => SourceFormat::PtxKernel,
         None => SourceFormat::sniff(src),
         Some(other) => {
             return Err(Error::new(
                 ErrorKind::Unsupported,
-                format!("unsupported: input format `{other}` (expected a .litmus or .spvasm file)"),
+                format!("unsupported: input format `{other}` (expected a .litmus, .spvasm or .ptx file)"),
             )
             .in_file(name))
         }
@@ -380,6 +401,7 @@ pub fn parse_program(src: &str, name: &Path) -> Result<Program> {
         SourceFormat::Spirv => {
             crate::frontend::spirv::parse(src, name).map_err(|e| e.in_file(name))
         }
+        SourceFormat::PtxKernel => crate::frontend::ptx::parse_kernel(src, name, launch),
     }
 }
 
@@ -401,7 +423,7 @@ pub fn check_file_as(file: &Path, name: &Path, cfg: &Config, cache: &ModelCache)
     let guard = Guard::new(&cfg.limits, start);
     let mut report = FileReport::new(path, cfg);
     let outcome = (|| -> Result<()> {
-        let program = load_program_as(file, name)?;
+        let program = load_program_launched(file, name, &cfg.launch)?;
         report.test = program.name.clone();
         report.herd = Some(HerdNames::of(&program));
         if cfg.property == Property::Safety {
@@ -630,7 +652,8 @@ fn bound_reason(verdict: Verdict, bound_hit: bool, bound: u32) -> Option<String>
     })
 }
 
-/// Expands files and directories (recursively, `*.litmus`) in a stable order.
+/// Expands files and directories (recursively, `*.litmus`, `*.spvasm`,
+/// `*.ptx`) in a stable order.
 pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
@@ -667,7 +690,7 @@ fn walk(
             walk(&path, out, seen)?;
         } else if path
             .extension()
-            .is_some_and(|e| e == "litmus" || e == "spvasm")
+            .is_some_and(|e| e == "litmus" || e == "spvasm" || e == "ptx")
         {
             out.push(path);
         }

@@ -8,7 +8,7 @@ use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::Pos;
 
 /// What a kernel argument is given as.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ParamValue {
     /// `--param n=64`: a scalar argument's value.
     Int(i64),
@@ -22,7 +22,7 @@ pub enum ParamValue {
 /// the checked program.
 pub const MAX_THREADS: u64 = 4096;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Launch {
     /// The `.entry` to check; `None`: the file's only kernel.
     pub kernel: Option<String>,

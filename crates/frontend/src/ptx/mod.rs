@@ -1,9 +1,37 @@
 //! PTX kernels: the text `nvcc -ptx` and `clang --cuda-device-only -S`
 //! write (`*.ptx`), as opposed to the PTX litmus dialect of
-//! `crate::litmus`. `ast` is the syntax tree, `launch` the launch
-//! configuration, `lower` the translation of a kernel and a launch to an
-//! IR program; see docs/PTX-KERNELS.md.
+//! `crate::litmus`. `ast` is the syntax tree, `parse` reads it, `launch`
+//! is the launch configuration, `lower` translates a kernel and a launch
+//! to an IR program with one thread per thread of the launch; see
+//! docs/PTX-KERNELS.md.
 
 pub mod ast;
 pub mod launch;
 pub mod lower;
+pub mod parse;
+
+use crate::diag::Result;
+use crate::ir::Program;
+use std::path::Path;
+
+/// Parses a PTX file and translates one of its kernels for a launch:
+/// `launch` (the command line) over the file's `// gpumc-launch:` lines.
+/// Errors carry `path` and `line:col`.
+pub fn parse_kernel(src: &str, path: &Path, launch: &launch::Launch) -> Result<Program> {
+    (|| {
+        let header = launch::from_header(src)?;
+        let launch = launch.over(&header);
+        let module = parse::parse_module(src)?;
+        lower::lower(&module, &launch)
+    })()
+    .map_err(|e| e.in_file(path))
+}
+
+/// Whether a text looks like a PTX module: its first line that is not a
+/// comment starts with a directive such as `.version` or `.target`.
+pub fn looks_like_ptx(src: &str) -> bool {
+    src.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("//"))
+        .is_some_and(|l| l.starts_with(".version") || l.starts_with(".target"))
+}

@@ -72,7 +72,7 @@ pub(super) struct Shared {
 }
 
 /// Translates kernel `launch.kernel` of `module` for `launch`.
-pub fn lower(module: &Module, launch: &Launch, name: &str) -> Result<Program> {
+pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
     let kernel = choose_kernel(module, launch)?;
     let (grid, block) = match (launch.grid, launch.block) {
         (g, Some(b)) => (g.unwrap_or([1, 1, 1]), b),
@@ -145,7 +145,7 @@ pub fn lower(module: &Module, launch: &Launch, name: &str) -> Result<Program> {
     }
     sh.mem.check_mixed_sizes()?;
     Ok(Program {
-        name: name.to_string(),
+        name: kernel.name.clone(),
         arch: Arch::Ptx,
         threads,
         locations: sh.mem.locations,
