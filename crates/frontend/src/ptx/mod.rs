@@ -3,3 +3,5 @@
 //! `crate::litmus`. `ast` is the syntax tree; see docs/PTX-KERNELS.md.
 
 pub mod ast;
+mod lex;
+pub mod parse;
