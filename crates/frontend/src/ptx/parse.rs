@@ -19,6 +19,7 @@ use super::ast::*;
 use super::lex::{lex, Kind, Tok};
 use crate::diag::{Error, Result};
 use crate::ir::Pos;
+use std::collections::{HashMap, HashSet};
 
 /// How deep `{ … }` blocks and initialiser lists may nest; far more than
 /// compilers write, few enough that recursion cannot exhaust the stack.
@@ -54,23 +55,40 @@ pub fn parse_module(src: &str) -> Result<Module> {
     p.module()
 }
 
-/// A register name declared with `.reg`: `temp_param_reg`, or a range
-/// `r<10>` (`r0` … `r9`).
-struct RegName {
-    name: String,
-    range: Option<u32>,
+/// The names one scope declares with `.reg`: plain names
+/// (`temp_param_reg`) and ranges (`r<10>`: `r0` … `r9`), hashed so that
+/// a body with many declarations still parses in linear time.
+#[derive(Default)]
+struct RegScope {
+    plain: HashSet<String>,
+    ranges: HashMap<String, u32>,
 }
 
-impl RegName {
+impl RegScope {
+    fn declare(&mut self, name: &str, range: Option<u32>) {
+        match range {
+            None => self.plain.insert(name.to_string()),
+            Some(n) => self.ranges.insert(name.to_string(), n).is_some(),
+        };
+    }
+
+    /// Whether `name` is declared here: as written, or as a range's
+    /// prefix followed by an index below its count (`r12` from `r<20>`
+    /// or from `r1<5>`, so every split of the trailing digits is tried).
     fn covers(&self, name: &str) -> bool {
-        match self.range {
-            None => self.name == name,
-            Some(n) => name
-                .strip_prefix(self.name.as_str())
-                .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-                .and_then(|d| d.parse::<u32>().ok())
-                .is_some_and(|k| k < n),
+        if self.plain.contains(name) {
+            return true;
         }
+        let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        let stem = name.len() - digits;
+        (stem..name.len()).any(|cut| {
+            let index = &name[cut..];
+            let canonical = index == "0" || !index.starts_with('0');
+            canonical
+                && index
+                    .parse::<u32>()
+                    .is_ok_and(|k| self.ranges.get(&name[..cut]).is_some_and(|&n| k < n))
+        })
     }
 }
 
@@ -100,7 +118,7 @@ struct Parser<'a> {
     loc: Option<SrcLoc>,
     /// Names declared with `.reg`, innermost scope last: an operand that
     /// names one is a register even without a `%`.
-    regs: Vec<Vec<RegName>>,
+    regs: Vec<RegScope>,
     /// Current nesting of blocks and initialiser lists.
     depth: usize,
 }
@@ -421,7 +439,7 @@ impl<'a> Parser<'a> {
         let body = if self.eat_punct(';').is_some() {
             None
         } else {
-            Some(self.body(&params)?)
+            Some(self.body(rets.iter().chain(&params))?)
         };
         Ok(Function {
             name,
@@ -509,19 +527,16 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// `{ statements }`, with the `.reg` parameters in scope and no `.loc`
-    /// in force yet (compilers restate it at the top of each body).
-    fn body(&mut self, params: &[Param]) -> Result<Vec<Stmt>> {
+    /// `{ statements }`, with the `.reg` return values and parameters in
+    /// scope and no `.loc` in force yet (compilers restate it at the top
+    /// of each body).
+    fn body<'p>(&mut self, params: impl Iterator<Item = &'p Param>) -> Result<Vec<Stmt>> {
         self.expect_punct('{')?;
         self.loc = None;
-        let scope = params
-            .iter()
-            .filter(|p| p.space == Space::Reg)
-            .map(|p| RegName {
-                name: p.name.clone(),
-                range: None,
-            })
-            .collect();
+        let mut scope = RegScope::default();
+        for p in params.filter(|p| p.space == Space::Reg) {
+            scope.declare(&p.name, None);
+        }
         self.regs = vec![scope];
         let body = self.stmts();
         self.regs.clear();
@@ -573,7 +588,10 @@ impl<'a> Parser<'a> {
         let first = self.peek().pos;
         let q = self.quals()?;
         let Some(space) = q.space else {
-            return Err(self.unexpected("a state space such as `.global`"));
+            return Err(Error::syntax(
+                first,
+                "expected a state space such as `.global`",
+            ));
         };
         if q.ptr.is_some() {
             return Err(Error::syntax(
@@ -638,10 +656,7 @@ impl<'a> Parser<'a> {
 
     fn declare_reg(&mut self, name: &str, range: Option<u32>) {
         if let Some(scope) = self.regs.last_mut() {
-            scope.push(RegName {
-                name: name.to_string(),
-                range,
-            });
+            scope.declare(name, range);
         }
     }
 
@@ -741,7 +756,7 @@ impl<'a> Parser<'a> {
 
     fn block(&mut self) -> Result<Stmt> {
         let pos = self.expect_punct('{')?;
-        self.regs.push(Vec::new());
+        self.regs.push(RegScope::default());
         let body = self.stmts();
         self.regs.pop();
         Ok(Stmt::Block { body: body?, pos })
@@ -808,7 +823,12 @@ impl<'a> Parser<'a> {
             return Ok(None);
         };
         let negated = self.eat_punct('!').is_some();
-        let (reg, _) = self.name("a predicate register")?;
+        // A guard must name a register, so that `@ bra L;` is not read
+        // as predicate `bra` guarding opcode `L`.
+        let reg = match self.reg_name() {
+            Ok((reg, _)) => reg,
+            Err(_) => return Err(self.unexpected("a predicate register")),
+        };
         Ok(Some(Guard { reg, negated, pos }))
     }
 
@@ -959,7 +979,7 @@ impl<'a> Parser<'a> {
     /// for registers), other names when a `.reg` in scope declares them.
     fn is_reg(&self, word: &str) -> bool {
         let base = word.split('.').next().unwrap_or(word);
-        base.starts_with('%') || self.regs.iter().flatten().any(|r| r.covers(base))
+        base.starts_with('%') || self.regs.iter().any(|r| r.covers(base))
     }
 }
 
