@@ -5,3 +5,5 @@
 pub mod ast;
 mod lex;
 pub mod parse;
+#[cfg(test)]
+mod parse_tests;
