@@ -28,6 +28,17 @@ const MAX_DEPTH: usize = 64;
 /// Linkage directives, written before a variable or function.
 const LINKAGE: [&str; 4] = ["visible", "extern", "weak", "common"];
 
+/// Directives only a module's top level may hold.
+const MODULE_ONLY: [&str; 7] = [
+    "entry",
+    "func",
+    "version",
+    "target",
+    "address_size",
+    "file",
+    "section",
+];
+
 /// Performance-tuning directives allowed between a function's header and
 /// its body.
 const PERF: [&str; 9] = [
@@ -765,6 +776,10 @@ impl<'a> Parser<'a> {
     fn body_directive(&mut self, out: &mut Vec<Stmt>) -> Result<()> {
         let t = self.peek().clone();
         let w = self.text(&t);
+        if let Some(d) = self.module_only_ahead() {
+            let msg = format!("`.{d}` inside a function body (a missing `}}`?)");
+            return Err(Error::syntax(t.pos, msg));
+        }
         if w == "loc" {
             self.loc()
         } else if w == "pragma" {
@@ -777,6 +792,19 @@ impl<'a> Parser<'a> {
         } else {
             Err(Error::unsupported(t.pos, format!("directive `.{w}`")))
         }
+    }
+
+    /// The directive after any linkage at the next token, if it may only
+    /// appear at module scope: text that reads as the next function or a
+    /// module header is a body left open, not an unknown directive.
+    fn module_only_ahead(&self) -> Option<&'a str> {
+        let mut k = 0;
+        while self.peek_at(k).kind == Kind::Dir && LINKAGE.contains(&self.text(self.peek_at(k))) {
+            k += 1;
+        }
+        let t = self.peek_at(k);
+        let w = self.text(t);
+        (t.kind == Kind::Dir && MODULE_ONLY.contains(&w)).then_some(w)
     }
 
     /// `[@[!]pred] opcode[.mod…] [operand, …];`
