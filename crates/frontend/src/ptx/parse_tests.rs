@@ -519,6 +519,66 @@ fn nvcc_style_module() {
     assert_eq!(instrs(body(abort))[0].text, "trap");
 }
 
+#[test]
+fn clang_o2_prototypes_printf_and_struct_returns() {
+    let m = parse("misc-O2.ptx");
+    let names: Vec<_> = m
+        .functions
+        .iter()
+        .map(|f| (f.name.as_str(), f.body.is_some()))
+        .collect();
+    // clang declares `twice` before its use in an initialiser, then
+    // defines it: both are kept, in file order.
+    assert_eq!(
+        names,
+        [
+            ("_Z5twicei", false),
+            ("vprintf", false),
+            ("_Z2mki", true),
+            ("_Z3reci", true),
+            ("_Z5twicei", true),
+            ("_Z4miscPiPxPfPdi", true)
+        ]
+    );
+    let mk = func(&m, "_Z2mki");
+    assert_eq!((mk.rets[0].align, mk.rets[0].array), (Some(4), Some(8)));
+    let fptr = m.vars.iter().find(|v| v.name == "fptr").unwrap();
+    assert_eq!(
+        fptr.init,
+        Some(Init::Addr {
+            sym: "_Z5twicei".into(),
+            offset: 0,
+            generic: false
+        })
+    );
+    assert_eq!(m.vars[1].name, "_$_str");
+    let k = func(&m, "_Z4miscPiPxPfPdi");
+    assert_eq!(
+        shapes(instr(
+            k,
+            "fma.rn.f64 %fd2, %fd1, 0d3FE0000000000000, 0d3F50624DD2F1A9FC"
+        )),
+        "%fd2; %fd1; f64:0x3fe0000000000000; f64:0x3f50624dd2f1a9fc"
+    );
+    assert_eq!(
+        shapes(instr(k, "atom.global.add.f32 %f1, [%rd2], 0f3F800000")),
+        "%f1; [%rd2+0]; f32:0x3f800000"
+    );
+    assert_eq!(shapes(instr(k, "add.s32 %r6, %r45, -1")), "%r6; %r45; #-1");
+    assert_eq!(
+        shapes(instr(k, "mov.u64 %rd22, _$_str")),
+        "%rd22; sym:_$_str"
+    );
+    assert_eq!(labels(body(k)).len(), 10);
+}
+
+#[test]
+fn clang_indirect_calls_are_refused_at_their_prototype() {
+    let e = parse_module(&data("indirect-O2.ptx")).unwrap_err();
+    assert_eq!((e.kind, e.pos), (ErrorKind::Unsupported, Some(pos(46, 16))));
+    assert_eq!(e.message, "unsupported: directive `.callprototype`");
+}
+
 /// Parses `lines` as the body of a kernel that declares the usual
 /// registers.
 fn parse_body(lines: &str) -> Vec<Instr> {
@@ -533,297 +593,52 @@ fn parse_body(lines: &str) -> Vec<Instr> {
 #[test]
 fn every_operand_form() {
     // (as written, normalised text, opcode, modifiers, operand shapes)
+    #[rustfmt::skip]
     let cases: &[(&str, &str, &str, &str, &str)] = &[
-        (
-            "ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd2];",
-            "ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd2]",
-            "ld",
-            "global v4 u32",
-            "{%r1, %r2, %r3, %r4}; [%rd2+0]",
-        ),
-        (
-            "ld.global.v2.u32 {%r1, _}, [%rd2];",
-            "ld.global.v2.u32 {%r1, _}, [%rd2]",
-            "ld",
-            "global v2 u32",
-            "{%r1, _}; [%rd2+0]",
-        ),
-        (
-            "mov.b64 {%r1, %r2}, %rd1;",
-            "mov.b64 {%r1, %r2}, %rd1",
-            "mov",
-            "b64",
-            "{%r1, %r2}; %rd1",
-        ),
-        (
-            "setp.lt.s32 %p1|%p2, %r1, %r2;",
-            "setp.lt.s32 %p1|%p2, %r1, %r2",
-            "setp",
-            "lt s32",
-            "%p1|%p2; %r1; %r2",
-        ),
-        (
-            "selp.b32 %r1, %r2, %r3, !%p1;",
-            "selp.b32 %r1, %r2, %r3, !%p1",
-            "selp",
-            "b32",
-            "%r1; %r2; %r3; !%p1",
-        ),
-        (
-            "shfl.sync.down.b32 %r2|%p1, %r1, 16, 31, -1;",
-            "shfl.sync.down.b32 %r2|%p1, %r1, 16, 31, -1",
-            "shfl",
-            "sync down b32",
-            "%r2|%p1; %r1; #16; #31; #-1",
-        ),
-        (
-            "mul.wide.u32 %rd1, %r1, 4;",
-            "mul.wide.u32 %rd1, %r1, 4",
-            "mul",
-            "wide u32",
-            "%rd1; %r1; #4",
-        ),
-        (
-            "mov.u32 %r1, %tid.y;",
-            "mov.u32 %r1, %tid.y",
-            "mov",
-            "u32",
-            "%r1; %tid.y",
-        ),
-        (
-            "mov.u32 %r1, %nctaid.z;",
-            "mov.u32 %r1, %nctaid.z",
-            "mov",
-            "u32",
-            "%r1; %nctaid.z",
-        ),
-        (
-            "mov.u32 %r1, %lanemask_lt;",
-            "mov.u32 %r1, %lanemask_lt",
-            "mov",
-            "u32",
-            "%r1; %lanemask_lt",
-        ),
-        (
-            "mov.f32 %f1, 0f3F800000;",
-            "mov.f32 %f1, 0f3F800000",
-            "mov",
-            "f32",
-            "%f1; f32:0x3f800000",
-        ),
-        (
-            "mov.f64 %fd1, 0d3FF0000000000000;",
-            "mov.f64 %fd1, 0d3FF0000000000000",
-            "mov",
-            "f64",
-            "%fd1; f64:0x3ff0000000000000",
-        ),
-        (
-            "mov.f32 %f1, -0f3F800000;",
-            "mov.f32 %f1, -0f3F800000",
-            "mov",
-            "f32",
-            "%f1; f32:0xbf800000",
-        ),
-        (
-            "mov.f64 %fd1, 1.5;",
-            "mov.f64 %fd1, 1.5",
-            "mov",
-            "f64",
-            "%fd1; f64:0x3ff8000000000000",
-        ),
-        (
-            "mov.b32 %r1, 0xFFFFFFFF;",
-            "mov.b32 %r1, 0xFFFFFFFF",
-            "mov",
-            "b32",
-            "%r1; #4294967295",
-        ),
-        (
-            "mov.b64 %rd1, 0xFFFFFFFFFFFFFFFF;",
-            "mov.b64 %rd1, 0xFFFFFFFFFFFFFFFF",
-            "mov",
-            "b64",
-            "%rd1; #-1",
-        ),
-        (
-            "mov.s32 %r1, -42;",
-            "mov.s32 %r1, -42",
-            "mov",
-            "s32",
-            "%r1; #-42",
-        ),
-        (
-            "mov.u32 %r1, 017;",
-            "mov.u32 %r1, 017",
-            "mov",
-            "u32",
-            "%r1; #15",
-        ),
-        (
-            "mov.u32 %r1, 0b101U;",
-            "mov.u32 %r1, 0b101U",
-            "mov",
-            "u32",
-            "%r1; #5",
-        ),
-        (
-            "ld.u32 %r1, [%rd1+-4];",
-            "ld.u32 %r1, [%rd1+-4]",
-            "ld",
-            "u32",
-            "%r1; [%rd1-4]",
-        ),
-        (
-            "ld.u32 %r1, [%rd1-4];",
-            "ld.u32 %r1, [%rd1-4]",
-            "ld",
-            "u32",
-            "%r1; [%rd1-4]",
-        ),
-        (
-            "ld.u32 %r1, [ %rd1 + 0x10 ];",
-            "ld.u32 %r1, [%rd1+0x10]",
-            "ld",
-            "u32",
-            "%r1; [%rd1+16]",
-        ),
-        (
-            "ld.global.u32 %r1, [sym+8];",
-            "ld.global.u32 %r1, [sym+8]",
-            "ld",
-            "global u32",
-            "%r1; [sym:sym+8]",
-        ),
-        (
-            "ld.global.u32 %r1, [100];",
-            "ld.global.u32 %r1, [100]",
-            "ld",
-            "global u32",
-            "%r1; [#100+0]",
-        ),
-        (
-            "mov.u64 %rd1, sym+4;",
-            "mov.u64 %rd1, sym+4",
-            "mov",
-            "u64",
-            "%rd1; sym:sym+4",
-        ),
-        (
-            "mov.u64 %rd1, sym-4;",
-            "mov.u64 %rd1, sym-4",
-            "mov",
-            "u64",
-            "%rd1; sym:sym-4",
-        ),
-        (
-            "ld.param.u64 %rd1, [k_param_0];",
-            "ld.param.u64 %rd1, [k_param_0]",
-            "ld",
-            "param u64",
-            "%rd1; [sym:k_param_0+0]",
-        ),
-        (
-            "cvta.to.global.u64 %rd2, %rd1;",
-            "cvta.to.global.u64 %rd2, %rd1",
-            "cvta",
-            "to global u64",
-            "%rd2; %rd1",
-        ),
-        (
-            "ld.global.nc.f32 %f1, [%rd1];",
-            "ld.global.nc.f32 %f1, [%rd1]",
-            "ld",
-            "global nc f32",
-            "%f1; [%rd1+0]",
-        ),
-        (
-            "ld.relaxed.gpu.global.u32 %r1, [%rd1];",
-            "ld.relaxed.gpu.global.u32 %r1, [%rd1]",
-            "ld",
-            "relaxed gpu global u32",
-            "%r1; [%rd1+0]",
-        ),
-        (
-            "ld.shared::cta.u32 %r1, [%rd1];",
-            "ld.shared::cta.u32 %r1, [%rd1]",
-            "ld",
-            "shared::cta u32",
-            "%r1; [%rd1+0]",
-        ),
-        (
-            "atom.acquire.gpu.global.cas.b32 %r1, [%rd1], %r2, %r3;",
-            "atom.acquire.gpu.global.cas.b32 %r1, [%rd1], %r2, %r3",
-            "atom",
-            "acquire gpu global cas b32",
-            "%r1; [%rd1+0]; %r2; %r3",
-        ),
-        (
-            "red.global.add.u32 [%rd1], 1;",
-            "red.global.add.u32 [%rd1], 1",
-            "red",
-            "global add u32",
-            "[%rd1+0]; #1",
-        ),
-        (
-            "vote.sync.ballot.b32 %r1, %p1, -1;",
-            "vote.sync.ballot.b32 %r1, %p1, -1",
-            "vote",
-            "sync ballot b32",
-            "%r1; %p1; #-1",
-        ),
-        (
-            "bar.red.popc.u32 %r1, 0, %p1;",
-            "bar.red.popc.u32 %r1, 0, %p1",
-            "bar",
-            "red popc u32",
-            "%r1; #0; %p1",
-        ),
+        ("ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd2];", "ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd2]", "ld", "global v4 u32", "{%r1, %r2, %r3, %r4}; [%rd2+0]"),
+        ("ld.global.v2.u32 {%r1, _}, [%rd2];", "ld.global.v2.u32 {%r1, _}, [%rd2]", "ld", "global v2 u32", "{%r1, _}; [%rd2+0]"),
+        ("mov.b64 {%r1, %r2}, %rd1;", "mov.b64 {%r1, %r2}, %rd1", "mov", "b64", "{%r1, %r2}; %rd1"),
+        ("setp.lt.s32 %p1|%p2, %r1, %r2;", "setp.lt.s32 %p1|%p2, %r1, %r2", "setp", "lt s32", "%p1|%p2; %r1; %r2"),
+        ("selp.b32 %r1, %r2, %r3, !%p1;", "selp.b32 %r1, %r2, %r3, !%p1", "selp", "b32", "%r1; %r2; %r3; !%p1"),
+        ("shfl.sync.down.b32 %r2|%p1, %r1, 16, 31, -1;", "shfl.sync.down.b32 %r2|%p1, %r1, 16, 31, -1", "shfl", "sync down b32", "%r2|%p1; %r1; #16; #31; #-1"),
+        ("mul.wide.u32 %rd1, %r1, 4;", "mul.wide.u32 %rd1, %r1, 4", "mul", "wide u32", "%rd1; %r1; #4"),
+        ("mov.u32 %r1, %tid.y;", "mov.u32 %r1, %tid.y", "mov", "u32", "%r1; %tid.y"),
+        ("mov.u32 %r1, %nctaid.z;", "mov.u32 %r1, %nctaid.z", "mov", "u32", "%r1; %nctaid.z"),
+        ("mov.u32 %r1, %lanemask_lt;", "mov.u32 %r1, %lanemask_lt", "mov", "u32", "%r1; %lanemask_lt"),
+        ("mov.f32 %f1, 0f3F800000;", "mov.f32 %f1, 0f3F800000", "mov", "f32", "%f1; f32:0x3f800000"),
+        ("mov.f64 %fd1, 0d3FF0000000000000;", "mov.f64 %fd1, 0d3FF0000000000000", "mov", "f64", "%fd1; f64:0x3ff0000000000000"),
+        ("mov.f32 %f1, -0f3F800000;", "mov.f32 %f1, -0f3F800000", "mov", "f32", "%f1; f32:0xbf800000"),
+        ("mov.f64 %fd1, 1.5;", "mov.f64 %fd1, 1.5", "mov", "f64", "%fd1; f64:0x3ff8000000000000"),
+        ("mov.b32 %r1, 0xFFFFFFFF;", "mov.b32 %r1, 0xFFFFFFFF", "mov", "b32", "%r1; #4294967295"),
+        ("mov.b64 %rd1, 0xFFFFFFFFFFFFFFFF;", "mov.b64 %rd1, 0xFFFFFFFFFFFFFFFF", "mov", "b64", "%rd1; #-1"),
+        ("mov.s32 %r1, -42;", "mov.s32 %r1, -42", "mov", "s32", "%r1; #-42"),
+        ("mov.u32 %r1, 017;", "mov.u32 %r1, 017", "mov", "u32", "%r1; #15"),
+        ("mov.u32 %r1, 0b101U;", "mov.u32 %r1, 0b101U", "mov", "u32", "%r1; #5"),
+        ("ld.u32 %r1, [%rd1+-4];", "ld.u32 %r1, [%rd1+-4]", "ld", "u32", "%r1; [%rd1-4]"),
+        ("ld.u32 %r1, [%rd1-4];", "ld.u32 %r1, [%rd1-4]", "ld", "u32", "%r1; [%rd1-4]"),
+        ("ld.u32 %r1, [ %rd1 + 0x10 ];", "ld.u32 %r1, [%rd1+0x10]", "ld", "u32", "%r1; [%rd1+16]"),
+        ("ld.global.u32 %r1, [sym+8];", "ld.global.u32 %r1, [sym+8]", "ld", "global u32", "%r1; [sym:sym+8]"),
+        ("ld.global.u32 %r1, [100];", "ld.global.u32 %r1, [100]", "ld", "global u32", "%r1; [#100+0]"),
+        ("mov.u64 %rd1, sym+4;", "mov.u64 %rd1, sym+4", "mov", "u64", "%rd1; sym:sym+4"),
+        ("mov.u64 %rd1, sym-4;", "mov.u64 %rd1, sym-4", "mov", "u64", "%rd1; sym:sym-4"),
+        ("ld.param.u64 %rd1, [k_param_0];", "ld.param.u64 %rd1, [k_param_0]", "ld", "param u64", "%rd1; [sym:k_param_0+0]"),
+        ("cvta.to.global.u64 %rd2, %rd1;", "cvta.to.global.u64 %rd2, %rd1", "cvta", "to global u64", "%rd2; %rd1"),
+        ("ld.global.nc.f32 %f1, [%rd1];", "ld.global.nc.f32 %f1, [%rd1]", "ld", "global nc f32", "%f1; [%rd1+0]"),
+        ("ld.relaxed.gpu.global.u32 %r1, [%rd1];", "ld.relaxed.gpu.global.u32 %r1, [%rd1]", "ld", "relaxed gpu global u32", "%r1; [%rd1+0]"),
+        ("ld.shared::cta.u32 %r1, [%rd1];", "ld.shared::cta.u32 %r1, [%rd1]", "ld", "shared::cta u32", "%r1; [%rd1+0]"),
+        ("atom.acquire.gpu.global.cas.b32 %r1, [%rd1], %r2, %r3;", "atom.acquire.gpu.global.cas.b32 %r1, [%rd1], %r2, %r3", "atom", "acquire gpu global cas b32", "%r1; [%rd1+0]; %r2; %r3"),
+        ("red.global.add.u32 [%rd1], 1;", "red.global.add.u32 [%rd1], 1", "red", "global add u32", "[%rd1+0]; #1"),
+        ("vote.sync.ballot.b32 %r1, %p1, -1;", "vote.sync.ballot.b32 %r1, %p1, -1", "vote", "sync ballot b32", "%r1; %p1; #-1"),
+        ("bar.red.popc.u32 %r1, 0, %p1;", "bar.red.popc.u32 %r1, 0, %p1", "bar", "red popc u32", "%r1; #0; %p1"),
         ("fence.sc.cta;", "fence.sc.cta", "fence", "sc cta", ""),
-        (
-            "bar.sync 1, 64;",
-            "bar.sync 1, 64",
-            "bar",
-            "sync",
-            "#1; #64",
-        ),
-        (
-            "barrier.sync.aligned 0;",
-            "barrier.sync.aligned 0",
-            "barrier",
-            "sync aligned",
-            "#0",
-        ),
-        (
-            "bar.warp.sync -1;",
-            "bar.warp.sync -1",
-            "bar",
-            "warp sync",
-            "#-1",
-        ),
-        (
-            "@!%p1 bra.uni L1;",
-            "@!%p1 bra.uni L1",
-            "bra",
-            "uni",
-            "sym:L1",
-        ),
-        (
-            "call.uni (retval0), f, (param0, param1);",
-            "call.uni (retval0), f, (param0, param1)",
-            "call",
-            "uni",
-            "(sym:retval0); sym:f; (sym:param0, sym:param1)",
-        ),
+        ("bar.sync 1, 64;", "bar.sync 1, 64", "bar", "sync", "#1; #64"),
+        ("barrier.sync.aligned 0;", "barrier.sync.aligned 0", "barrier", "sync aligned", "#0"),
+        ("bar.warp.sync -1;", "bar.warp.sync -1", "bar", "warp sync", "#-1"),
+        ("@!%p1 bra.uni L1;", "@!%p1 bra.uni L1", "bra", "uni", "sym:L1"),
+        ("call.uni (retval0), f, (param0, param1);", "call.uni (retval0), f, (param0, param1)", "call", "uni", "(sym:retval0); sym:f; (sym:param0, sym:param1)"),
         ("call f, ();", "call f, ()", "call", "", "sym:f; ()"),
         ("exit;", "exit", "exit", "", ""),
-        (
-            "/* a */ add.s32 /* b */ %r1,\n\t%r2 ,  %r3 ; // c",
-            "add.s32 %r1, %r2, %r3",
-            "add",
-            "s32",
-            "%r1; %r2; %r3",
-        ),
+        ("/* a */ add.s32 /* b */ %r1,\n\t%r2 ,  %r3 ; // c", "add.s32 %r1, %r2, %r3", "add", "s32", "%r1; %r2; %r3"),
     ];
     let src: String = cases.iter().map(|c| format!("{}\n", c.0)).collect();
     let got = parse_body(&src);
@@ -964,131 +779,42 @@ fn malformed_text_is_a_syntax_error_at_the_offending_token() {
         format!("{HEAD}.entry k()\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n{lines}\n}}\n")
     };
     // (source, line:col, a piece of the message)
+    #[rustfmt::skip]
     let cases: Vec<(String, &str, &str)> = vec![
         (".version 7\n".into(), "1:10", "malformed version"),
-        (
-            format!("{HEAD}add.s32 %r1, %r2, %r3;"),
-            "4:1",
-            "expected a directive",
-        ),
-        (
-            body("add.s32 %r1, %r2, %r3\nexit;"),
-            "9:1",
-            "expected `,` or `;`",
-        ),
+        (format!("{HEAD}add.s32 %r1, %r2, %r3;"), "4:1", "expected a directive"),
+        (body("add.s32 %r1, %r2, %r3\nexit;"), "9:1", "expected `,` or `;`"),
         (body("add.s32 %r1 %r2, %r3;"), "8:13", "expected `,` or `;`"),
-        (
-            body("ld.u32 %r1, [%rd1+%rd2];"),
-            "8:19",
-            "expected an integer offset",
-        ),
+        (body("ld.u32 %r1, [%rd1+%rd2];"), "8:19", "expected an integer offset"),
         (body("ld.u32 %r1, [%rd1;"), "8:18", "expected `]`"),
-        (
-            body("mov.f32 %r1, 0f3F80;"),
-            "8:14",
-            "malformed number `0f3F80`",
-        ),
+        (body("mov.f32 %r1, 0f3F80;"), "8:14", "malformed number `0f3F80`"),
         (body("mov.u32 %r1, 08;"), "8:14", "malformed integer `08`"),
-        (
-            body("mov.u64 %rd1, 99999999999999999999;"),
-            "8:15",
-            "does not fit in 64 bits",
-        ),
+        (body("mov.u64 %rd1, 99999999999999999999;"), "8:15", "does not fit in 64 bits"),
         (body("@ bra L;"), "8:3", "expected a predicate register"),
         (body("  # ret;"), "8:3", "unexpected character `#`"),
-        (
-            body("mov.u32 %r1, % ;"),
-            "8:14",
-            "expected a name after `%`",
-        ),
-        (
-            body("/* never closed\nret;"),
-            "8:1",
-            "unterminated `/*` comment",
-        ),
+        (body("mov.u32 %r1, % ;"), "8:14", "expected a name after `%`"),
+        (body("/* never closed\nret;"), "8:1", "unterminated `/*` comment"),
         (body("ret;\nfoo.bar: ret;"), "9:1", "expected a label name"),
         (body("%r1 = 1;"), "8:1", "expected an opcode"),
         (body("mov.u32 %r1, foo.bar;"), "8:14", "expected an operand"),
-        (
-            body("st.u32 [0f3F800000], %r1;"),
-            "8:9",
-            "expected a register, a name or an integer",
-        ),
-        (
-            format!("{HEAD}.entry k()\n{{\nret;\n"),
-            "7:1",
-            "found the end of the input",
-        ),
-        (
-            format!("{HEAD}.entry k(.global .u32 x)\n{{\n}}\n"),
-            "4:10",
-            "expected `.param` or `.reg`",
-        ),
-        (
-            format!("{HEAD}.entry k(.param .u64 .ptr .ptr x)\n{{\n}}\n"),
-            "4:27",
-            "`.ptr` given twice",
-        ),
-        (
-            format!("{HEAD}.global .u32 .b32 x;\n"),
-            "4:14",
-            "type given twice",
-        ),
-        (
-            format!("{HEAD}.global .align 4 x;\n"),
-            "4:18",
-            "expected a type",
-        ),
-        (
-            format!("{HEAD}.extern .u32 x;\n"),
-            "4:9",
-            "expected a state space",
-        ),
-        (
-            format!("{HEAD}.global .u64 .ptr x;\n"),
-            "4:1",
-            "only allowed on kernel parameters",
-        ),
-        (
-            format!("{HEAD}.global .u32 x = ;\n"),
-            "4:18",
-            "expected an initial value",
-        ),
-        (
-            format!("{HEAD}.global .u32 x[2] = {{1, 2;\n"),
-            "4:26",
-            "expected `,` or `}`",
-        ),
-        (
-            format!("{HEAD}.file 1 k.cu\n"),
-            "4:9",
-            "expected a file name string",
-        ),
-        (
-            format!("{HEAD}.file 1 \"k.cu\nret;\n"),
-            "4:9",
-            "unterminated string",
-        ),
-        (
-            format!("{HEAD}.section .debug_info {{\n.b8 1\n"),
-            "6:1",
-            "section opened at 4:22 is not closed",
-        ),
-        (
-            format!("{HEAD}.entry k()\n{{\n.loc 1 2\nret;\n}}\n"),
-            "7:1",
-            "expected a column number",
-        ),
-        (
-            format!("{HEAD}.entry k()\n{{\n.loc 1 2 3, function_name f, 1 2 3\n}}\n"),
-            "6:30",
-            "expected `inlined_at`",
-        ),
-        (
-            format!("{HEAD}.entry k()\n{{\n.pragma nounroll;\n}}\n"),
-            "6:9",
-            "expected a pragma string",
-        ),
+        (body("st.u32 [0f3F800000], %r1;"), "8:9", "expected a register, a name or an integer"),
+        (format!("{HEAD}.entry k()\n{{\nret;\n"), "7:1", "found the end of the input"),
+        (format!("{HEAD}.entry k()\n{{\nret;\n.visible .entry j()\n{{\n}}\n"), "7:1", "`.entry` inside a function body"),
+        (format!("{HEAD}.entry k()\n{{\nret;\n.file 1 \"k.cu\"\n"), "7:1", "`.file` inside a function body"),
+        (format!("{HEAD}.entry k(.global .u32 x)\n{{\n}}\n"), "4:10", "expected `.param` or `.reg`"),
+        (format!("{HEAD}.entry k(.param .u64 .ptr .ptr x)\n{{\n}}\n"), "4:27", "`.ptr` given twice"),
+        (format!("{HEAD}.global .u32 .b32 x;\n"), "4:14", "type given twice"),
+        (format!("{HEAD}.global .align 4 x;\n"), "4:18", "expected a type"),
+        (format!("{HEAD}.extern .u32 x;\n"), "4:9", "expected a state space"),
+        (format!("{HEAD}.global .u64 .ptr x;\n"), "4:1", "only allowed on kernel parameters"),
+        (format!("{HEAD}.global .u32 x = ;\n"), "4:18", "expected an initial value"),
+        (format!("{HEAD}.global .u32 x[2] = {{1, 2;\n"), "4:26", "expected `,` or `}`"),
+        (format!("{HEAD}.file 1 k.cu\n"), "4:9", "expected a file name string"),
+        (format!("{HEAD}.file 1 \"k.cu\nret;\n"), "4:9", "unterminated string"),
+        (format!("{HEAD}.section .debug_info {{\n.b8 1\n"), "6:1", "section opened at 4:22 is not closed"),
+        (format!("{HEAD}.entry k()\n{{\n.loc 1 2\nret;\n}}\n"), "7:1", "expected a column number"),
+        (format!("{HEAD}.entry k()\n{{\n.loc 1 2 3, function_name f, 1 2 3\n}}\n"), "6:30", "expected `inlined_at`"),
+        (format!("{HEAD}.entry k()\n{{\n.pragma nounroll;\n}}\n"), "6:9", "expected a pragma string"),
     ];
     for (src, at, msg) in &cases {
         let e = fails(src);
@@ -1105,25 +831,18 @@ fn malformed_text_is_a_syntax_error_at_the_offending_token() {
 #[test]
 fn unknown_directives_and_forms_are_reported_unsupported() {
     const HEAD: &str = ".version 7.8\n.target sm_80\n.address_size 64\n";
+    #[rustfmt::skip]
     let cases: Vec<(String, &str, &str)> = vec![
         (format!("{HEAD}.alias fa, fb;\n"), "4:1", "directive `.alias`"),
         (format!("{HEAD}.global .texref t;\n"), "4:9", "directive `.texref`"),
         (format!("{HEAD}.global .attribute(.managed) .u32 x;\n"), "4:9", "directive `.attribute`"),
-        (
-            format!("{HEAD}.entry k()\n{{\nprototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);\n}}\n"),
-            "6:15",
-            "directive `.callprototype`",
-        ),
+        (format!("{HEAD}.entry k()\n{{\nprototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);\n}}\n"), "6:15", "directive `.callprototype`"),
         (format!("{HEAD}.entry k()\n{{\nts: .branchtargets L1, L2;\n}}\n"), "6:5", "directive `.branchtargets`"),
         (format!("{HEAD}.entry k()\n{{\n.calltargets f;\n}}\n"), "6:1", "directive `.calltargets`"),
         (format!("{HEAD}.entry k()\n.maxntid 1\n.blocksareclusters\n{{\n}}\n"), "6:1", "directive `.blocksareclusters`"),
         (format!("{HEAD}.entry k(.param .v2 .u32 p)\n{{\n}}\n"), "4:10", "vector parameters"),
         (format!("{HEAD}.entry k(.param .b8 p[2][2])\n{{\n}}\n"), "4:25", "multi-dimensional"),
-        (
-            format!("{HEAD}.entry k()\n{{\n.reg .b32 %r1;\ntex.1d.v4.s32.s32 {{%r1, %r1, %r1, %r1}}, [tex, {{%r1}}];\n}}\n"),
-            "7:45",
-            "texture",
-        ),
+        (format!("{HEAD}.entry k()\n{{\n.reg .b32 %r1;\ntex.1d.v4.s32.s32 {{%r1, %r1, %r1, %r1}}, [tex, {{%r1}}];\n}}\n"), "7:45", "texture"),
         (format!("{HEAD}.entry k()\n{{\n{}\n", "{".repeat(200)), "6:65", "nesting deeper than 64"),
         (format!("{HEAD}.global .u32 x[1] = {};\n", "{".repeat(200)), "4:85", "nesting deeper than 64"),
     ];
