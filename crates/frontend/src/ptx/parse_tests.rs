@@ -706,6 +706,41 @@ fn declarations_with_commas_ranges_and_vectors() {
 }
 
 #[test]
+fn function_headers_prototypes_and_tuning_directives() {
+    let src = ".version 7.8\n.target sm_80\n.address_size 64\n\
+               .weak .func (.param .b64 r) w(.param .b64 a) .noreturn;\n\
+               .visible .entry k() .reqntid 32, 1, 1 .maxnreg 64 { ret; }\n\
+               .func f\n{\nret;\n}\n";
+    let m = parse_module(src).unwrap();
+    let [w, k, f] = &m.functions[..] else {
+        panic!("{:?}", m.functions)
+    };
+    assert_eq!(
+        (&w.linkage[..], w.body.is_none()),
+        (&["weak".to_string()][..], true)
+    );
+    assert_eq!(
+        (w.rets[0].name.as_str(), w.params[0].name.as_str()),
+        ("r", "a")
+    );
+    assert_eq!(w.directives, [("noreturn".to_string(), vec![], pos(4, 46))]);
+    let tuning: Vec<_> = k
+        .directives
+        .iter()
+        .map(|(d, a, _)| (d.as_str(), &a[..]))
+        .collect();
+    assert_eq!(
+        tuning,
+        [("reqntid", &[32, 1, 1][..]), ("maxnreg", &[64][..])]
+    );
+    assert_eq!((k.pos, instrs(body(k))[0].pos), (pos(5, 17), pos(5, 53)));
+    assert_eq!(
+        (f.kind, f.params.len(), body(f).len()),
+        (FnKind::Func, 0, 1)
+    );
+}
+
+#[test]
 fn names_declared_with_reg_are_registers_in_their_scope() {
     let src = ".version 7.8\n.target sm_80\n.address_size 64\n\
                .func (.reg .b32 out) f(.reg .b32 in)\n{\n\
