@@ -259,7 +259,7 @@ pub struct SrcLoc {
     pub col: u32,
 }
 
-/// `@%p` / `@!%p`.
+/// `@%p` / `@!%p`; `pos` is the `@`'s.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Guard {
     pub reg: String,
@@ -278,7 +278,8 @@ pub struct Instr {
     /// (`shared::cta`).
     pub mods: Vec<String>,
     pub operands: Vec<Operand>,
-    /// Position of the opcode.
+    /// Position of the instruction's first token: the guard's `@` when
+    /// there is a guard, the opcode otherwise.
     pub pos: Pos,
     /// The `.loc` in force when the instruction was read.
     pub src: Option<SrcLoc>,

@@ -7,8 +7,11 @@
 
 pub mod ast;
 pub mod launch;
+mod lex;
 pub mod lower;
 pub mod parse;
+#[cfg(test)]
+mod parse_tests;
 
 use crate::diag::Result;
 use crate::ir::Program;
