@@ -6,8 +6,8 @@ use crate::diag::{Error, ErrorKind, Result};
 use crate::engine::safety::{self, Observation, Verdict};
 use crate::engine::witness::{GraphData, GraphRequest, Witness};
 use crate::engine::Options;
-use crate::guard::{Guard, Limits};
 use crate::frontend::ptx::launch::Launch;
+use crate::guard::{Guard, Limits};
 use crate::ir::Program;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -386,13 +386,13 @@ pub fn parse_program_launched(src: &str, name: &Path, launch: &Launch) -> Result
         Some("spvasm") => SourceFormat::Spirv,
         Some("ptx") => SourceFormat::PtxKernel,
         None => SourceFormat::sniff(src),
-        Some(other) => {
-            return Err(Error::new(
-                ErrorKind::Unsupported,
-                format!("unsupported: input format `{other}` (expected a .litmus, .spvasm or .ptx file)"),
-            )
-            .in_file(name))
-        }
+        Some(other) => return Err(Error::new(
+            ErrorKind::Unsupported,
+            format!(
+                "unsupported: input format `{other}` (expected a .litmus, .spvasm or .ptx file)"
+            ),
+        )
+        .in_file(name)),
     };
     match format {
         SourceFormat::Litmus => {

@@ -154,9 +154,8 @@ pub fn from_header(src: &str) -> Result<Launch> {
             line: n as u32 + 1,
             col,
         };
-        apply_words(&mut launch, words).map_err(|m| {
-            Error::new(ErrorKind::Syntax, format!("`{HEADER}` line: {m}")).at(pos)
-        })?;
+        apply_words(&mut launch, words)
+            .map_err(|m| Error::new(ErrorKind::Syntax, format!("`{HEADER}` line: {m}")).at(pos))?;
     }
     Ok(launch)
 }
@@ -273,7 +272,11 @@ mod tests {
         assert_eq!(e.pos, Some(Pos { line: 2, col: 19 }));
         assert!(e.message.contains("positive"), "{}", e.message);
         let e = from_header("// gpumc-launch: --frob 1").unwrap_err();
-        assert!(e.message.contains("unknown option `--frob`"), "{}", e.message);
+        assert!(
+            e.message.contains("unknown option `--frob`"),
+            "{}",
+            e.message
+        );
         let e = from_header("// gpumc-launch: --grid").unwrap_err();
         assert!(e.message.contains("needs a value"), "{}", e.message);
     }

@@ -43,7 +43,11 @@ impl<'m> Tx<'_, 'm> {
                     let op = if op == "div" { BinOp::Div } else { BinOp::Rem };
                     self.bin(op, &x, &y)
                 } else {
-                    let op = if op == "div" { BinOp::Udiv } else { BinOp::Urem };
+                    let op = if op == "div" {
+                        BinOp::Udiv
+                    } else {
+                        BinOp::Urem
+                    };
                     let x = self.zext(&x, w);
                     let y = self.zext(&y, w);
                     self.bin(op, &x, &y)
@@ -139,7 +143,10 @@ impl<'m> Tx<'_, 'm> {
                 self.write(fr, st, d, V::Int(r))
             }
             "prmt" => {
-                if i.mods.iter().any(|m| matches!(m.as_str(), "f4e" | "b4e" | "rc8" | "ecl" | "ecr" | "rc16")) {
+                if i.mods
+                    .iter()
+                    .any(|m| matches!(m.as_str(), "f4e" | "b4e" | "rc8" | "ecl" | "ecr" | "rc16"))
+                {
                     return Err(Error::unsupported(i.pos, "`prmt` with a mode").into());
                 }
                 let [d, a, b, c] = self.ops::<4>(i)?;
@@ -171,7 +178,11 @@ impl<'m> Tx<'_, 'm> {
                 let n = self.read_int(fr, st, c, t)?;
                 let r = match n.known() {
                     Some(n) => {
-                        let n = if has(i, "clamp") { zext(n, 32).min(32) } else { n & 31 };
+                        let n = if has(i, "clamp") {
+                            zext(n, 32).min(32)
+                        } else {
+                            n & 31
+                        };
                         // {y:x} as 64 bits.
                         let lo = self.zext(&x, 32);
                         let hi = self.bin(BinOp::Shl, &y, &Arg::K(32));
@@ -193,7 +204,11 @@ impl<'m> Tx<'_, 'm> {
                 let x = self.read_int(fr, st, a, t)?;
                 let y = self.read_int(fr, st, b, t)?;
                 let z = self.read_int(fr, st, c, t)?;
-                let (x, y) = if signed { (x, y) } else { (self.zext(&x, w), self.zext(&y, w)) };
+                let (x, y) = if signed {
+                    (x, y)
+                } else {
+                    (self.zext(&x, w), self.zext(&y, w))
+                };
                 let lt = self.bin(BinOp::Lt, &x, &y);
                 let d1 = self.bin(BinOp::Sub, &y, &x);
                 let d2 = self.bin(BinOp::Sub, &x, &y);
@@ -207,7 +222,14 @@ impl<'m> Tx<'_, 'm> {
     }
 
     pub(super) fn unsupported_instr(&self, i: &Instr) -> super::tx::TxErr {
-        Error::unsupported(i.pos, format!("instruction `{}`", i.text.split_whitespace().next().unwrap_or(&i.opcode))).into()
+        Error::unsupported(
+            i.pos,
+            format!(
+                "instruction `{}`",
+                i.text.split_whitespace().next().unwrap_or(&i.opcode)
+            ),
+        )
+        .into()
     }
 
     /// `a + b` / `a - b` of width `w`, with addresses.
@@ -313,7 +335,10 @@ impl<'m> Tx<'_, 'm> {
         };
         let r = match c {
             Some(c) => {
-                let ct = Type { kind: t.kind, bits: rw };
+                let ct = Type {
+                    kind: t.kind,
+                    bits: rw,
+                };
                 let z = self.read_int(fr, st, c, ct)?;
                 self.bin(BinOp::Add, &r, &z)
             }
@@ -348,8 +373,16 @@ impl<'m> Tx<'_, 'm> {
                         "brev" => sext((u.reverse_bits() >> (64 - w)) as i64, w),
                         _ => {
                             // bfind: the most significant non-sign bit.
-                            let v = if t.kind == TypeKind::Signed { sext(v, w) } else { u as i64 };
-                            let bits = if t.kind == TypeKind::Signed && v < 0 { !v } else { v };
+                            let v = if t.kind == TypeKind::Signed {
+                                sext(v, w)
+                            } else {
+                                u as i64
+                            };
+                            let bits = if t.kind == TypeKind::Signed && v < 0 {
+                                !v
+                            } else {
+                                v
+                            };
                             if bits == 0 {
                                 -1
                             } else {

@@ -34,7 +34,10 @@ impl Arg {
 pub(super) enum V {
     Int(Arg),
     /// An address: a buffer and a byte offset into it.
-    Ptr { buf: BufId, off: Arg },
+    Ptr {
+        buf: BufId,
+        off: Arg,
+    },
 }
 
 impl<'m> Tx<'_, 'm> {
@@ -79,8 +82,14 @@ impl<'m> Tx<'_, 'm> {
                 }
                 Val::Dyn
             }
-            V::Ptr { buf, off: Arg::K(o) } => Val::Ptr { buf, off: Some(o) },
-            V::Ptr { buf, off: Arg::R(r) } => {
+            V::Ptr {
+                buf,
+                off: Arg::K(o),
+            } => Val::Ptr { buf, off: Some(o) },
+            V::Ptr {
+                buf,
+                off: Arg::R(r),
+            } => {
                 if r != reg {
                     self.emit_move(reg, IrOp::Reg(r));
                 }
@@ -114,7 +123,17 @@ impl<'m> Tx<'_, 'm> {
         }
         // Identities that save an instruction.
         match (op, a, b) {
-            (BinOp::Add | BinOp::Sub | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr | BinOp::Lshr, x, Arg::K(0))
+            (
+                BinOp::Add
+                | BinOp::Sub
+                | BinOp::Or
+                | BinOp::Xor
+                | BinOp::Shl
+                | BinOp::Shr
+                | BinOp::Lshr,
+                x,
+                Arg::K(0),
+            )
             | (BinOp::Add | BinOp::Or | BinOp::Xor, Arg::K(0), x)
             | (BinOp::Mul | BinOp::Div | BinOp::Udiv, x, Arg::K(1))
             | (BinOp::Mul, Arg::K(1), x)

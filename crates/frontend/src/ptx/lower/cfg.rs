@@ -108,7 +108,10 @@ pub fn build(body: &[Stmt]) -> Result<Cfg<'_>> {
         match f {
             Flat::Label(name, pos) => {
                 if labels.insert(name, k).is_some() {
-                    return Err(Error::semantic(*pos, format!("label `{name}` defined twice")));
+                    return Err(Error::semantic(
+                        *pos,
+                        format!("label `{name}` defined twice"),
+                    ));
                 }
                 starts.push(k);
             }
@@ -220,7 +223,12 @@ pub fn successors(t: &Term, exit: BlockId) -> Vec<BlockId> {
 /// Immediate dominators of a graph given by `preds` over nodes `0..n`
 /// from `root` (Cooper, Harvey and Kennedy's iterative algorithm); nodes
 /// the root does not reach get `None`.
-fn dominators(n: usize, root: usize, succ: &[Vec<usize>], pred: &[Vec<usize>]) -> Vec<Option<usize>> {
+fn dominators(
+    n: usize,
+    root: usize,
+    succ: &[Vec<usize>],
+    pred: &[Vec<usize>],
+) -> Vec<Option<usize>> {
     // Reverse post-order from the root.
     let mut order = Vec::with_capacity(n);
     let mut seen = vec![false; n];
@@ -338,11 +346,7 @@ fn natural_loops(
                 continue;
             }
             if !dominates(h, s) {
-                let pos = blocks[s]
-                    .instrs
-                    .last()
-                    .map(|i| i.pos)
-                    .unwrap_or_default();
+                let pos = blocks[s].instrs.last().map(|i| i.pos).unwrap_or_default();
                 return Err(Error::unsupported(
                     pos,
                     "irreducible control flow (a loop entered other than through its header)",

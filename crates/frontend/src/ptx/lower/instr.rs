@@ -137,11 +137,9 @@ impl<'m> Tx<'_, 'm> {
                     .into())
                 }
                 None => {
-                    return Err(Error::semantic(
-                        self.pos,
-                        format!("unknown symbol `{name}`"),
+                    return Err(
+                        Error::semantic(self.pos, format!("unknown symbol `{name}`")).into(),
                     )
-                    .into())
                 }
             },
         };
@@ -193,7 +191,10 @@ impl<'m> Tx<'_, 'm> {
             "%lanemask_gt" => k(!(((1u64 << (lane + 1)) - 1) as u32)),
             "%lanemask_ge" => k(!((1u32 << lane) - 1)),
             "%dynamic_smem_size" => k(th.shared_bytes as u32),
-            b if ARBITRARY_SREGS.contains(&b) || b.starts_with("%envreg") || b.starts_with("%pm") => {
+            b if ARBITRARY_SREGS.contains(&b)
+                || b.starts_with("%envreg")
+                || b.starts_with("%pm") =>
+            {
                 let bits = if b.ends_with("64") { 64 } else { 32 };
                 Some(V::Int(self.havoc(bits)))
             }
@@ -296,7 +297,11 @@ impl<'m> Tx<'_, 'm> {
         v.try_into().map_err(|_| {
             Error::syntax(
                 i.pos,
-                format!("`{}` takes {N} operands, not {}", i.opcode, i.operands.len()),
+                format!(
+                    "`{}` takes {N} operands, not {}",
+                    i.opcode,
+                    i.operands.len()
+                ),
             )
             .into()
         })
@@ -311,7 +316,11 @@ impl<'m> Tx<'_, 'm> {
 
     fn one_type(&self, i: &Instr) -> TxResult<Type> {
         types(i).last().copied().ok_or_else(|| {
-            Error::syntax(i.pos, format!("`{}` needs a type (`.u32`, `.b64`, …)", i.opcode)).into()
+            Error::syntax(
+                i.pos,
+                format!("`{}` needs a type (`.u32`, `.b64`, …)", i.opcode),
+            )
+            .into()
         })
     }
 
@@ -359,7 +368,10 @@ impl<'m> Tx<'_, 'm> {
             // Pack: `mov.b64 d, {lo, hi}`.
             (dst, Operand::Vector { elems, .. }) => {
                 let w = ty.bits / elems.len() as u32;
-                let part_ty = Type { kind: TypeKind::Bits, bits: w };
+                let part_ty = Type {
+                    kind: TypeKind::Bits,
+                    bits: w,
+                };
                 let mut acc = Arg::K(0);
                 for (k, e) in elems.iter().enumerate() {
                     let p = self.read_int(fr, st, e, part_ty)?;
@@ -409,7 +421,10 @@ impl<'m> Tx<'_, 'm> {
     /// Clamps `x` (a 64-bit integer) to the range of `t`.
     fn saturate(&mut self, x: &Arg, t: Type) -> Arg {
         let (lo, hi) = match t.kind {
-            TypeKind::Signed => (sext(1 << (t.bits - 1).min(62), t.bits), (1i64 << (t.bits - 1).min(62)) - 1),
+            TypeKind::Signed => (
+                sext(1 << (t.bits - 1).min(62), t.bits),
+                (1i64 << (t.bits - 1).min(62)) - 1,
+            ),
             _ => (0, zext(-1, t.bits.min(63))),
         };
         match x {
@@ -457,7 +472,8 @@ impl<'m> Tx<'_, 'm> {
             (V::Ptr { buf: p, off: x }, V::Ptr { buf: q, off: y }) if p == q => (x, y),
             // An address is never null, and addresses of different
             // buffers differ.
-            (V::Ptr { buf, .. }, V::Int(Arg::K(0))) | (V::Int(Arg::K(0)), V::Ptr { buf, .. })
+            (V::Ptr { buf, .. }, V::Int(Arg::K(0)))
+            | (V::Int(Arg::K(0)), V::Ptr { buf, .. })
             | (V::Ptr { buf, .. }, V::Ptr { .. })
                 if matches!(bop, BinOp::Eq | BinOp::Ne) =>
             {
@@ -486,8 +502,14 @@ impl<'m> Tx<'_, 'm> {
         };
         let (p, q) = match p {
             Operand::PredPair { a: x, b: y, pos } => (
-                Operand::Reg { name: x.clone(), pos: *pos },
-                Some(Operand::Reg { name: y.clone(), pos: *pos }),
+                Operand::Reg {
+                    name: x.clone(),
+                    pos: *pos,
+                },
+                Some(Operand::Reg {
+                    name: y.clone(),
+                    pos: *pos,
+                }),
             ),
             other => (other.clone(), q),
         };
@@ -499,7 +521,11 @@ impl<'m> Tx<'_, 'm> {
             match self.compare(cmp, t, va, vb)? {
                 Some(r) => Some(r),
                 None => {
-                    return Err(Error::unsupported(i.pos, format!("comparison `.{cmp}` of `{}`", i.opcode)).into())
+                    return Err(Error::unsupported(
+                        i.pos,
+                        format!("comparison `.{cmp}` of `{}`", i.opcode),
+                    )
+                    .into())
                 }
             }
         };
@@ -507,7 +533,10 @@ impl<'m> Tx<'_, 'm> {
             Some(r) => r,
             None => self.havoc(1),
         };
-        let pred = Type { kind: TypeKind::Pred, bits: 1 };
+        let pred = Type {
+            kind: TypeKind::Pred,
+            bits: 1,
+        };
         let (rp, rq) = match (&combine, c) {
             (Some(op), Some(c)) => {
                 let cv = self.read_int(fr, st, c, pred)?;
@@ -523,7 +552,13 @@ impl<'m> Tx<'_, 'm> {
                 let nr = self.bin(BinOp::Xor, &r, &Arg::K(1));
                 (r, nr)
             }
-            _ => return Err(Error::syntax(i.pos, "`setp` with a fourth operand needs `.and`, `.or` or `.xor`").into()),
+            _ => {
+                return Err(Error::syntax(
+                    i.pos,
+                    "`setp` with a fourth operand needs `.and`, `.or` or `.xor`",
+                )
+                .into())
+            }
         };
         self.write(fr, st, &p, V::Int(rp))?;
         if let Some(q) = q {
@@ -559,7 +594,10 @@ impl<'m> Tx<'_, 'm> {
     fn selp(&mut self, fr: usize, st: &mut State, i: &Instr) -> TxResult<()> {
         let t = self.one_type(i)?;
         let [d, a, b, c] = self.ops::<4>(i)?;
-        let pred = Type { kind: TypeKind::Pred, bits: 1 };
+        let pred = Type {
+            kind: TypeKind::Pred,
+            bits: 1,
+        };
         let cv = self.read_int(fr, st, c, pred)?;
         let va = self.read(fr, st, a, t)?;
         let vb = self.read(fr, st, b, t)?;
@@ -577,7 +615,9 @@ impl<'m> Tx<'_, 'm> {
                 off: self.select(&c, &x, &y),
             },
             (_, V::Ptr { buf, .. }, _) | (_, _, V::Ptr { buf, .. }) => {
-                return Err(self.ptr_as_int(buf, "a selection between addresses of different buffers"))
+                return Err(
+                    self.ptr_as_int(buf, "a selection between addresses of different buffers")
+                )
             }
         };
         self.write(fr, st, d, v)

@@ -7,7 +7,7 @@
 use super::arith::{Arg, V};
 use super::instr::types;
 use super::memory::BufKind;
-use super::tx::{Tx, TxResult};
+use super::tx::{Assume, Tx, TxErr, TxResult};
 use super::value::{sext, BufId, Slot, State};
 use crate::diag::Error;
 use crate::ir::{Addr, BinOp, Indexed, InstrKind, Operand as IrOp, RmwOp, ValueType};
@@ -85,10 +85,10 @@ impl<'m> Tx<'_, 'm> {
                 continue;
             }
             match q {
-                "global" | "shared" | "shared::cta" | "local" | "const" | "param" | "param::entry"
-                | "param::func" => {
-                    m.space = Space::from_word(q.split("::").next().unwrap_or(q))
-                        .or(Some(Space::Param));
+                "global" | "shared" | "shared::cta" | "local" | "const" | "param"
+                | "param::entry" | "param::func" => {
+                    m.space =
+                        Space::from_word(q.split("::").next().unwrap_or(q)).or(Some(Space::Param));
                     if q.starts_with("shared") {
                         m.space = Some(Space::Shared);
                     }
@@ -100,7 +100,9 @@ impl<'m> Tx<'_, 'm> {
                 "release" => m.order = Some(Order::Release),
                 "acq_rel" => m.order = Some(Order::AcqRel),
                 "cta" | "gpu" | "sys" => m.scope = scope_tag(q),
-                "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "nc" => m.cache.push(q.to_uppercase()),
+                "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "nc" => {
+                    m.cache.push(q.to_uppercase())
+                }
                 "v2" | "v4" | "v8" => m.vec = q[1..].parse().unwrap_or(1),
                 "noftz" | "unified" | "aligned" => {}
                 _ if q.starts_with("L1::") || q.starts_with("L2::") => {}
@@ -124,7 +126,11 @@ impl<'m> Tx<'_, 'm> {
     fn access_tags(&self, i: &Instr, m: &Mods, rmw: bool) -> TxResult<Vec<String>> {
         let order = match (m.order, rmw) {
             (Some(Order::Weak) | Some(Order::Volatile), true) => {
-                return Err(Error::syntax(i.pos, format!("`{}` cannot be weak or volatile", i.opcode)).into())
+                return Err(Error::syntax(
+                    i.pos,
+                    format!("`{}` cannot be weak or volatile", i.opcode),
+                )
+                .into())
             }
             (Some(o), _) => o,
             (None, true) => Order::Relaxed,
@@ -205,9 +211,19 @@ impl<'m> Tx<'_, 'm> {
 
     /// The IR address of `size` bytes at `off` in `buf`; `None` when the
     /// access is out of bounds (then undefined behaviour is emitted).
-    fn cell_addr(&mut self, buf: BufId, off: &Arg, size: u32, write: bool) -> TxResult<Option<Addr>> {
+    fn cell_addr(
+        &mut self,
+        buf: BufId,
+        off: &Arg,
+        size: u32,
+        write: bool,
+    ) -> TxResult<Option<Addr>> {
         let b = &self.sh.mem.buffers[buf];
-        let copy = if b.kind == BufKind::Shared { self.th.cta } else { 0 };
+        let copy = if b.kind == BufKind::Shared {
+            self.th.cta
+        } else {
+            0
+        };
         let pos = self.pos;
         match off {
             Arg::K(o) => {
@@ -264,7 +280,12 @@ impl<'m> Tx<'_, 'm> {
         if v.len() as u32 != m.vec {
             return Err(Error::syntax(
                 i.pos,
-                format!("`{}`: {} registers for a `.v{}` access", i.opcode, v.len(), m.vec),
+                format!(
+                    "`{}`: {} registers for a `.v{}` access",
+                    i.opcode,
+                    v.len(),
+                    m.vec
+                ),
             )
             .into());
         }
@@ -301,16 +322,34 @@ impl<'m> Tx<'_, 'm> {
                     let k = self.sh.kparam_buf[&buf];
                     self.param_read(k, &o, size)?
                 }
-                BufKind::Const if o.known().is_some() && self.sh.mem.known(buf, o.known().unwrap_or(0), size).is_some() => {
-                    let c = self.sh.mem.known(buf, o.known().unwrap_or(0), size).unwrap_or(0);
+                BufKind::Const
+                    if o.known().is_some()
+                        && self
+                            .sh
+                            .mem
+                            .known(buf, o.known().unwrap_or(0), size)
+                            .is_some() =>
+                {
+                    let c = self
+                        .sh
+                        .mem
+                        .known(buf, o.known().unwrap_or(0), size)
+                        .unwrap_or(0);
                     V::Int(Arg::K(c))
                 }
+                BufKind::Global if !self.is_memory(buf) => self.read_only(buf, &o, size)?,
                 _ => {
                     let tags = self.access_tags(i, m, false)?;
                     match self.cell_addr(buf, &o, size, false)? {
                         Some(addr) => {
                             let t = self.temp();
-                            self.emit(InstrKind::Load { dst: t.clone(), addr }, tags);
+                            self.emit(
+                                InstrKind::Load {
+                                    dst: t.clone(),
+                                    addr,
+                                },
+                                tags,
+                            );
                             V::Int(Arg::R(t))
                         }
                         None => V::Int(self.havoc(size * 8)),
@@ -347,11 +386,18 @@ impl<'m> Tx<'_, 'm> {
                     .into())
                 }
                 BufKind::Global | BufKind::Shared => {
+                    self.written(buf)?;
                     let x = self.int(v, "a value stored to memory")?;
                     let x = self.sext(&x, size * 8);
                     let tags = self.access_tags(i, m, false)?;
                     if let Some(addr) = self.cell_addr(buf, &o, size, true)? {
-                        self.emit(InstrKind::Store { addr, value: x.ir() }, tags);
+                        self.emit(
+                            InstrKind::Store {
+                                addr,
+                                value: x.ir(),
+                            },
+                            tags,
+                        );
                     }
                 }
             }
@@ -364,7 +410,10 @@ impl<'m> Tx<'_, 'm> {
         let Some(opname) = m.op.clone() else {
             return Err(Error::syntax(
                 i.pos,
-                format!("`{}` needs an operation (`.add`, `.cas`, `.exch`, …)", i.opcode),
+                format!(
+                    "`{}` needs an operation (`.add`, `.cas`, `.exch`, …)",
+                    i.opcode
+                ),
             )
             .into());
         };
@@ -390,10 +439,15 @@ impl<'m> Tx<'_, 'm> {
         if !matches!(kind, BufKind::Global | BufKind::Shared) {
             return Err(Error::unsupported(
                 i.pos,
-                format!("`{}` on {} memory", i.opcode, self.sh.mem.buffers[buf].space()),
+                format!(
+                    "`{}` on {} memory",
+                    i.opcode,
+                    self.sh.mem.buffers[buf].space()
+                ),
             )
             .into());
         }
+        self.written(buf)?;
         let t = m.ty;
         let size = t.bytes();
         let float = t.kind == TypeKind::Float;
@@ -402,7 +456,9 @@ impl<'m> Tx<'_, 'm> {
         let (op, operand) = match opname.as_str() {
             // Floating-point arithmetic is not modelled: the write stores
             // an arbitrary value.
-            _ if float && opname != "exch" && opname != "cas" => (RmwOp::Exch, self.havoc(size * 8)),
+            _ if float && opname != "exch" && opname != "cas" => {
+                (RmwOp::Exch, self.havoc(size * 8))
+            }
             "add" => (RmwOp::Add, x),
             "inc" => (RmwOp::Inc, x),
             "dec" => (RmwOp::Dec, x),
@@ -413,7 +469,9 @@ impl<'m> Tx<'_, 'm> {
             "xor" => (RmwOp::Xor, x),
             "exch" => (RmwOp::Exch, x),
             _ => {
-                let Some(c) = c else { unreachable!("cas has four operands") };
+                let Some(c) = c else {
+                    unreachable!("cas has four operands")
+                };
                 let nv = self.read_int(fr, st, c, t)?;
                 (RmwOp::Cas { expected: x.ir() }, nv)
             }
@@ -443,6 +501,87 @@ impl<'m> Tx<'_, 'm> {
         Ok(())
     }
 
+    /// Whether a global buffer is memory (written, or indexed at run
+    /// time, by some thread of the launch).
+    fn is_memory(&self, buf: BufId) -> bool {
+        self.sh
+            .learned
+            .memory
+            .contains(&self.sh.mem.buffers[buf].name)
+    }
+
+    /// A write to a global buffer: it is memory, which the translations so
+    /// far may have assumed it is not.
+    fn written(&mut self, buf: BufId) -> TxResult<()> {
+        let b = &self.sh.mem.buffers[buf];
+        if b.kind == BufKind::Global && !self.is_memory(buf) {
+            return Err(TxErr::Restart(Assume::Memory(b.name.clone())));
+        }
+        Ok(())
+    }
+
+    /// A load from a global buffer no thread writes: its initial
+    /// contents, the same in every thread and every execution — known, or
+    /// one free input per cell. No write can race with it.
+    fn read_only(&mut self, buf: BufId, off: &Arg, size: u32) -> TxResult<V> {
+        let Some(o) = off.known() else {
+            if self.sh.mem.known(buf, 0, size).is_some() {
+                // Known contents: the cells hold them, any index reads them.
+                let addr = self.cell_addr(buf, off, size, false)?;
+                return Ok(V::Int(match addr {
+                    Some(addr) => {
+                        let t = self.temp();
+                        self.emit(
+                            InstrKind::Load {
+                                dst: t.clone(),
+                                addr,
+                            },
+                            vec!["WEAK".into(), "GEN".into()],
+                        );
+                        Arg::R(t)
+                    }
+                    None => self.havoc(size * 8),
+                }));
+            }
+            // Free inputs cannot be indexed at run time: memory it is.
+            return Err(TxErr::Restart(Assume::Memory(
+                self.sh.mem.buffers[buf].name.clone(),
+            )));
+        };
+        let b = &self.sh.mem.buffers[buf];
+        if o < 0 || b.size.is_some_and(|n| o + i64::from(size) > n as i64) {
+            // Out of bounds: `cell_addr` emits the undefined behaviour.
+            self.cell_addr(buf, off, size, false)?;
+            return Ok(V::Int(self.havoc(size * 8)));
+        }
+        if let Some(c) = self.sh.mem.known(buf, o, size) {
+            return Ok(V::Int(Arg::K(c)));
+        }
+        let idx = match self.sh.cell_input.get(&(buf, o, size)) {
+            Some(&i) => i,
+            None => {
+                let name = self.sh.mem.cell_name(buf, o, size);
+                self.sh.inputs.push(crate::ir::Input {
+                    name,
+                    ty: ValueType::Int(size * 8),
+                    value: None,
+                });
+                let i = self.sh.inputs.len() - 1;
+                self.sh.cell_input.insert((buf, o, size), i);
+                i
+            }
+        };
+        let t = self.temp();
+        self.emit(
+            InstrKind::Input {
+                dst: t.clone(),
+                input: idx,
+            },
+            vec![],
+        );
+        Ok(V::Int(Arg::R(t)))
+    }
+
     fn priv_read(&mut self, st: &mut State, buf: BufId, off: &Arg, size: u32) -> TxResult<V> {
         let Some(o) = off.known() else {
             return Err(Error::unsupported(
@@ -457,7 +596,14 @@ impl<'m> Tx<'_, 'm> {
         Ok(self.load_slot(st, &Slot::Priv(buf, o, size), size * 8))
     }
 
-    fn priv_write(&mut self, st: &mut State, buf: BufId, off: &Arg, size: u32, v: V) -> TxResult<()> {
+    fn priv_write(
+        &mut self,
+        st: &mut State,
+        buf: BufId,
+        off: &Arg,
+        size: u32,
+        v: V,
+    ) -> TxResult<()> {
         let Some(o) = off.known() else {
             return Err(Error::unsupported(
                 self.pos,
@@ -483,7 +629,11 @@ impl<'m> Tx<'_, 'm> {
     /// `size` bytes at `off` of kernel argument `k`.
     fn param_read(&mut self, k: usize, off: &Arg, size: u32) -> TxResult<V> {
         let Some(o) = off.known() else {
-            return Err(Error::unsupported(self.pos, "a kernel argument read at an offset computed at run time").into());
+            return Err(Error::unsupported(
+                self.pos,
+                "a kernel argument read at an offset computed at run time",
+            )
+            .into());
         };
         let addr_bytes = self.sh.address_bits / 8;
         let p = &self.sh.params[k];
@@ -499,17 +649,32 @@ impl<'m> Tx<'_, 'm> {
             }),
             Some(ParamValue::Buffer { .. }) => Err(Error::semantic(
                 self.pos,
-                format!("parameter `{}` is given as a buffer but read as {size} bytes at offset {o}", p.name),
+                format!(
+                    "parameter `{}` is given as a buffer but read as {size} bytes at offset {o}",
+                    p.name
+                ),
             )
             .into()),
-            None if whole && p.ty.kind != TypeKind::Float && !self.sh.int_params.contains(&k) => {
+            None if whole
+                && p.ty.kind != TypeKind::Float
+                && !self.sh.learned.int_params.contains(&k) =>
+            {
                 let buf = self.free_pointer(k);
-                Ok(V::Ptr { buf, off: Arg::K(0) })
+                Ok(V::Ptr {
+                    buf,
+                    off: Arg::K(0),
+                })
             }
             None => {
                 let idx = self.input(k, o, size);
                 let t = self.temp();
-                self.emit(InstrKind::Input { dst: t.clone(), input: idx }, vec![]);
+                self.emit(
+                    InstrKind::Input {
+                        dst: t.clone(),
+                        input: idx,
+                    },
+                    vec![],
+                );
                 Ok(V::Int(Arg::R(t)))
             }
         }
@@ -556,7 +721,12 @@ impl<'m> Tx<'_, 'm> {
 
     /// `bar.sync`, `bar.arrive`, `bar.red`, `barrier.*`, `bar.warp.sync`.
     pub(super) fn barrier(&mut self, fr: usize, st: &mut State, i: &'m Instr) -> TxResult<()> {
-        let words: Vec<&str> = i.mods.iter().map(String::as_str).filter(|w| *w != "cta" && *w != "aligned").collect();
+        let words: Vec<&str> = i
+            .mods
+            .iter()
+            .map(String::as_str)
+            .filter(|w| *w != "cta" && *w != "aligned")
+            .collect();
         let u32t = Type {
             kind: TypeKind::Unsigned,
             bits: 32,
@@ -666,7 +836,11 @@ impl<'m> Tx<'_, 'm> {
         if order == "sc" {
             tags.push("SC".into());
         }
-        tags.extend(["ACQ_REL", "ACQ", "REL", scope, "GEN"].iter().map(|t| t.to_string()));
+        tags.extend(
+            ["ACQ_REL", "ACQ", "REL", scope, "GEN"]
+                .iter()
+                .map(|t| t.to_string()),
+        );
         self.emit(InstrKind::Fence, tags);
         Ok(())
     }

@@ -19,7 +19,7 @@
 
 use super::value::{sext, BufId};
 use crate::diag::{Error, Result};
-use crate::ir::{Location, LocId, Pos, ValueType};
+use crate::ir::{LocId, Location, Pos, ValueType};
 use std::collections::{BTreeMap, HashMap};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,13 +86,15 @@ pub struct Memory {
     /// The first size a buffer was accessed with: its element size in
     /// location names.
     elem: HashMap<BufId, u32>,
+    /// Bytes of dynamic shared memory per block (`--shared-bytes`).
+    pub dynamic_shared: Option<u64>,
 }
 
 /// The most cells a run-time index may choose between.
 pub const MAX_CELLS: u64 = 4096;
 
 impl Memory {
-    pub fn new(blocks: u32) -> Memory {
+    pub fn new(blocks: u32, dynamic_shared: Option<u64>) -> Memory {
         Memory {
             buffers: Vec::new(),
             named: HashMap::new(),
@@ -100,6 +102,18 @@ impl Memory {
             locations: Vec::new(),
             blocks,
             elem: HashMap::new(),
+            dynamic_shared,
+        }
+    }
+
+    /// The name of the cell of `size` bytes at `off` (`a[3]`, `a+2:1`).
+    pub fn cell_name(&mut self, buf: BufId, off: i64, size: u32) -> String {
+        let elem = *self.elem.entry(buf).or_insert(size);
+        let b = &self.buffers[buf];
+        if off % i64::from(size) == 0 && size == elem {
+            format!("{}[{}]", b.name, off / i64::from(size))
+        } else {
+            format!("{}+{}:{}", b.name, off, size)
         }
     }
 
@@ -119,18 +133,17 @@ impl Memory {
         write: bool,
         pos: Pos,
     ) -> LocId {
-        let elem = *self.elem.entry(buf).or_insert(size);
-        let c = self.copies.entry((buf, copy)).or_default();
-        if let Some(e) = c.cells.get_mut(&(off, size)) {
+        if let Some(e) = self
+            .copies
+            .get_mut(&(buf, copy))
+            .and_then(|c| c.cells.get_mut(&(off, size)))
+        {
             e.1 |= write;
             return e.0;
         }
+        let mut name = self.cell_name(buf, off, size);
+        let c = self.copies.entry((buf, copy)).or_default();
         let b = &self.buffers[buf];
-        let mut name = if off % i64::from(size) == 0 && size == elem {
-            format!("{}[{}]", b.name, off / i64::from(size))
-        } else {
-            format!("{}+{}:{}", b.name, off, size)
-        };
         if b.kind == BufKind::Shared && self.blocks > 1 {
             name = format!("{name}@b{copy}");
         }
@@ -206,7 +219,8 @@ impl Memory {
         let mut keys: Vec<&(BufId, u32)> = self.copies.keys().collect();
         keys.sort();
         for k in keys {
-            let cells: Vec<(&(i64, u32), &(LocId, bool, Pos))> = self.copies[k].cells.iter().collect();
+            let cells: Vec<(&(i64, u32), &(LocId, bool, Pos))> =
+                self.copies[k].cells.iter().collect();
             for (i, ((o1, s1), (_, w1, p1))) in cells.iter().enumerate() {
                 for ((o2, s2), (_, w2, p2)) in &cells[i + 1..] {
                     if *o2 >= o1 + i64::from(*s1) {
@@ -214,7 +228,11 @@ impl Memory {
                     }
                     if *w1 || *w2 {
                         let b = &self.buffers[k.0];
-                        let (p, o) = if p1.line <= p2.line { (p2, (o2, s2)) } else { (p1, (o1, s1)) };
+                        let (p, o) = if p1.line <= p2.line {
+                            (p2, (o2, s2))
+                        } else {
+                            (p1, (o1, s1))
+                        };
                         return Err(Error::unsupported(
                             *p,
                             format!(
@@ -255,7 +273,7 @@ mod tests {
     use super::*;
 
     fn mem() -> (Memory, BufId) {
-        let mut m = Memory::new(2);
+        let mut m = Memory::new(2, None);
         let b = m.add(Buffer {
             name: "s".into(),
             kind: BufKind::Shared,

@@ -51,6 +51,19 @@ pub(super) struct Code<'m> {
     pub kernel: &'m Function,
 }
 
+/// What translations found out about the launch; each set only grows.
+#[derive(Clone, Default)]
+pub(super) struct Learned {
+    /// Loops (function, header) that cannot be unrolled.
+    pub dynamic_loops: HashSet<(String, cfg::BlockId)>,
+    /// Arguments nobody gave that the kernel uses as integers.
+    pub int_params: HashSet<usize>,
+    /// Global buffers (by name) that some thread writes, or indexes at
+    /// run time: memory. The others are read-only for the whole launch,
+    /// so their loads are folded (known contents) or free inputs.
+    pub memory: HashSet<String>,
+}
+
 /// What every thread's translation shares and adds to.
 pub(super) struct Shared {
     pub mem: Memory,
@@ -63,9 +76,11 @@ pub(super) struct Shared {
     /// as an integer (then `Assume::IntParam` and a new translation).
     pub free_ptr_param: HashMap<BufId, usize>,
     pub inputs: Vec<ir::Input>,
+    /// The input of bytes `[off, off+size)` of kernel argument `k`.
     pub input_of: HashMap<(usize, i64, u32), usize>,
-    pub dynamic_loops: HashSet<(String, cfg::BlockId)>,
-    pub int_params: HashSet<usize>,
+    /// The input of a cell of a global buffer no thread writes.
+    pub cell_input: HashMap<(BufId, i64, u32), usize>,
+    pub learned: Learned,
     pub files: HashMap<u32, String>,
     pub source_map: BTreeMap<u32, SourceLoc>,
     pub address_bits: u32,
@@ -90,6 +105,7 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
     let per_block = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
     let blocks = u64::from(grid[0]) * u64::from(grid[1]) * u64::from(grid[2]);
     if per_block * blocks > MAX_THREADS {
+        // (checked before anything is built)
         return Err(Error::new(
             ErrorKind::Unsupported,
             format!(
@@ -109,28 +125,75 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
             code.cfgs.insert(&f.name, cfg::build(body)?);
         }
     }
-    let mut sh = Shared {
-        mem: Memory::new(blocks as u32),
-        params: Vec::new(),
-        kparam_buf: HashMap::new(),
-        param_buf: HashMap::new(),
-        free_ptr_param: HashMap::new(),
-        inputs: Vec::new(),
-        input_of: HashMap::new(),
-        dynamic_loops: HashSet::new(),
-        int_params: HashSet::new(),
-        files: module.files.iter().cloned().collect(),
-        source_map: BTreeMap::new(),
-        address_bits: module.address_size.unwrap_or(64),
-    };
-    bind_params(&mut sh, kernel, launch)?;
-    for v in &module.vars {
-        declare_var(&mut sh.mem, v)?;
+    let mut learned = Learned::default();
+    // A translation that finds a launch-wide assumption wrong (an argument
+    // used as an integer, a buffer some thread writes) starts again.
+    for _ in 0..10_000 {
+        let mut sh = Shared {
+            mem: Memory::new(blocks as u32, launch.shared_bytes),
+            params: Vec::new(),
+            kparam_buf: HashMap::new(),
+            param_buf: HashMap::new(),
+            free_ptr_param: HashMap::new(),
+            inputs: Vec::new(),
+            input_of: HashMap::new(),
+            cell_input: HashMap::new(),
+            learned,
+            files: module.files.iter().cloned().collect(),
+            source_map: BTreeMap::new(),
+            address_bits: module.address_size.unwrap_or(64),
+        };
+        bind_params(&mut sh, kernel, launch)?;
+        for v in &module.vars {
+            declare_var(&mut sh.mem, v)?;
+        }
+        match translate_all(&code, &mut sh, grid, block, launch) {
+            Ok(threads) => {
+                sh.mem.check_mixed_sizes()?;
+                return Ok(Program {
+                    name: kernel.name.clone(),
+                    arch: Arch::Ptx,
+                    threads,
+                    locations: sh.mem.locations,
+                    ssw: Vec::new(),
+                    filter: None,
+                    assertion: None,
+                    observed: Vec::new(),
+                    inputs: sh.inputs,
+                    source_map: sh.source_map,
+                });
+            }
+            Err(TxErr::Error(e)) => return Err(e),
+            Err(TxErr::Restart(a)) => {
+                learned = sh.learned;
+                match a {
+                    Assume::IntParam(k) => learned.int_params.insert(k),
+                    Assume::Memory(name) => learned.memory.insert(name),
+                    Assume::DynamicLoop(f, b) => learned.dynamic_loops.insert((f, b)),
+                };
+            }
+        }
     }
+    Err(Error::new(
+        ErrorKind::Unsupported,
+        "unsupported: the translation did not settle (please report this kernel)",
+    ))
+}
+
+/// Every thread of the launch, block by block.
+fn translate_all(
+    code: &Code,
+    sh: &mut Shared,
+    grid: [u32; 3],
+    block: [u32; 3],
+    launch: &Launch,
+) -> std::result::Result<Vec<Thread>, TxErr> {
+    let per_block = block[0] * block[1] * block[2];
+    let blocks = grid[0] * grid[1] * grid[2];
     let mut threads = Vec::new();
-    for cta in 0..blocks as u32 {
+    for cta in 0..blocks {
         let ctaid = unlinear(cta, grid);
-        for linear in 0..per_block as u32 {
+        for linear in 0..per_block {
             let th = ThreadCtx {
                 tid: unlinear(linear, block),
                 ctaid,
@@ -140,29 +203,20 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
                 cta,
                 shared_bytes: launch.shared_bytes.unwrap_or(0),
             };
-            threads.push(translate_thread(&code, &mut sh, &th)?);
+            threads.push(translate_thread(code, sh, &th)?);
         }
     }
-    sh.mem.check_mixed_sizes()?;
-    Ok(Program {
-        name: kernel.name.clone(),
-        arch: Arch::Ptx,
-        threads,
-        locations: sh.mem.locations,
-        ssw: Vec::new(),
-        filter: None,
-        assertion: None,
-        observed: Vec::new(),
-        inputs: sh.inputs,
-        source_map: sh.source_map,
-    })
+    Ok(threads)
 }
 
-/// Translates one thread, again after each assumption a translation
-/// found wrong (a loop it cannot unroll, an argument used as an integer).
-fn translate_thread(code: &Code, sh: &mut Shared, th: &ThreadCtx) -> Result<Thread> {
-    // Each restart adds a loop or an argument to a finite set.
-    for _ in 0..10_000 {
+/// Translates one thread, again after each loop the translation found
+/// it cannot unroll (the translation of the other threads stays exact).
+fn translate_thread(
+    code: &Code,
+    sh: &mut Shared,
+    th: &ThreadCtx,
+) -> std::result::Result<Thread, TxErr> {
+    loop {
         match tx::translate(code, sh, th) {
             Ok(instrs) => {
                 return Ok(Thread {
@@ -175,19 +229,13 @@ fn translate_thread(code: &Code, sh: &mut Shared, th: &ThreadCtx) -> Result<Thre
                     init_regs: Vec::new(),
                 })
             }
-            Err(TxErr::Error(e)) => return Err(e),
+            // Each restart adds a loop to a finite set.
             Err(TxErr::Restart(Assume::DynamicLoop(f, b))) => {
-                sh.dynamic_loops.insert((f, b));
+                sh.learned.dynamic_loops.insert((f, b));
             }
-            Err(TxErr::Restart(Assume::IntParam(k))) => {
-                sh.int_params.insert(k);
-            }
+            Err(e) => return Err(e),
         }
     }
-    Err(Error::new(
-        ErrorKind::Unsupported,
-        "unsupported: the translation did not settle (please report this kernel)",
-    ))
 }
 
 /// `t3@b1`, `t(1,2)@b(0,1)`: ids in as many dimensions as the launch has.
@@ -207,11 +255,7 @@ fn thread_name(th: &ThreadCtx) -> String {
             format!("({})", s.join(","))
         }
     }
-    format!(
-        "t{}@b{}",
-        ids(th.tid, th.ntid),
-        ids(th.ctaid, th.nctaid)
-    )
+    format!("t{}@b{}", ids(th.tid, th.ntid), ids(th.ctaid, th.nctaid))
 }
 
 fn unlinear(k: u32, shape: [u32; 3]) -> [u32; 3] {
@@ -229,20 +273,24 @@ fn choose_kernel<'m>(module: &'m Module, launch: &Launch) -> Result<&'m Function
         .filter(|f| f.kind == FnKind::Entry && f.body.is_some())
         .collect();
     match &launch.kernel {
-        Some(k) => entries.iter().copied().find(|f| f.name == *k).ok_or_else(|| {
-            let names: Vec<&str> = entries.iter().map(|f| f.name.as_str()).collect();
-            Error::new(
-                ErrorKind::Usage,
-                format!(
-                    "no kernel `{k}` in this file (kernels: {})",
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
-                ),
-            )
-        }),
+        Some(k) => entries
+            .iter()
+            .copied()
+            .find(|f| f.name == *k)
+            .ok_or_else(|| {
+                let names: Vec<&str> = entries.iter().map(|f| f.name.as_str()).collect();
+                Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "no kernel `{k}` in this file (kernels: {})",
+                        if names.is_empty() {
+                            "none".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    ),
+                )
+            }),
         None => match entries.as_slice() {
             [f] => Ok(f),
             [] => Err(Error::new(
@@ -371,9 +419,7 @@ pub(super) fn declare_var(mem: &mut Memory, v: &VarDecl) -> Result<Option<BufId>
         Space::Global => BufKind::Global,
         Space::Shared => BufKind::Shared,
         Space::Const => BufKind::Const,
-        Space::SharedCluster => {
-            return Err(Error::unsupported(v.pos, "`.shared::cluster` memory"))
-        }
+        Space::SharedCluster => return Err(Error::unsupported(v.pos, "`.shared::cluster` memory")),
         _ => return Ok(None),
     };
     let extern_ = v.linkage.iter().any(|l| l == "extern");
@@ -382,7 +428,7 @@ pub(super) fn declare_var(mem: &mut Memory, v: &VarDecl) -> Result<Option<BufId>
         match (&v.init, kind) {
             (Some(init), _) => Some(count_init(init) * elem),
             // Dynamic shared memory: `--shared-bytes`, decided per launch.
-            (None, BufKind::Shared) if extern_ => None,
+            (None, BufKind::Shared) if extern_ => mem.dynamic_shared,
             _ => {
                 return Err(Error::unsupported(
                     v.pos,

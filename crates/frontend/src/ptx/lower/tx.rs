@@ -34,6 +34,9 @@ pub(super) enum Assume {
     DynamicLoop(String, BlockId),
     /// Argument `k` is an integer, not a pointer.
     IntParam(usize),
+    /// The global buffer (by name) is memory: some thread writes it or
+    /// indexes it at run time.
+    Memory(String),
 }
 
 #[derive(Debug)]
@@ -349,7 +352,7 @@ impl<'a, 'm> Tx<'a, 'm> {
 
     fn is_dynamic(&self, fr: usize, h: BlockId) -> bool {
         let f = &self.frames[fr].func.name;
-        self.sh.dynamic_loops.contains(&(f.clone(), h))
+        self.sh.learned.dynamic_loops.contains(&(f.clone(), h))
     }
 
     fn restart_loop(&self, fr: usize, h: BlockId) -> TxErr {
@@ -360,7 +363,13 @@ impl<'a, 'm> Tx<'a, 'm> {
     /// ends at a stop, the thread's end, or a dead end. `from`: the block
     /// the walk comes from (`None` at the start, or when `b` is a loop
     /// header entered by `dynamic_loop`, which owns its stops).
-    fn walk(&mut self, fr: usize, mut b: BlockId, mut st: State, from: Option<BlockId>) -> TxResult<()> {
+    fn walk(
+        &mut self,
+        fr: usize,
+        mut b: BlockId,
+        mut st: State,
+        from: Option<BlockId>,
+    ) -> TxResult<()> {
         let cfg: &'m Cfg<'m> = self.frames[fr].cfg;
         let fid = self.frames[fr].id;
         let mut prev = from;
@@ -460,7 +469,9 @@ impl<'a, 'm> Tx<'a, 'm> {
     /// starts at the header of the loop `dynamic_loop` is emitting).
     fn owns_header(&self, fid: u32, b: BlockId) -> bool {
         self.stops.last().is_some_and(|s| {
-            s.frame == fid && s.block == b && matches!(s.kind, StopKind::Back(_) | StopKind::Collect(_))
+            s.frame == fid
+                && s.block == b
+                && matches!(s.kind, StopKind::Back(_) | StopKind::Collect(_))
         })
     }
 
@@ -536,10 +547,20 @@ impl<'a, 'm> Tx<'a, 'm> {
 
     /// An IR loop at header `h`; returns the state at the loop's exit
     /// point and that block (`None`: the loop is never left).
-    fn dynamic_loop(&mut self, fr: usize, h: BlockId, st: State) -> TxResult<Option<(State, BlockId)>> {
+    fn dynamic_loop(
+        &mut self,
+        fr: usize,
+        h: BlockId,
+        st: State,
+    ) -> TxResult<Option<(State, BlockId)>> {
         let cfg: &'m Cfg<'m> = self.frames[fr].cfg;
         let fid = self.frames[fr].id;
-        let x = cfg.ipdom[h];
+        // Where the loop's exits meet: the first post-dominator of the
+        // header outside the loop.
+        let mut x = cfg.ipdom[h];
+        while x != cfg.exit && cfg.in_loop(h, x) {
+            x = cfg.ipdom[x];
+        }
         let pos = self.pos;
         // Widen the header's state until the back edges bring nothing new.
         let mut head = st.clone();
@@ -649,8 +670,12 @@ impl<'a, 'm> Tx<'a, 'm> {
             [Operand::List { elems: r, .. }, Operand::Sym { name, .. }, Operand::List { elems: a, .. }] => {
                 (r.as_slice(), name, a.as_slice())
             }
-            [Operand::List { elems: r, .. }, Operand::Sym { name, .. }] => (r.as_slice(), name, &[][..]),
-            [Operand::Sym { name, .. }, Operand::List { elems: a, .. }] => (&[][..], name, a.as_slice()),
+            [Operand::List { elems: r, .. }, Operand::Sym { name, .. }] => {
+                (r.as_slice(), name, &[][..])
+            }
+            [Operand::Sym { name, .. }, Operand::List { elems: a, .. }] => {
+                (&[][..], name, a.as_slice())
+            }
             [Operand::Sym { name, .. }] => (&[][..], name, &[][..]),
             _ => {
                 return Err(Error::unsupported(
@@ -671,7 +696,10 @@ impl<'a, 'm> Tx<'a, 'm> {
             return Err(Error::unsupported(i.pos, format!("recursive call to `{name}`")).into());
         }
         let mut bound = HashMap::new();
-        for (formals, actuals, what) in [(&callee.rets, rets, "return value"), (&callee.params, args, "argument")] {
+        for (formals, actuals, what) in [
+            (&callee.rets, rets, "return value"),
+            (&callee.params, args, "argument"),
+        ] {
             if formals.len() != actuals.len() {
                 return Err(Error::semantic(
                     i.pos,

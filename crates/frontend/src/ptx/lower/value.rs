@@ -83,10 +83,9 @@ pub fn join(a: &Val, b: &Val) -> Option<Val> {
         // An uninitialised value may be anything: take the other one.
         (Val::Undef, x) | (x, Val::Undef) => x.clone(),
         (Val::Known(_) | Val::Dyn, Val::Known(_) | Val::Dyn) => Val::Dyn,
-        (Val::Ptr { buf: x, .. }, Val::Ptr { buf: y, .. }) if x == y => Val::Ptr {
-            buf: *x,
-            off: None,
-        },
+        (Val::Ptr { buf: x, .. }, Val::Ptr { buf: y, .. }) if x == y => {
+            Val::Ptr { buf: *x, off: None }
+        }
         _ => return None,
     })
 }
@@ -132,7 +131,13 @@ mod tests {
         assert_eq!(join(&p(Some(0)), &p(Some(4))), Some(p(None)));
         assert_eq!(join(&p(Some(0)), &p(Some(0))), Some(p(Some(0))));
         assert_eq!(
-            join(&p(Some(0)), &Val::Ptr { buf: 2, off: Some(0) }),
+            join(
+                &p(Some(0)),
+                &Val::Ptr {
+                    buf: 2,
+                    off: Some(0)
+                }
+            ),
             None
         );
         assert_eq!(join(&p(Some(0)), &Val::Known(0)), None);
