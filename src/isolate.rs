@@ -89,6 +89,7 @@ struct Request {
     max_states: Option<u64>,
     #[serde(default)]
     graph: Option<crate::engine::witness::GraphRequest>,
+    max_races: usize,
 }
 
 impl Request {
@@ -108,6 +109,7 @@ impl Request {
             },
             max_states: cfg.max_states,
             graph: cfg.graph.clone(),
+            max_races: cfg.max_races,
         }
     }
 
@@ -122,6 +124,7 @@ impl Request {
             limits: self.limits,
             max_states: self.max_states,
             graph: self.graph.clone(),
+            max_races: self.max_races,
         })
     }
 }

@@ -60,6 +60,7 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
         // Verdicts only here (tests/engine_states.rs compares the states).
         max_states: None,
         graph: None,
+        max_races: driver::DEFAULT_MAX_RACES,
     };
     let (ce, cs) = (cfg(Engine::Explicit), cfg(Engine::Symbolic));
     let cache = ModelCache::default();

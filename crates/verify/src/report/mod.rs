@@ -71,23 +71,7 @@ pub fn text(r: &FileReport) -> String {
     if let (Some(m), "FAIL") = (&r.message, r.verdict.as_str()) {
         let _ = writeln!(s, "  {m}");
     }
-    if !r.races.is_empty() {
-        let _ = writeln!(s, "  Data races ({}):", r.races.len());
-        for x in &r.races {
-            let _ = writeln!(
-                s,
-                "    [{}] {} l.{} `{}`  <->  {} l.{} `{}`  on {}",
-                x.flag,
-                x.threads.0,
-                x.lines.0,
-                x.instrs.0,
-                x.threads.1,
-                x.lines.1,
-                x.instrs.1,
-                x.location.as_deref().unwrap_or("-")
-            );
-        }
-    }
+    s.push_str(&races_text(r));
     if let Some(l) = &r.liveness {
         let _ = writeln!(s, "  Liveness violation: {}", l.description);
     }
@@ -130,6 +114,64 @@ pub fn text(r: &FileReport) -> String {
         s.push_str(&witness_text(w));
     }
     s.push_str(&graph_text(r));
+    s
+}
+
+/// The `Data races` block: one line per racing pair of instructions, as a
+/// programmer reads it: the kind, the location (and its state space), each
+/// instruction with its `line:col` (and the compiled source's position)
+/// and its thread, in the kind's order (`RAW`: the write first). The flag
+/// is named once when every pair has the same one.
+fn races_text(r: &FileReport) -> String {
+    let mut s = String::new();
+    let incomplete = match (&r.races_note, r.races_complete) {
+        (Some(n), Some(false)) => Some(n.as_str()),
+        (None, Some(false)) => Some("incomplete"),
+        _ => None,
+    };
+    if r.races.is_empty() {
+        // A race found but no pair listed (`--max-races 0`); undefined
+        // behaviour says so in its own message.
+        if let (Some(n), "FAIL", None) = (incomplete, r.verdict.as_str(), &r.message) {
+            let _ = writeln!(s, "  Data races: none listed ({n})");
+        }
+        return s;
+    }
+    let one_flag = r.races.iter().all(|x| x.flag == r.races[0].flag);
+    let mut head = r.races.len().to_string();
+    if one_flag {
+        let _ = write!(head, ", flag {}", r.races[0].flag);
+    }
+    if let Some(n) = incomplete {
+        let _ = write!(head, "; {n}");
+    }
+    let _ = writeln!(s, "  Data races ({head}):");
+    for x in &r.races {
+        let side = |instr: &str, pos: &str, src: &Option<String>, thread: &str| {
+            let at = match src {
+                Some(src) => format!("{pos}, {src}"),
+                None => pos.to_string(),
+            };
+            format!("{instr} ({at}) in thread {thread}")
+        };
+        let location = match (&x.location, &x.space) {
+            (Some(l), Some(sp)) => format!(" on {l} ({sp})"),
+            (Some(l), None) => format!(" on {l}"),
+            _ => String::new(),
+        };
+        let flag = if one_flag {
+            String::new()
+        } else {
+            format!("[{}] ", x.flag)
+        };
+        let _ = writeln!(
+            s,
+            "    {flag}{}{location}: {} → {}",
+            x.kind,
+            side(&x.instrs.0, &x.positions.0, &x.source.0, &x.threads.0),
+            side(&x.instrs.1, &x.positions.1, &x.source.1, &x.threads.1),
+        );
+    }
     s
 }
 
