@@ -131,7 +131,10 @@ impl Collected {
     }
 
     /// The flagged pairs of the execution `c` (which `ev` holds) whose
-    /// instruction pair is not listed yet, one per instruction pair.
+    /// instruction pair is not listed yet, one per instruction pair: where
+    /// an instruction pair races through several pairs of events (an RMW's
+    /// two halves, loop iterations, several threads), the most telling
+    /// kind (`WAW`, then `RAW`, then `WAR`), then the first in event order.
     pub fn fresh(
         &self,
         c: &Candidate<'_, '_>,
@@ -140,8 +143,9 @@ impl Collected {
     ) -> Vec<Flagged> {
         let sk = c.skeleton;
         let pos = |e: usize| instr_pos(sk.program, sk.events[e].thread, sk.events[e].instr);
-        let mut seen: HashSet<PairKey> = HashSet::new();
-        let mut out = Vec::new();
+        // Key → index in `out` and the rank of the kind kept there.
+        let mut seen: std::collections::HashMap<PairKey, (usize, usize)> = Default::default();
+        let mut out: Vec<Flagged> = Vec::new();
         for &i in flags {
             let Some(v) = ev.flag(i) else { continue };
             let pairs: Vec<(usize, usize)> = match v {
@@ -150,8 +154,21 @@ impl Collected {
             };
             for (a, b) in pairs {
                 let key = pair_key(i, pos(a), pos(b));
-                if !self.found.contains(&key) && seen.insert(key) {
-                    out.push((key, i, a, b));
+                if self.found.contains(&key) {
+                    continue;
+                }
+                let (kind, x, y) = kind_of(c, a, b);
+                let rank = KINDS.iter().position(|k| *k == kind).unwrap_or(KINDS.len());
+                match seen.get(&key) {
+                    Some(&(_, r)) if r <= rank => {}
+                    Some(&(at, _)) => {
+                        out[at] = (key, i, x, y);
+                        seen.insert(key, (at, rank));
+                    }
+                    None => {
+                        seen.insert(key, (out.len(), rank));
+                        out.push((key, i, x, y));
+                    }
                 }
             }
         }
@@ -190,35 +207,47 @@ fn flag_name(model: &Model, i: usize) -> String {
     }
 }
 
-/// The race of events `a` and `b` of execution `c`, flagged by axiom `i`:
-/// its kind (RAW only if the read reads from that very write in `c`) and
-/// both sides in the kind's order.
+/// The kinds of race, most telling first: where one instruction pair
+/// races in several ways in one execution, the first of these is listed.
+const KINDS: [&str; 5] = ["WAW", "RAW", "WAR", "RAR", "-"];
+
+/// The kind of the race of events `a` and `b` of execution `c` (`RAW`
+/// only if the read reads from that very write in `c`), and the two events
+/// in the kind's order: for `RAW` the write first, for `WAR` the read
+/// first, otherwise the lower id first.
+fn kind_of(c: &Candidate<'_, '_>, a: usize, b: usize) -> (&'static str, usize, usize) {
+    let sk = c.skeleton;
+    let write = |e: usize| matches!(sk.events[e].kind, EventKind::Write | EventKind::Init);
+    let read = |e: usize| sk.events[e].kind == EventKind::Read;
+    let (lo, hi) = (a.min(b), a.max(b));
+    match (write(a), write(b)) {
+        (true, true) => ("WAW", lo, hi),
+        (true, false) | (false, true) if read(a) || read(b) => {
+            let (w, r) = if write(a) { (a, b) } else { (b, a) };
+            if c.rf.contains(w, r) {
+                ("RAW", w, r)
+            } else {
+                ("WAR", r, w)
+            }
+        }
+        _ if read(a) && read(b) => ("RAR", lo, hi),
+        _ => ("-", lo, hi),
+    }
+}
+
+/// The race of events `x` and `y` of execution `c` (in the order
+/// [`kind_of`] gives), flagged by axiom `i`.
 fn describe(
     c: &Candidate<'_, '_>,
     model: &Model,
     i: usize,
-    a: usize,
-    b: usize,
+    x: usize,
+    y: usize,
     in_witness: bool,
 ) -> RacePair {
     let sk = c.skeleton;
     let p = sk.program;
-    let write = |e: usize| matches!(sk.events[e].kind, EventKind::Write | EventKind::Init);
-    let read = |e: usize| sk.events[e].kind == EventKind::Read;
-    let (lo, hi) = (a.min(b), a.max(b));
-    let (kind, (x, y)) = match (write(a), write(b)) {
-        (true, true) => ("WAW", (lo, hi)),
-        (true, false) | (false, true) if read(a) || read(b) => {
-            let (w, r) = if write(a) { (a, b) } else { (b, a) };
-            if c.rf.contains(w, r) {
-                ("RAW", (w, r))
-            } else {
-                ("WAR", (r, w))
-            }
-        }
-        _ if read(a) && read(b) => ("RAR", (lo, hi)),
-        _ => ("-", (lo, hi)),
-    };
+    let (kind, _, _) = kind_of(c, x, y);
     let side = |e: usize| {
         let ev = &sk.events[e];
         match (ev.thread, ev.instr) {

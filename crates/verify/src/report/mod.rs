@@ -324,3 +324,94 @@ pub fn herd(r: &FileReport) -> String {
 pub fn json(r: &FileReport) -> String {
     serde_json::to_string(r).expect("reports serialise")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::Config;
+    use crate::engine::races::RacePair;
+
+    fn pair(flag: &str, source: (Option<&str>, Option<&str>), space: Option<&str>) -> RacePair {
+        RacePair {
+            flag: flag.into(),
+            events: (3, 5),
+            threads: ("t1@b0".into(), "t0@b0".into()),
+            lines: (12, 20),
+            instrs: (
+                "st.shared.u32 [%rd9], %r3".into(),
+                "ld.shared.u32 %r6, [%rd4]".into(),
+            ),
+            location: Some("s[4]".into()),
+            kind: "RAW".into(),
+            space: space.map(str::to_string),
+            source: (source.0.map(str::to_string), source.1.map(str::to_string)),
+            positions: ("12:2".into(), "20:2".into()),
+            in_witness: true,
+        }
+    }
+
+    fn report(races: Vec<RacePair>, complete: bool, note: Option<&str>) -> FileReport {
+        let cfg = Config {
+            property: Property::Races,
+            ..Config::default()
+        };
+        let mut r = FileReport::new(std::path::Path::new("k.ptx"), &cfg);
+        r.verdict = "FAIL".into();
+        r.races = races;
+        r.races_complete = Some(complete);
+        r.races_note = note.map(str::to_string);
+        r
+    }
+
+    #[test]
+    fn a_race_line_names_kind_space_positions_sources_and_threads() {
+        let r = report(
+            vec![pair(
+                "dr",
+                (Some("k.cu:5:8"), Some("k.cu:7:21")),
+                Some("shared"),
+            )],
+            true,
+            None,
+        );
+        assert_eq!(
+            races_text(&r),
+            "  Data races (1, flag dr):\n    RAW on s[4] (shared): st.shared.u32 [%rd9], %r3 (12:2, k.cu:5:8) in thread t1@b0 → ld.shared.u32 %r6, [%rd4] (20:2, k.cu:7:21) in thread t0@b0\n"
+        );
+        // Without a source map or a space, and with two flags: each line
+        // names its flag.
+        let r = report(
+            vec![
+                pair("dr", (None, None), None),
+                pair("other", (None, None), None),
+            ],
+            false,
+            Some("the search stopped at --max-races 2"),
+        );
+        let t = races_text(&r);
+        assert!(
+            t.starts_with("  Data races (2; the search stopped at --max-races 2):\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "    [other] RAW on s[4]: st.shared.u32 [%rd9], %r3 (12:2) in thread t1@b0 → "
+            ),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn no_block_for_a_race_free_test_or_undefined_behaviour() {
+        let mut r = report(vec![], true, None);
+        r.verdict = "PASS".into();
+        assert_eq!(races_text(&r), "");
+        let mut r = report(
+            vec![],
+            false,
+            Some("undefined behaviour decided the verdict"),
+        );
+        r.message = Some("thread P0 reaches undefined behaviour".into());
+        assert_eq!(races_text(&r), "");
+    }
+}
