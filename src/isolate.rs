@@ -91,6 +91,7 @@ struct Request {
     graph: Option<crate::engine::witness::GraphRequest>,
     #[serde(default)]
     launch: crate::frontend::ptx::launch::Launch,
+    max_races: usize,
 }
 
 impl Request {
@@ -111,6 +112,7 @@ impl Request {
             max_states: cfg.max_states,
             graph: cfg.graph.clone(),
             launch: cfg.launch.clone(),
+            max_races: cfg.max_races,
         }
     }
 
@@ -126,6 +128,7 @@ impl Request {
             max_states: self.max_states,
             graph: self.graph.clone(),
             launch: self.launch.clone(),
+            max_races: self.max_races,
         })
     }
 }

@@ -63,6 +63,11 @@ struct CheckOpts {
     /// The explicit engine always lists every state.
     #[arg(long, default_value_t = driver::DEFAULT_MAX_STATES, value_name = "N")]
     max_states: u64,
+    /// Races: the most racing instruction pairs listed per test (each pair
+    /// of instructions once, with one execution in which it races); a
+    /// longer list is cut and says so.
+    #[arg(long, default_value_t = driver::DEFAULT_MAX_RACES, value_name = "N")]
+    max_races: usize,
     /// Wall-clock limit per test, seconds (0: none); past it the verdict is UNKNOWN.
     #[arg(long, default_value_t = gpumc::guard::DEFAULT_TIMEOUT_S, value_name = "SECS")]
     timeout: f64,
@@ -306,6 +311,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
         },
         max_states: Some(opts.max_states),
         graph: None,
+        max_races: opts.max_races,
         launch: launch(opts)?,
     })
 }

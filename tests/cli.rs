@@ -252,3 +252,91 @@ fn c_tests_check_and_fail_with_positions() {
         "{out}{err}"
     );
 }
+
+/// `--property races` lists each racing pair of instructions once, one
+/// line each, up to `--max-races` (through the worker processes, and in
+/// `suite` too), and says when the list was cut.
+#[test]
+fn races_per_instruction_pair_and_max_races() {
+    // P0 writes x or y depending on the flag; P1 writes both: two pairs,
+    // never in the same execution.
+    let t = temp(
+        "two-paths.litmus",
+        "PTX two-paths\n{ x=0; y=0; f=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n ld.relaxed.gpu r0, f | st.relaxed.gpu f, 1 ;\n beq r0, 0, LC00 | st.weak x, 2 ;\n st.weak x, 1 | st.weak y, 2 ;\n goto LC01 | ;\n LC00: | ;\n st.weak y, 1 | ;\n LC01: | ;\nexists (x == 1)\n",
+    );
+    for engine in ["explicit", "symbolic"] {
+        let (code, out, err) = gpumc(&["check", "--property", "races", "--engine", engine, &t]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("  Data races (2, flag dr):"), "{out}");
+        assert!(
+            out.contains(
+                "    WAW on x: st.weak x, 1 (6:2) in thread P0 → st.weak x, 2 (5:20) in thread P1"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "    WAW on y: st.weak y, 1 (9:2) in thread P0 → st.weak y, 2 (6:17) in thread P1"
+            ),
+            "{out}"
+        );
+        let (code, out, err) = gpumc(&[
+            "check",
+            "--property",
+            "races",
+            "--engine",
+            engine,
+            "--max-races",
+            "1",
+            "--json",
+            &t,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        assert_eq!(v["verdict"], "FAIL");
+        assert_eq!(v["races"].as_array().map(Vec::len), Some(1), "{out}");
+        assert_eq!(v["races_complete"], false, "{out}");
+        assert_eq!(v["races_note"], "the search stopped at --max-races 1");
+        assert_eq!(v["races"][0]["kind"], "WAW");
+        assert_eq!(v["races"][0]["in_witness"], true);
+    }
+    let (_, out, _) = gpumc(&["check", "--property", "races", "--max-races", "1", &t]);
+    assert!(
+        out.contains("  Data races (1, flag dr; the search stopped at --max-races 1):"),
+        "{out}"
+    );
+    let (_, out, _) = gpumc(&["check", "--property", "races", "--max-races", "0", &t]);
+    assert!(
+        out.contains("FAIL")
+            && out.contains("  Data races: none listed (the search stopped at --max-races 0)"),
+        "{out}"
+    );
+    let csv = temp("races.csv", &format!("{t},0\n"));
+    let (code, out, err) = gpumc(&[
+        "suite",
+        "--expected",
+        &csv,
+        "--root",
+        "/",
+        "--property",
+        "races",
+        "--max-races",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let row: serde_json::Value =
+        serde_json::from_str(out.lines().next().unwrap_or("")).expect("a row");
+    assert_eq!(row["races_complete"], false, "{out}");
+    // Race-free (no location shared): no list, and it is complete.
+    let free = temp(
+        "disjoint.litmus",
+        "PTX disjoint\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.weak r0, y ;\nexists (x == 1)\n",
+    );
+    let (code, out, _) = gpumc(&["check", "--property", "races", "--json", &free]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["verdict"], "PASS");
+    assert!(v.get("races").is_none());
+    assert_eq!(v["races_complete"], true);
+}

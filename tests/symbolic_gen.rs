@@ -335,6 +335,9 @@ struct Outcome {
     observation: Option<Observation>,
     /// Safety without undefined behaviour: some execution was cut.
     bound_hit: Option<bool>,
+    /// Races, where the list is complete: the racing instruction pairs,
+    /// by flag and positions.
+    races: Option<std::collections::BTreeSet<(String, String, String)>>,
 }
 
 impl Outcome {
@@ -345,6 +348,23 @@ impl Outcome {
             states: None,
             observation: None,
             bound_hit: None,
+            races: None,
+        }
+    }
+
+    fn races(x: races::RaceResult) -> Outcome {
+        let pairs = x
+            .races
+            .iter()
+            .map(|r| {
+                let (a, b) = &r.positions;
+                let (a, b) = if a <= b { (a, b) } else { (b, a) };
+                (r.flag.clone(), a.clone(), b.clone())
+            })
+            .collect();
+        Outcome {
+            races: x.races_complete.then_some(pairs),
+            ..Outcome::verdict(x.verdict, x.note.is_some())
         }
     }
 
@@ -356,6 +376,7 @@ impl Outcome {
             states: x.states_incomplete.is_none().then_some(x.states),
             observation: x.observation,
             bound_hit: (!ub).then_some(x.bound_hit),
+            races: None,
         }
     }
 }
@@ -412,11 +433,10 @@ fn run_with(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool) {
         // Verdicts, and whether undefined behaviour decided them.
         let (e, s) = if property_races {
             (
-                races::check(&p, &model, &opts)
-                    .map(|x| Outcome::verdict(x.verdict, x.note.is_some())),
+                races::check(&p, &model, &opts).map(Outcome::races),
                 symbolic::check_races_stats(&p, &model, &opts).map(|(x, st)| {
                     mismatches += st.mismatches;
-                    Outcome::verdict(x.verdict, x.note.is_some())
+                    Outcome::races(x)
                 }),
             )
         } else {

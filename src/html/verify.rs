@@ -27,6 +27,8 @@ const KNOWN: &[&str] = &[
     "states",
     "witness",
     "races",
+    "races_complete",
+    "races_note",
     "liveness",
     "message",
     "expected",
@@ -335,6 +337,14 @@ fn body(t: &Value, graph: &dyn Fn(&Value) -> Option<String>) -> String {
     if let Some(r) = t.get("races").and_then(Value::as_array) {
         races(&mut s, r);
     }
+    if t.get("races_complete") == Some(&Value::Bool(false)) {
+        let why = t.get("races_note").map(plain);
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">Not every racing pair is listed{}.</p>",
+            why.map(|w| format!(": {}", E(&w))).unwrap_or_default()
+        );
+    }
     s.push_str("</section>\n</div>\n");
     if let Some(l) = t.get("liveness").filter(|l| !l.is_null()) {
         s.push_str("<h3>Liveness violation</h3>\n");
@@ -489,13 +499,17 @@ fn witness(s: &mut String, w: &Value) {
     }
 }
 
+/// The racing instruction pairs: kind, both sides (thread, `line:col`,
+/// instruction, and the compiled source's position where known), the
+/// location with its space. Reports without the newer fields (kind,
+/// positions, source) show what they have.
 fn races(s: &mut String, races: &[Value]) {
     if races.is_empty() {
         return;
     }
     let _ = writeln!(
         s,
-        "<h3>Data races ({})</h3>\n<table>\n<tr><th>flag</th><th>first</th><th>second</th><th>location</th></tr>",
+        "<h3>Data races ({})</h3>\n<table>\n<tr><th>flag</th><th>kind</th><th>first</th><th>second</th><th>location</th></tr>",
         races.len()
     );
     for r in races {
@@ -503,27 +517,37 @@ fn races(s: &mut String, races: &[Value]) {
             r.get(k)
                 .and_then(Value::as_array)
                 .and_then(|a| a.get(i))
+                .filter(|v| !v.is_null())
                 .map(plain)
-                .unwrap_or_default()
         };
         let side = |i: usize| {
+            let at = pair("positions", i)
+                .or_else(|| pair("lines", i).map(|l| format!("l.{l}")))
+                .unwrap_or_default();
+            let source = pair("source", i)
+                .map(|src| format!("<br><span class=\"mono\">{}</span>", E(&src)))
+                .unwrap_or_default();
             format!(
-                "{} l.{} <code>{}</code>",
-                E(&pair("threads", i)),
-                E(&pair("lines", i)),
-                E(&pair("instrs", i))
+                "{} {} <code>{}</code>{source}",
+                E(&pair("threads", i).unwrap_or_default()),
+                E(&at),
+                E(&pair("instrs", i).unwrap_or_default())
             )
+        };
+        let text = |k: &str| r.get(k).filter(|v| !v.is_null()).map(plain);
+        let location = match (text("location"), text("space")) {
+            (Some(l), Some(sp)) => format!("{l} ({sp})"),
+            (Some(l), None) => l,
+            _ => "-".into(),
         };
         let _ = writeln!(
             s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"mono\">{}</td></tr>",
-            E(&r.get("flag").map(plain).unwrap_or_default()),
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"mono\">{}</td></tr>",
+            E(&text("flag").unwrap_or_default()),
+            E(&text("kind").unwrap_or_else(|| "-".into())),
             side(0),
             side(1),
-            E(&r.get("location")
-                .filter(|v| !v.is_null())
-                .map(plain)
-                .unwrap_or_else(|| "-".into()))
+            E(&location)
         );
     }
     s.push_str("</table>\n");
@@ -607,6 +631,28 @@ mod tests {
     }
 
     #[test]
+    fn races_show_kind_positions_source_and_an_incomplete_list() {
+        let mut t = report("k.ptx", "FAIL", 1.0);
+        t["property"] = json!("races");
+        t["races"] = json!([{"flag": "dr", "kind": "RAW", "events": [3, 5], "in_witness": true,
+            "threads": ["t1@b0", "t0@b0"], "lines": [12, 20], "positions": ["12:2", "20:2"],
+            "instrs": ["st.shared.u32 [%rd9], %r3", "ld.shared.u32 %r6, [%rd4]"],
+            "source": ["k.cu:5:8", null], "location": "s[4]", "space": "shared"}]);
+        t["races_complete"] = json!(false);
+        t["races_note"] = json!("the search stopped at --max-races 1");
+        let h = page(&meta(), &[t], &|_| None);
+        assert!(h.contains("<th>kind</th>"));
+        assert!(h.contains("<td>RAW</td>"));
+        assert!(h.contains("t1@b0 12:2 <code>st.shared.u32 [%rd9], %r3</code><br><span class=\"mono\">k.cu:5:8</span>"));
+        // No source for the second side: nothing after its instruction.
+        assert!(h.contains("t0@b0 20:2 <code>ld.shared.u32 %r6, [%rd4]</code></td>"));
+        assert!(h.contains("s[4] (shared)"));
+        assert!(h.contains("Not every racing pair is listed: the search stopped at --max-races 1."));
+        // Shown in their place, not again among the unknown fields.
+        assert_eq!(h.matches("races_note").count(), 0);
+    }
+
+    #[test]
     fn names_instructions_and_messages_cannot_inject_markup() {
         let evil = "<script>document.body.dataset.pwned=1</script>";
         let mut t = report(&format!("{evil}.litmus"), "FAIL", 1.0);
@@ -616,7 +662,10 @@ mod tests {
             "instr": "<img src=x onerror=alert(1)>", "kind": "W", "location": "x\"y", "value": 1}],
             "rf": [], "co": [[0, 0]], "state": [[evil, 1]], "inputs": {evil: 2}});
         t["races"] = json!([{"flag": evil, "threads": [evil, "P1"], "lines": [1, 2],
-            "instrs": [evil, "st x"], "location": evil}]);
+            "instrs": [evil, "st x"], "location": evil, "kind": evil, "space": evil,
+            "positions": [evil, "2:1"], "source": [evil, null]}]);
+        t["races_note"] = json!(evil);
+        t["races_complete"] = json!(false);
         t["liveness"] = json!({"description": evil});
         t["condition"] = json!(evil);
         t["some_new_field"] = json!(evil);

@@ -299,6 +299,8 @@ impl<'a> ModelJudge<'a> {
         }
         let opts = Options {
             bound,
+            // Whether the test races is all that is asked here.
+            max_races: 0,
             ..Options::default()
         };
         let decide = |v: Verdict| match v {

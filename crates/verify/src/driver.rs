@@ -123,11 +123,16 @@ pub struct Config {
     /// How PTX kernels (`*.ptx`) are launched: kernel, grid, block,
     /// arguments (over each file's `// gpumc-launch:` lines).
     pub launch: Launch,
+    /// Races: the most racing instruction pairs listed (`--max-races`).
+    pub max_races: usize,
 }
 
 /// The symbolic engine's default cap on listed final states
 /// (`--max-states`).
 pub const DEFAULT_MAX_STATES: u64 = 100;
+
+/// The default cap on listed racing instruction pairs (`--max-races`).
+pub use crate::engine::races::DEFAULT_MAX_RACES;
 
 impl Default for Config {
     fn default() -> Self {
@@ -142,6 +147,7 @@ impl Default for Config {
             max_states: Some(DEFAULT_MAX_STATES),
             graph: None,
             launch: Launch::default(),
+            max_races: DEFAULT_MAX_RACES,
         }
     }
 }
@@ -204,9 +210,18 @@ pub struct FileReport {
     /// (`--graph-all`), and the rejected candidate of a forbidden outcome.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph: Option<GraphData>,
-    /// Racing pairs (`--property races`).
+    /// Racing pairs of static instructions (`--property races`), one
+    /// per pair, each with one execution in which it races.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub races: Vec<crate::engine::races::RacePair>,
+    /// Races: whether `races` lists every racing instruction pair (within
+    /// the loop bound); `None` for the other properties and errors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub races_complete: Option<bool>,
+    /// Why `races` may be incomplete (`--max-races`, a limit, undefined
+    /// behaviour).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub races_note: Option<String>,
     /// Liveness violation details (`--property liveness`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub liveness: Option<crate::engine::liveness::LivenessViolation>,
@@ -284,6 +299,8 @@ impl FileReport {
             witness: None,
             graph: None,
             races: vec![],
+            races_complete: None,
+            races_note: None,
             liveness: None,
             message: None,
             error: None,
@@ -561,6 +578,7 @@ fn run_engine(
         ignore_filter: cfg.ignore_filter,
         max_states: cfg.max_states,
         graph: cfg.graph.clone(),
+        max_races: cfg.max_races,
         ..Options::default()
     };
     let symbolic = engine == Engine::Symbolic;
@@ -614,6 +632,8 @@ fn run_engine(
             report.executions = counted(r.executions);
             report.bound_hit = r.bound_hit;
             report.races = r.races;
+            report.races_complete = Some(r.races_complete);
+            report.races_note = r.races_note;
             report.witness = r.witness;
             report.message = r
                 .note

@@ -1,6 +1,8 @@
 //! Explicit vs symbolic engine on every corpus litmus test of the safety
 //! CSVs (PTX v6.0, PTX v7.5, Vulkan, Vulkan without chains), of the
-//! Vulkan data-race CSV and of the seven liveness CSVs (their `; `-disabled
+//! Vulkan data-race CSV (and the PTX v7.5 tests for races; for races the
+//! two engines must list the same racing instruction pairs) and of the
+//! seven liveness CSVs (their `; `-disabled
 //! rows included), each with its CSV's model, progress model and bound. The engines must agree
 //! with each other (whether or not they agree with the CSV: rows where the
 //! model is still being fixed are compared all the same). Rows the explicit
@@ -35,6 +37,18 @@ fn model_name(m: &str) -> String {
     }
 }
 
+/// The racing instruction pairs of a report, by flag and positions.
+fn race_pairs(r: &driver::FileReport) -> std::collections::BTreeSet<(String, String, String)> {
+    r.races
+        .iter()
+        .map(|x| {
+            let (a, b) = &x.positions;
+            let (a, b) = if a <= b { (a, b) } else { (b, a) };
+            (x.flag.clone(), a.clone(), b.clone())
+        })
+        .collect()
+}
+
 fn diff(csv_name: &str, model: &str, property: Property) {
     diff_with(csv_name, model, property, "fair", 1);
 }
@@ -60,9 +74,11 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
         // Verdicts only here (tests/engine_states.rs compares the states).
         max_states: None,
         graph: None,
+        max_races: driver::DEFAULT_MAX_RACES,
     };
     let (ce, cs) = (cfg(Engine::Explicit), cfg(Engine::Symbolic));
     let cache = ModelCache::default();
+    let racy = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<_> = rows
         .par_iter()
         .filter(|r| (!r.disabled || property == Property::Liveness) && r.path.ends_with(".litmus"))
@@ -81,12 +97,33 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
                 } else {
                     e.verdict.clone()
                 };
-                let agree = if too_large {
+                let mut agree = if too_large {
                     s.verdict() == Some(row.expected)
                 } else {
                     e.verdict == s.verdict
                 };
-                (row.path.clone(), reference, s.verdict, agree, too_large)
+                let mut reference = reference;
+                let mut symbolic = s.verdict.clone();
+                // Races: the same racing instruction pairs, every one of
+                // them listed by both (the default cap is not reached on
+                // the corpus), none for a race-free row.
+                if property == Property::Races && agree && !too_large {
+                    let (pe, ps) = (race_pairs(&e), race_pairs(&s));
+                    let complete = |r: &driver::FileReport| {
+                        r.races_complete == Some(true) || r.message.is_some()
+                    };
+                    let empty_iff_pass = e.verdict != "PASS" || pe.is_empty();
+                    if pe != ps || !complete(&e) || !complete(&s) || !empty_iff_pass {
+                        agree = false;
+                        reference = format!("{} {pe:?} ({:?})", e.verdict, e.races_note);
+                        symbolic = format!("{} {ps:?} ({:?})", s.verdict, s.races_note);
+                    }
+                    if e.verdict == "FAIL" && e.message.is_none() {
+                        racy.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        assert!(!pe.is_empty(), "{}: FAIL without a pair", row.path);
+                    }
+                }
+                (row.path.clone(), reference, symbolic, agree, too_large)
             })
         })
         .collect();
@@ -96,11 +133,15 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
         .map(|(p, e, s, _, _)| format!("{p}: explicit {e}, symbolic {s}"))
         .collect();
     let large = results.iter().filter(|r| r.4).count();
+    let racy = racy.into_inner();
     eprintln!(
-        "{csv_name}: {} rows, {} agree ({large} too large for the explicit engine, checked against the CSV)",
+        "{csv_name}: {} rows, {} agree ({large} too large for the explicit engine, checked against the CSV; {racy} racy rows compared pair by pair)",
         results.len(),
         results.len() - bad.len()
     );
+    if property == Property::Races {
+        assert!(racy > 10, "too few racy rows compared: {racy}");
+    }
     assert!(bad.is_empty(), "engines disagree:\n{}", bad.join("\n"));
 }
 
@@ -131,6 +172,13 @@ fn vulkan_nochains() {
 #[test]
 fn vulkan_races() {
     diff("VULKAN-DR-expected.csv", "vulkan", Property::Races);
+}
+
+/// Races under PTX v7.5 on the PTX v7.5 safety tests (most of them race:
+/// PTX litmus tests use weak accesses freely).
+#[test]
+fn ptx_v7_5_races() {
+    diff("PTXv7_5-expected.csv", "ptx-v7.5", Property::Races);
 }
 
 #[test]

@@ -43,6 +43,10 @@ pub struct Options {
     pub max_states: Option<u64>,
     /// What to record for execution graphs (`None`: nothing, at no cost).
     pub graph: Option<witness::GraphRequest>,
+    /// Races: the most racing instruction pairs listed (the verdict and
+    /// the witness do not depend on it; the symbolic engine asks one more
+    /// query per pair, so a caller that wants the verdict only sets 0).
+    pub max_races: usize,
 }
 
 impl Default for Options {
@@ -54,6 +58,7 @@ impl Default for Options {
             max_combinations: 2_000_000,
             max_states: None,
             graph: None,
+            max_races: races::DEFAULT_MAX_RACES,
         }
     }
 }

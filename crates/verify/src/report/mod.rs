@@ -71,23 +71,7 @@ pub fn text(r: &FileReport) -> String {
     if let (Some(m), "FAIL") = (&r.message, r.verdict.as_str()) {
         let _ = writeln!(s, "  {m}");
     }
-    if !r.races.is_empty() {
-        let _ = writeln!(s, "  Data races ({}):", r.races.len());
-        for x in &r.races {
-            let _ = writeln!(
-                s,
-                "    [{}] {} l.{} `{}`  <->  {} l.{} `{}`  on {}",
-                x.flag,
-                x.threads.0,
-                x.lines.0,
-                x.instrs.0,
-                x.threads.1,
-                x.lines.1,
-                x.instrs.1,
-                x.location.as_deref().unwrap_or("-")
-            );
-        }
-    }
+    s.push_str(&races_text(r));
     if let Some(l) = &r.liveness {
         let _ = writeln!(s, "  Liveness violation: {}", l.description);
     }
@@ -130,6 +114,64 @@ pub fn text(r: &FileReport) -> String {
         s.push_str(&witness_text(w));
     }
     s.push_str(&graph_text(r));
+    s
+}
+
+/// The `Data races` block: one line per racing pair of instructions, as a
+/// programmer reads it: the kind, the location (and its state space), each
+/// instruction with its `line:col` (and the compiled source's position)
+/// and its thread, in the kind's order (`RAW`: the write first). The flag
+/// is named once when every pair has the same one.
+fn races_text(r: &FileReport) -> String {
+    let mut s = String::new();
+    let incomplete = match (&r.races_note, r.races_complete) {
+        (Some(n), Some(false)) => Some(n.as_str()),
+        (None, Some(false)) => Some("incomplete"),
+        _ => None,
+    };
+    if r.races.is_empty() {
+        // A race found but no pair listed (`--max-races 0`); undefined
+        // behaviour says so in its own message.
+        if let (Some(n), "FAIL", None) = (incomplete, r.verdict.as_str(), &r.message) {
+            let _ = writeln!(s, "  Data races: none listed ({n})");
+        }
+        return s;
+    }
+    let one_flag = r.races.iter().all(|x| x.flag == r.races[0].flag);
+    let mut head = r.races.len().to_string();
+    if one_flag {
+        let _ = write!(head, ", flag {}", r.races[0].flag);
+    }
+    if let Some(n) = incomplete {
+        let _ = write!(head, "; {n}");
+    }
+    let _ = writeln!(s, "  Data races ({head}):");
+    for x in &r.races {
+        let side = |instr: &str, pos: &str, src: &Option<String>, thread: &str| {
+            let at = match src {
+                Some(src) => format!("{pos}, {src}"),
+                None => pos.to_string(),
+            };
+            format!("{instr} ({at}) in thread {thread}")
+        };
+        let location = match (&x.location, &x.space) {
+            (Some(l), Some(sp)) => format!(" on {l} ({sp})"),
+            (Some(l), None) => format!(" on {l}"),
+            _ => String::new(),
+        };
+        let flag = if one_flag {
+            String::new()
+        } else {
+            format!("[{}] ", x.flag)
+        };
+        let _ = writeln!(
+            s,
+            "    {flag}{}{location}: {} → {}",
+            x.kind,
+            side(&x.instrs.0, &x.positions.0, &x.source.0, &x.threads.0),
+            side(&x.instrs.1, &x.positions.1, &x.source.1, &x.threads.1),
+        );
+    }
     s
 }
 
@@ -281,4 +323,95 @@ pub fn herd(r: &FileReport) -> String {
 /// One JSON object (single line).
 pub fn json(r: &FileReport) -> String {
     serde_json::to_string(r).expect("reports serialise")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::Config;
+    use crate::engine::races::RacePair;
+
+    fn pair(flag: &str, source: (Option<&str>, Option<&str>), space: Option<&str>) -> RacePair {
+        RacePair {
+            flag: flag.into(),
+            events: (3, 5),
+            threads: ("t1@b0".into(), "t0@b0".into()),
+            lines: (12, 20),
+            instrs: (
+                "st.shared.u32 [%rd9], %r3".into(),
+                "ld.shared.u32 %r6, [%rd4]".into(),
+            ),
+            location: Some("s[4]".into()),
+            kind: "RAW".into(),
+            space: space.map(str::to_string),
+            source: (source.0.map(str::to_string), source.1.map(str::to_string)),
+            positions: ("12:2".into(), "20:2".into()),
+            in_witness: true,
+        }
+    }
+
+    fn report(races: Vec<RacePair>, complete: bool, note: Option<&str>) -> FileReport {
+        let cfg = Config {
+            property: Property::Races,
+            ..Config::default()
+        };
+        let mut r = FileReport::new(std::path::Path::new("k.ptx"), &cfg);
+        r.verdict = "FAIL".into();
+        r.races = races;
+        r.races_complete = Some(complete);
+        r.races_note = note.map(str::to_string);
+        r
+    }
+
+    #[test]
+    fn a_race_line_names_kind_space_positions_sources_and_threads() {
+        let r = report(
+            vec![pair(
+                "dr",
+                (Some("k.cu:5:8"), Some("k.cu:7:21")),
+                Some("shared"),
+            )],
+            true,
+            None,
+        );
+        assert_eq!(
+            races_text(&r),
+            "  Data races (1, flag dr):\n    RAW on s[4] (shared): st.shared.u32 [%rd9], %r3 (12:2, k.cu:5:8) in thread t1@b0 → ld.shared.u32 %r6, [%rd4] (20:2, k.cu:7:21) in thread t0@b0\n"
+        );
+        // Without a source map or a space, and with two flags: each line
+        // names its flag.
+        let r = report(
+            vec![
+                pair("dr", (None, None), None),
+                pair("other", (None, None), None),
+            ],
+            false,
+            Some("the search stopped at --max-races 2"),
+        );
+        let t = races_text(&r);
+        assert!(
+            t.starts_with("  Data races (2; the search stopped at --max-races 2):\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "    [other] RAW on s[4]: st.shared.u32 [%rd9], %r3 (12:2) in thread t1@b0 → "
+            ),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn no_block_for_a_race_free_test_or_undefined_behaviour() {
+        let mut r = report(vec![], true, None);
+        r.verdict = "PASS".into();
+        assert_eq!(races_text(&r), "");
+        let mut r = report(
+            vec![],
+            false,
+            Some("undefined behaviour decided the verdict"),
+        );
+        r.message = Some("thread P0 reaches undefined behaviour".into());
+        assert_eq!(races_text(&r), "");
+    }
 }

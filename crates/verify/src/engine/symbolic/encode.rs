@@ -785,6 +785,18 @@ impl<'p> Enc<'p> {
         })
     }
 
+    /// The entries of flag axiom `i`'s relation (a set's members as
+    /// loops), each with the literal "present in an executed pair": what
+    /// [`Enc::flag_fires`] ORs. Empty for a flag that fires on an empty
+    /// relation (`flag empty`), which has no pair to name.
+    pub fn flag_entries(&mut self, model: &Model, i: usize) -> Result<Vec<(usize, usize, Lit)>> {
+        if model.axioms()[i].kind != AxiomKind::NotEmpty {
+            return Ok(vec![]);
+        }
+        let v = self.slot(model.axiom_slot(i))?.clone();
+        Ok(self.present(&v))
+    }
+
     /// A literal that implies that the test of axiom `i` holds (`holds`)
     /// or fails, given the direction it was encoded in
     /// ([`Enc::encode_model_wants`]). A failing acyclicity test is a cycle

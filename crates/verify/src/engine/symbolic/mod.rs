@@ -1063,6 +1063,7 @@ pub fn check_races_stats(
     model: &Model,
     opts: &Options,
 ) -> Result<(RaceResult, Stats)> {
+    use super::races::{cap_note, Collected};
     let flags = super::races::flag_axioms(model)?;
     let mut stats = Stats::default();
     let mut needed = consistency_axioms(model);
@@ -1077,6 +1078,8 @@ pub fn check_races_stats(
                 verdict: Verdict::Fail,
                 executions: 1,
                 races: vec![],
+                races_complete: false,
+                races_note: Some(super::safety::UB_STOPS.into()),
                 witness: Some(w),
                 bound_hit: false,
                 note: Some(note),
@@ -1094,9 +1097,8 @@ pub fn check_races_stats(
         fires.push(enc.flag_fires(model, i)?);
     }
     let fire = enc.sat.or(&fires);
-    let mut races = Vec::new();
+    let mut collected = Collected::new(opts.max_races);
     let mut witness = None;
-    let mut found = false;
     // One query first asks for a race or a cut thread: when neither
     // exists (the usual PASS), one unsatisfiability proof settles both.
     // A cut model only says the bound was hit; the race query goes on.
@@ -1117,16 +1119,50 @@ pub fn check_races_stats(
         }
         let c = enc.concrete()?;
         let mut ev = evaluator(model, &c, &enc.u.vocab);
-        let w = witness_of(&c, vec![], model, &enc.u.vocab, opts.graph.as_ref());
-        races = super::races::racing_pairs(&mut ev, model, &flags, &w);
-        if races.is_empty() {
+        if !flags.iter().any(|&i| ev.flag(i).is_some()) {
             // No flag fires on the rebuilt execution: an encoding bug.
             reject(&mut enc, &mut stats, "the model evaluator")?;
             continue;
         }
-        witness = Some(w);
-        found = true;
+        let refs: Vec<&ThreadPath> = c.paths.iter().collect();
+        let cand = c.candidate(&refs);
+        let fresh = collected.fresh(&cand, &mut ev, &flags);
+        collected.add(&cand, model, fresh, true);
+        witness = Some(witness_of(
+            &c,
+            vec![],
+            model,
+            &enc.u.vocab,
+            opts.graph.as_ref(),
+        ));
         break;
+    }
+    let found = witness.is_some();
+    // The verdict is decided; what follows only lists further racing
+    // instruction pairs. A resource limit reached here leaves the list
+    // incomplete, not the verdict unknown.
+    let mut races_note = None;
+    if found && !collected.capped {
+        match more_races(
+            &mut enc,
+            model,
+            &flags,
+            [complete, filter],
+            &mut collected,
+            &mut stats,
+        ) {
+            Ok(()) => {}
+            Err(e) if e.kind == ErrorKind::Limit => {
+                races_note = Some(format!(
+                    "the search for further racing pairs was stopped: {}",
+                    e.message
+                ));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if collected.capped {
+        races_note = Some(cap_note(opts.max_races));
     }
     let bound_hit = !found && bound_hit.unwrap_or(false);
     let verdict = if found {
@@ -1141,13 +1177,80 @@ pub fn check_races_stats(
         RaceResult {
             verdict,
             executions: u64::from(found),
-            races,
+            races: collected.races,
+            races_complete: races_note.is_none(),
+            races_note,
             witness,
             bound_hit,
             note: None,
         },
         stats,
     ))
+}
+
+/// After the first racy execution: further executions, each racing on
+/// some instruction pair not listed yet, until none is left or the cap
+/// of `collected` is reached. The flag relations' entries are grouped by
+/// the static instruction pair of their potential events, one literal per
+/// pair; each query asks for the disjunction of the pairs not yet listed.
+/// The pairs listed are those the evaluator finds on the rebuilt
+/// execution, never the solver's word alone: a model with no new pair
+/// there is rejected as an encoding bug.
+fn more_races(
+    enc: &mut Enc<'_>,
+    model: &Model,
+    flags: &[usize],
+    assume: [Lit; 2],
+    collected: &mut super::races::Collected,
+    stats: &mut Stats,
+) -> Result<()> {
+    use super::races::{instr_pos, pair_key, PairKey};
+    let p = enc.u.program;
+    let mut entries: std::collections::BTreeMap<PairKey, Vec<Lit>> = Default::default();
+    for &i in flags {
+        for (a, b, l) in enc.flag_entries(model, i)? {
+            let pos = |e: usize| {
+                let ev = &enc.u.events[e].ev;
+                instr_pos(p, ev.thread, ev.instr)
+            };
+            let key = pair_key(i, pos(a), pos(b));
+            entries.entry(key).or_default().push(l);
+        }
+    }
+    let pairs: Vec<(PairKey, Lit)> = entries
+        .into_iter()
+        .map(|(k, ls)| (k, enc.sat.or(&ls)))
+        .collect();
+    loop {
+        enc.sat.check()?;
+        let pending: Vec<Lit> = pairs
+            .iter()
+            .filter(|(k, _)| !collected.found.contains(k))
+            .map(|&(_, l)| l)
+            .collect();
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let want = enc.sat.or(&pending);
+        // Listed from within the re-check, on the execution it rebuilt.
+        let list_new = |e: &Enc<'_>, c: &Concrete<'_>| -> bool {
+            let refs: Vec<&ThreadPath> = c.paths.iter().collect();
+            let cand = c.candidate(&refs);
+            let mut ev = evaluator(model, c, &e.u.vocab);
+            let fresh = collected.fresh(&cand, &mut ev, flags);
+            if fresh.is_empty() {
+                return false;
+            }
+            collected.add(&cand, model, fresh, false);
+            true
+        };
+        if !solve_checked_by(enc, model, &[assume[0], assume[1], want], stats, list_new)? {
+            return Ok(());
+        }
+        if collected.capped {
+            return Ok(());
+        }
+    }
 }
 
 /// The `--engine auto` rule: the symbolic engine where the explicit
