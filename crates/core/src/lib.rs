@@ -7,6 +7,7 @@
 
 pub mod cat;
 pub mod diag;
+pub mod fasthash;
 pub mod guard;
 pub mod ir;
 pub mod models;

@@ -13,8 +13,6 @@
 use super::ast::{Axb, Test};
 use super::models::Base;
 use crate::diag::{Error, ErrorKind, Result};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// Default cap on explored states for user-supplied tests.
 pub const DEFAULT_STATE_LIMIT: usize = 2_000_000;
@@ -37,37 +35,9 @@ fn mem_of(s: u128, loc: u8) -> u8 {
     (s >> (MEM_SHIFT + 8 * loc as u32)) as u8
 }
 
-/// A multiply–rotate hasher for the packed states (std's SipHash is much
-/// slower and collision resistance is not needed here).
-#[derive(Default, Clone, Copy)]
-pub struct FastHasher(u64);
-
-impl Hasher for FastHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-
-    #[inline]
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-
-    #[inline]
-    fn write_u128(&mut self, v: u128) {
-        self.write_u64(v as u64);
-        self.write_u64((v >> 64) as u64);
-    }
-}
-
-pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+/// Packed states hash with the fast hasher (collision resistance is not
+/// needed here).
+pub use gpumc_core::fasthash::{FastHasher, FastMap};
 
 /// The reachable state graph. Edges are stored per source state
 /// (`edges[first[s]..first[s + 1]]`), each as `(destination, thread)`.

@@ -222,6 +222,10 @@ pub struct FileReport {
     /// behaviour).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub races_note: Option<String>,
+    /// Races: the operations whose results decide nothing a race depends
+    /// on and were not computed (`engine::slice`), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values_note: Option<String>,
     /// Liveness violation details (`--property liveness`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub liveness: Option<crate::engine::liveness::LivenessViolation>,
@@ -301,6 +305,7 @@ impl FileReport {
             races: vec![],
             races_complete: None,
             races_note: None,
+            values_note: None,
             liveness: None,
             message: None,
             error: None,
@@ -403,13 +408,15 @@ pub fn parse_program_launched(src: &str, name: &Path, launch: &Launch) -> Result
         Some("spvasm") => SourceFormat::Spirv,
         Some("ptx") => SourceFormat::PtxKernel,
         None => SourceFormat::sniff(src),
-        Some(other) => return Err(Error::new(
-            ErrorKind::Unsupported,
-            format!(
+        Some(other) => {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                format!(
                 "unsupported: input format `{other}` (expected a .litmus, .spvasm or .ptx file)"
             ),
-        )
-        .in_file(name)),
+            )
+            .in_file(name))
+        }
     };
     match format {
         SourceFormat::Litmus => {
@@ -440,8 +447,19 @@ pub fn check_file_as(file: &Path, name: &Path, cfg: &Config, cache: &ModelCache)
     let guard = Guard::new(&cfg.limits, start);
     let mut report = FileReport::new(path, cfg);
     let outcome = (|| -> Result<()> {
-        let program = load_program_launched(file, name, &cfg.launch)?;
+        let mut program = load_program_launched(file, name, &cfg.launch)?;
         report.test = program.name.clone();
+        if cfg.property == Property::Races {
+            let (sliced, n) = crate::engine::slice::for_races(&program);
+            if n > 0 {
+                program = sliced;
+                report.values_note = Some(format!(
+                    "{n} operation{} whose results decide no control flow, address, barrier or compare-and-swap {} not computed: witness values derived from them are placeholders",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "was" } else { "were" },
+                ));
+            }
+        }
         report.herd = Some(HerdNames::of(&program));
         if cfg.property == Property::Safety {
             report.condition = program

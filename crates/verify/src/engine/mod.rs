@@ -14,6 +14,7 @@ pub mod orders;
 pub mod paths;
 pub mod races;
 pub mod safety;
+pub mod slice;
 pub mod symbolic;
 pub mod witness;
 

@@ -110,6 +110,9 @@ pub fn text(r: &FileReport) -> String {
             .collect();
         let _ = writeln!(s, "    {}", line.join(" "));
     }
+    if let (Some(n), Some(_)) = (&r.values_note, &r.witness) {
+        let _ = writeln!(s, "  Values: {n}");
+    }
     if let Some(w) = &r.witness {
         s.push_str(&witness_text(w));
     }

@@ -323,6 +323,33 @@ impl<'p> Enc<'p> {
         let mut acc = RelAcc::new(n);
         let mut stuck_all = Vec::new();
         for (_, members) in groups {
+            // No member can have a quorum: every arrival is released with
+            // the others, no member waits forever — the pairs are those of
+            // members that arrive, without a choice (a sure relation where
+            // they surely arrive).
+            let no_quorum = members.iter().all(|&(b, _)| {
+                self.u.events[b]
+                    .barrier_counts
+                    .iter()
+                    .all(|(c, _)| c.is_none())
+            });
+            if no_quorum {
+                for &(b, m) in &members {
+                    let s = self.u.events[b].stuck;
+                    if s != FALSE {
+                        self.sat.clause(&[-m, -s]);
+                    }
+                }
+                for &(a, ma) in &members {
+                    for &(b, mb) in &members {
+                        if a != b && !self.u.events[b].arrive {
+                            let l = self.sat.and2(ma, mb);
+                            acc.add(a, b, l);
+                        }
+                    }
+                }
+                continue;
+            }
             let mlits: Vec<Lit> = members.iter().map(|&(_, m)| m).collect();
             // Quorum: the count of the first member that has one.
             let mut earlier_hc: Vec<Lit> = Vec::new();

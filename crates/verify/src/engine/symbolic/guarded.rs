@@ -574,6 +574,11 @@ fn unroll_thread(
     };
     pending[0].push((root, init));
     let n = t.instrs.len();
+    let quorums = p
+        .threads
+        .iter()
+        .flat_map(|t| &t.instrs)
+        .any(|i| matches!(i.kind, InstrKind::Barrier { count: Some(_), .. }));
     let mut event_node: Vec<usize> = Vec::new();
     let mut cur_node = 0;
     for &node in &dag.order {
@@ -720,7 +725,11 @@ fn unroll_thread(
                 }
                 effect(&mut st, g);
                 ident.push(g);
-                if !*arrive {
+                // Only a quorum lets an arrival wait forever: without one
+                // anywhere in the program, no barrier blocks (and every
+                // event after it keeps its guard, which keeps relations
+                // sure).
+                if !*arrive && quorums {
                     let s = sat.var();
                     sat.implies(s, g);
                     events[e].stuck = s;
@@ -852,14 +861,13 @@ fn unroll_thread(
                 out_guard = sat.and2(g, -c);
             }
         }
-        // The fall-through (or the only) successor.
-        if let Some(s) = &dag.next[node] {
-            if out_guard != FALSE {
-                if let Succ::To(j) = s {
-                    pending[*j].push((out_guard, st.clone()));
-                }
-            }
-        }
+        // The fall-through (or the only) successor gets the state last,
+        // moved: cloning every register's bits at every node of a long
+        // straight-line thread costs more than the rest of the unrolling.
+        let fall = match &dag.next[node] {
+            Some(Succ::To(j)) if out_guard != FALSE => Some(*j),
+            _ => None,
+        };
         if let Some(s) = &dag.taken[node] {
             let mut tg = taken_guard;
             if tg != FALSE {
@@ -893,10 +901,20 @@ fn unroll_thread(
                     tg = sat.and2(tg, -spin);
                 }
                 match s {
-                    Succ::To(j) => pending[*j].push((tg, st.clone())),
+                    Succ::To(j) => {
+                        let taken_st = if fall.is_some() {
+                            st.clone()
+                        } else {
+                            std::mem::take(&mut st)
+                        };
+                        pending[*j].push((tg, taken_st));
+                    }
                     Succ::Cut => cut.push(tg),
                 }
             }
+        }
+        if let Some(j) = fall {
+            pending[j].push((out_guard, st));
         }
     }
     // Final registers: a multiplexer over the ends (exclusive guards).

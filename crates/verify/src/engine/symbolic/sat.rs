@@ -7,7 +7,7 @@
 //! over constants never reaches the solver.
 
 use crate::diag::{Error, ErrorKind, Result};
-use std::collections::HashMap;
+use gpumc_core::fasthash::FastMap;
 
 pub type Lit = i32;
 pub const TRUE: Lit = 1;
@@ -81,7 +81,7 @@ pub struct Sat {
     next: i32,
     /// Gate of each conjunction, and the directions (bits of
     /// [`Polarity`]) encoded so far.
-    and_cache: HashMap<Vec<Lit>, (Lit, u8)>,
+    and_cache: FastMap<Vec<Lit>, (Lit, u8)>,
     /// The directions new gates get ([`Polarity::BOTH`] but while a
     /// model's derived relations are encoded).
     pub polarity: Polarity,
@@ -116,7 +116,7 @@ impl Sat {
         Sat {
             solver,
             next: 2,
-            and_cache: HashMap::new(),
+            and_cache: FastMap::default(),
             polarity: Polarity::BOTH,
             clauses: 1,
             trivially_unsat: false,
