@@ -90,9 +90,14 @@ extern "C" __global__ void atomic_cas_loop(int *p) {
 }
 
 // gpumc-launch: --grid 2 --block 2 --param p=buf:4
+// gpumc-options: --bound 4
 // gpumc-expect: no race
 // why: atomic_cas_loop with a volatile first read: strong, morally strong
 // why: to the CAS: no race (a stale value only costs one more iteration).
+// why: Each failed CAS changes `old`, so it is a new iteration, not a spin:
+// why: with four threads a CAS fails at most three times, and --bound 4
+// why: covers every execution (at the default bound 1 the answer is
+// why: UNKNOWN: the bound cut an execution).
 extern "C" __global__ void atomic_cas_loop_volatile(int *p) {
   int old = *(volatile int *)p;
   int assumed;
@@ -122,10 +127,10 @@ extern "C" __global__ void atomic_shared_counter(int *out) {
 }
 
 // gpumc-launch: --grid 2 --block 4 --param out=buf:8
-// gpumc-expect: race 134 136
+// gpumc-expect: race 139 141
 // why: atomic_shared_counter without the second barrier: thread 0's plain
-// why: read of the total (line 136) races with the atomicAdd of threads
-// why: 1..3 of its block (line 134).
+// why: read of the total (line 141) races with the atomicAdd of threads
+// why: 1..3 of its block (line 139).
 extern "C" __global__ void atomic_shared_no_final_barrier(int *out) {
   __shared__ int count;
   if (threadIdx.x == 0)
@@ -137,10 +142,10 @@ extern "C" __global__ void atomic_shared_no_final_barrier(int *out) {
 }
 
 // gpumc-launch: --grid 2 --block 4 --param out=buf:8
-// gpumc-expect: race 147 148
+// gpumc-expect: race 152 153
 // why: atomic_shared_counter without the first barrier: thread 0's plain
-// why: initialising store (line 147) races with the atomicAdd of threads
-// why: 1..3 (line 148).
+// why: initialising store (line 152) races with the atomicAdd of threads
+// why: 1..3 (line 153).
 extern "C" __global__ void atomic_shared_no_init_barrier(int *out) {
   __shared__ int count;
   if (threadIdx.x == 0)

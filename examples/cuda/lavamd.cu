@@ -91,26 +91,27 @@ extern "C" __global__ void lavamd_like(unsigned a2, const four_vector *rv, const
 }
 
 // gpumc-launch: --grid 2 --block 4 --param a2=3 --param rv=buf:256 --param qv=buf:64 --param fv=buf:256
-// gpumc-expect-O0: race 139 150
-// gpumc-expect-O0: race 139 154
-// gpumc-expect-O0: race 140 150
-// gpumc-expect-O0: race 140 154
+// gpumc-options: --max-races 200
+// gpumc-expect-O0: race 140 151
+// gpumc-expect-O0: race 140 155
+// gpumc-expect-O0: race 141 151
 // gpumc-expect-O0: race 141 155
-// gpumc-expect-O0: race 142 155
-// gpumc-expect-O1: race 139 150
-// gpumc-expect-O1: race 140 150
-// gpumc-expect-O1: race 141 155
-// gpumc-expect-O1: race 142 155
+// gpumc-expect-O0: race 142 156
+// gpumc-expect-O0: race 143 156
+// gpumc-expect-O1: race 140 151
+// gpumc-expect-O1: race 141 151
+// gpumc-expect-O1: race 142 156
+// gpumc-expect-O1: race 143 156
 // why: lavamd_like without the barrier at the end of a box's computation:
 // why: a thread that has finished the home box (k = 0) stages the
-// why: neighbour box (k = 1) into rB_shared and qB_shared (lines 139, 140,
-// why: 141, 142) while the other threads of its block may still read the
+// why: neighbour box (k = 1) into rB_shared and qB_shared (lines 140, 141,
+// why: 142, 143) while the other threads of its block may still read the
 // why: home box from there (write-after-read races). rB_shared is read on
-// why: lines 150 (all four components) and 154 (x, y, z), qB_shared on
-// why: line 155. -O0: the six pairs of staging and reading lines. -O1: the
-// why: loads of line 154 are the same as loads of line 150 (same
+// why: lines 151 (all four components) and 155 (x, y, z), qB_shared on
+// why: line 156. -O0: the six pairs of staging and reading lines. -O1: the
+// why: loads of line 155 are the same as loads of line 151 (same
 // why: addresses, no store in between) and are merged into them: the
-// why: pairs with 154 disappear. The staging barrier still orders each
+// why: pairs with 155 disappear. The staging barrier still orders each
 // why: box's staging before its computation, and rA_shared and fv are as
 // why: in lavamd_like (the -O1 loads of rA_shared and fv placed right
 // why: after a barrier carry that barrier's line, as they have no `.loc`
