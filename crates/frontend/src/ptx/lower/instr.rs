@@ -125,28 +125,33 @@ impl<'m> Tx<'_, 'm> {
 
     /// The address of a variable, parameter or private buffer.
     pub fn symbol(&mut self, fr: usize, name: &str, offset: i64) -> TxResult<V> {
-        let buf = match self.frames[fr].bufs.get(name) {
-            Some(&b) => b,
-            None => match self.sh.mem.named.get(name) {
-                Some(&b) => b,
-                None if self.code.funcs.contains_key(name) => {
-                    return Err(Error::unsupported(
-                        self.pos,
-                        format!("the address of function `{name}`"),
-                    )
-                    .into())
-                }
-                None => {
-                    return Err(
-                        Error::semantic(self.pos, format!("unknown symbol `{name}`")).into(),
-                    )
-                }
-            },
-        };
-        Ok(V::Ptr {
-            buf,
-            off: Arg::K(offset),
-        })
+        match self.frames[fr].bufs.get(name) {
+            Some(&buf) => Ok(V::Ptr {
+                buf,
+                off: Arg::K(offset),
+            }),
+            None => self.symbol_address(name, offset),
+        }
+    }
+
+    /// The address of a module variable (or of a kernel's parameter).
+    pub fn symbol_address(&mut self, name: &str, offset: i64) -> TxResult<V> {
+        if let Some(&buf) = self.sh.mem.named.get(name) {
+            return Ok(V::Ptr {
+                buf,
+                off: Arg::K(offset),
+            });
+        }
+        if let Some(e) = self.sh.mem.broken.get(name) {
+            return Err(e.clone().into());
+        }
+        let pos = self.pos;
+        Err(if self.code.declared.contains(name) {
+            Error::unsupported(pos, format!("the address of function `{name}`"))
+        } else {
+            Error::semantic(pos, format!("unknown symbol `{name}`"))
+        }
+        .into())
     }
 
     /// A special register's value (`None`: not a special register).

@@ -189,7 +189,7 @@ impl<'m> Tx<'_, 'm> {
             (Some(Space::Global), BufKind::Global) => true,
             (Some(Space::Shared), BufKind::Shared) => true,
             (Some(Space::Const), BufKind::Const) => true,
-            (Some(Space::Local | Space::Param), BufKind::Private) => true,
+            (Some(Space::Local | Space::Param), BufKind::Private | BufKind::LocalMemory) => true,
             (Some(Space::Param), BufKind::Param) => true,
             _ => false,
         };
@@ -338,6 +338,10 @@ impl<'m> Tx<'_, 'm> {
                     V::Int(Arg::K(c))
                 }
                 BufKind::Global if !self.is_memory(buf) => self.read_only(buf, &o, size)?,
+                BufKind::LocalMemory if self.local_address(st, buf, &o, size)?.is_some() => {
+                    let s = self.local_address(st, buf, &o, size)?.expect("checked");
+                    self.load_slot(st, &s, size * 8)
+                }
                 _ => {
                     let tags = self.access_tags(i, m, false)?;
                     match self.cell_addr(buf, &o, size, false)? {
@@ -385,8 +389,22 @@ impl<'m> Tx<'_, 'm> {
                     )
                     .into())
                 }
-                BufKind::Global | BufKind::Shared => {
+                BufKind::LocalMemory if matches!(v, V::Ptr { .. }) => {
+                    // Addresses stay with the translation (IR memory holds
+                    // integers).
+                    self.priv_write(st, buf, &o, size, v)?
+                }
+                BufKind::Global | BufKind::Shared | BufKind::LocalMemory => {
                     self.written(buf)?;
+                    if kind == BufKind::LocalMemory {
+                        self.local_address(st, buf, &o, size)?;
+                        if let Some(k) = o.known() {
+                            for s in st.overlapping(buf, k, size) {
+                                st.slots.remove(&s);
+                            }
+                            st.slots.remove(&Slot::Priv(buf, k, size));
+                        }
+                    }
                     let x = self.int(v, "a value stored to memory")?;
                     let x = self.sext(&x, size * 8);
                     let tags = self.access_tags(i, m, false)?;
@@ -436,7 +454,10 @@ impl<'m> Tx<'_, 'm> {
         let (buf, off) = self.address(fr, st, a)?;
         self.check_space(i, m, buf)?;
         let kind = self.sh.mem.buffers[buf].kind;
-        if !matches!(kind, BufKind::Global | BufKind::Shared) {
+        if !matches!(
+            kind,
+            BufKind::Global | BufKind::Shared | BufKind::LocalMemory
+        ) {
             return Err(Error::unsupported(
                 i.pos,
                 format!(
@@ -554,6 +575,25 @@ impl<'m> Tx<'_, 'm> {
             self.cell_addr(buf, off, size, false)?;
             return Ok(V::Int(self.havoc(size * 8)));
         }
+        let stored = b
+            .pointers
+            .iter()
+            .find(|p| p.0 < o + i64::from(size) && o < p.0 + i64::from(p.1))
+            .cloned();
+        if let Some((at, bytes, sym, off)) = stored {
+            // An address the initialiser stored, read whole: the pointer.
+            if (at, bytes) != (o, size) {
+                return Err(Error::unsupported(
+                    self.pos,
+                    format!(
+                        "a partial read of the address of `{sym}` stored in `{}`",
+                        b.name
+                    ),
+                )
+                .into());
+            }
+            return self.symbol_address(&sym, off);
+        }
         if let Some(c) = self.sh.mem.known(buf, o, size) {
             return Ok(V::Int(Arg::K(c)));
         }
@@ -582,16 +622,62 @@ impl<'m> Tx<'_, 'm> {
         Ok(V::Int(Arg::R(t)))
     }
 
-    fn priv_read(&mut self, st: &mut State, buf: BufId, off: &Arg, size: u32) -> TxResult<V> {
-        let Some(o) = off.known() else {
-            return Err(Error::unsupported(
+    /// A private array in IR memory keeps the addresses stored into it at
+    /// known offsets with the translation: the slot of such an address
+    /// (`None`: the access goes to memory). A run-time offset into an
+    /// array that holds an address is unsupported.
+    fn local_address(
+        &self,
+        st: &State,
+        buf: BufId,
+        off: &Arg,
+        size: u32,
+    ) -> TxResult<Option<Slot>> {
+        let holds = |s: &Slot| matches!(st.get(s), super::value::Val::Ptr { .. });
+        match off.known() {
+            Some(o) => {
+                let s = Slot::Priv(buf, o, size);
+                Ok(holds(&s).then_some(s))
+            }
+            None => {
+                let any = st
+                    .slots
+                    .keys()
+                    .any(|s| matches!(s, Slot::Priv(b, _, _) if *b == buf) && holds(s));
+                if any {
+                    return Err(Error::unsupported(
+                        self.pos,
+                        format!(
+                            "an address computed at run time into `{}`, which also holds an address",
+                            self.sh.mem.buffers[buf].name
+                        ),
+                    )
+                    .into());
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// An address into a private buffer computed at run time: the
+    /// translation starts again with the buffer in IR memory.
+    fn local_memory(&self, buf: BufId) -> TxErr {
+        match self.sh.private_owner.get(&buf) {
+            Some((f, v)) => TxErr::Restart(Assume::LocalMemory(f.clone(), v.clone())),
+            None => Error::unsupported(
                 self.pos,
                 format!(
-                    "an address into private memory `{}` computed at run time",
+                    "an address into `{}` computed at run time",
                     self.sh.mem.buffers[buf].name
                 ),
             )
-            .into());
+            .into(),
+        }
+    }
+
+    fn priv_read(&mut self, st: &mut State, buf: BufId, off: &Arg, size: u32) -> TxResult<V> {
+        let Some(o) = off.known() else {
+            return Err(self.local_memory(buf));
         };
         Ok(self.load_slot(st, &Slot::Priv(buf, o, size), size * 8))
     }
@@ -605,14 +691,7 @@ impl<'m> Tx<'_, 'm> {
         v: V,
     ) -> TxResult<()> {
         let Some(o) = off.known() else {
-            return Err(Error::unsupported(
-                self.pos,
-                format!(
-                    "an address into private memory `{}` computed at run time",
-                    self.sh.mem.buffers[buf].name
-                ),
-            )
-            .into());
+            return Err(self.local_memory(buf));
         };
         // Bytes another cell held are that cell's no more.
         for s in st.overlapping(buf, o, size) {
@@ -693,6 +772,7 @@ impl<'m> Tx<'_, 'm> {
             size: None,
             contents: super::memory::Contents::Arbitrary,
             size_hint: Some(format!(" (give it with `--param {name}=buf:BYTES`)")),
+            pointers: Vec::new(),
         });
         self.sh.param_buf.insert(k, b);
         self.sh.free_ptr_param.insert(b, k);

@@ -31,6 +31,9 @@ pub enum BufKind {
     Private,
     /// A kernel argument in the parameter space.
     Param,
+    /// Private to one thread, but in IR memory: an address into it is
+    /// computed at run time (`loc[i & 3]` of a local array).
+    LocalMemory,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +56,9 @@ pub struct Buffer {
     /// How to make its size known, for the message when a run-time index
     /// needs it.
     pub size_hint: Option<String>,
+    /// Addresses in the initial contents: byte offset, bytes, and the
+    /// variable (or function) and offset whose address is stored there.
+    pub pointers: Vec<(i64, u32, String, i64)>,
 }
 
 impl Buffer {
@@ -63,6 +69,7 @@ impl Buffer {
             BufKind::Const => "const",
             BufKind::Private => "local",
             BufKind::Param => "param",
+            BufKind::LocalMemory => "local",
         }
     }
 }
@@ -88,6 +95,9 @@ pub struct Memory {
     elem: HashMap<BufId, u32>,
     /// Bytes of dynamic shared memory per block (`--shared-bytes`).
     pub dynamic_shared: Option<u64>,
+    /// Module variables gpumc cannot model, by name: the error, reported
+    /// if a kernel uses one.
+    pub broken: HashMap<String, Error>,
 }
 
 /// The most cells a run-time index may choose between.
@@ -103,6 +113,7 @@ impl Memory {
             blocks,
             elem: HashMap::new(),
             dynamic_shared,
+            broken: HashMap::new(),
         }
     }
 
@@ -280,6 +291,7 @@ mod tests {
             size: Some(16),
             contents: Contents::Arbitrary,
             size_hint: None,
+            pointers: Vec::new(),
         });
         (m, b)
     }
@@ -308,6 +320,7 @@ mod tests {
             size: None,
             contents: Contents::Arbitrary,
             size_hint: Some(" (give it with `--param 0=buf:BYTES`)".into()),
+            pointers: Vec::new(),
         });
         let e = m.array(g, 0, 4, false, Pos::default()).unwrap_err();
         assert!(e.message.contains("--param 0=buf:BYTES"), "{}", e.message);

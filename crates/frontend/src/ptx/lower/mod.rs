@@ -47,6 +47,8 @@ pub(super) struct ThreadCtx {
 /// The code every thread runs.
 pub(super) struct Code<'m> {
     pub funcs: HashMap<&'m str, &'m Function>,
+    /// Every function the module declares, with a body or not.
+    pub declared: HashSet<&'m str>,
     pub cfgs: HashMap<&'m str, Cfg<'m>>,
     pub kernel: &'m Function,
 }
@@ -62,6 +64,9 @@ pub(super) struct Learned {
     /// run time: memory. The others are read-only for the whole launch,
     /// so their loads are folded (known contents) or free inputs.
     pub memory: HashSet<String>,
+    /// Private arrays (function, declaration) indexed at run time: IR
+    /// memory of their thread, not kept by the translation.
+    pub local_memory: HashSet<(String, String)>,
 }
 
 /// What every thread's translation shares and adds to.
@@ -80,6 +85,8 @@ pub(super) struct Shared {
     pub input_of: HashMap<(usize, i64, u32), usize>,
     /// The input of a cell of a global buffer no thread writes.
     pub cell_input: HashMap<(BufId, i64, u32), usize>,
+    /// The function and declaration of each private buffer.
+    pub private_owner: HashMap<BufId, (String, String)>,
     pub learned: Learned,
     pub files: HashMap<u32, String>,
     pub source_map: BTreeMap<u32, SourceLoc>,
@@ -115,6 +122,7 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
         ));
     }
     let mut code = Code {
+        declared: module.functions.iter().map(|f| f.name.as_str()).collect(),
         funcs: HashMap::new(),
         cfgs: HashMap::new(),
         kernel,
@@ -138,6 +146,7 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
             inputs: Vec::new(),
             input_of: HashMap::new(),
             cell_input: HashMap::new(),
+            private_owner: HashMap::new(),
             learned,
             files: module.files.iter().cloned().collect(),
             source_map: BTreeMap::new(),
@@ -145,7 +154,10 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
         };
         bind_params(&mut sh, kernel, launch)?;
         for v in &module.vars {
-            declare_var(&mut sh.mem, v)?;
+            // A variable gpumc cannot model is an error only if used.
+            if let Err(e) = declare_var(&mut sh.mem, v) {
+                sh.mem.broken.insert(v.name.clone(), e);
+            }
         }
         match translate_all(&code, &mut sh, grid, block, launch) {
             Ok(threads) => {
@@ -170,6 +182,7 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
                     Assume::IntParam(k) => learned.int_params.insert(k),
                     Assume::Memory(name) => learned.memory.insert(name),
                     Assume::DynamicLoop(f, b) => learned.dynamic_loops.insert((f, b)),
+                    Assume::LocalMemory(f, v) => learned.local_memory.insert((f, v)),
                 };
             }
         }
@@ -239,7 +252,7 @@ fn translate_thread(
 }
 
 /// `t3@b1`, `t(1,2)@b(0,1)`: ids in as many dimensions as the launch has.
-fn thread_name(th: &ThreadCtx) -> String {
+pub(super) fn thread_name(th: &ThreadCtx) -> String {
     fn ids(v: [u32; 3], shape: [u32; 3]) -> String {
         let dims = if shape[2] > 1 {
             3
@@ -333,6 +346,7 @@ fn bind_params(sh: &mut Shared, k: &Function, launch: &Launch) -> Result<()> {
             size: Some(bytes),
             contents: Contents::Arbitrary,
             size_hint: None,
+            pointers: Vec::new(),
         });
         sh.kparam_buf.insert(b, sh.params.len() - 1);
         sh.mem.named.insert(p.name.clone(), b);
@@ -379,6 +393,7 @@ fn bind_params(sh: &mut Shared, k: &Function, launch: &Launch) -> Result<()> {
                     Contents::Arbitrary
                 },
                 size_hint: None,
+                pointers: Vec::new(),
             });
             sh.param_buf.insert(idx, b);
         }
@@ -439,10 +454,11 @@ pub(super) fn declare_var(mem: &mut Memory, v: &VarDecl) -> Result<Option<BufId>
     } else {
         Some(v.dims.iter().map(|d| d.unwrap_or(1)).product::<u64>() * elem)
     };
+    let mut pointers = Vec::new();
     let contents = match (&v.init, kind) {
         (Some(init), _) => {
             let mut bytes = Vec::new();
-            init_bytes(init, v.ty, &mut bytes, v.pos)?;
+            init_bytes(init, v.ty, &mut bytes, &mut pointers, v.pos)?;
             Contents::Bytes(bytes)
         }
         // PTX zero-initialises `.global` and `.const` variables without
@@ -462,6 +478,7 @@ pub(super) fn declare_var(mem: &mut Memory, v: &VarDecl) -> Result<Option<BufId>
         contents,
         size_hint: (kind == BufKind::Shared && extern_)
             .then(|| " (give the dynamic shared memory with `--shared-bytes N`)".to_string()),
+        pointers,
     });
     if extern_ && kind == BufKind::Shared {
         // Every `.extern .shared` array is the same memory.
@@ -482,11 +499,19 @@ fn count_init(i: &Init) -> u64 {
     }
 }
 
-fn init_bytes(i: &Init, ty: Type, out: &mut Vec<u8>, pos: Pos) -> Result<()> {
+/// The bytes of an initialiser; the addresses in it go to `pointers`
+/// (their bytes are 0).
+fn init_bytes(
+    i: &Init,
+    ty: Type,
+    out: &mut Vec<u8>,
+    pointers: &mut Vec<(i64, u32, String, i64)>,
+    pos: Pos,
+) -> Result<()> {
     match i {
         Init::List(v) => {
             for x in v {
-                init_bytes(x, ty, out, pos)?;
+                init_bytes(x, ty, out, pointers, pos)?;
             }
         }
         Init::Int(v) => out.extend_from_slice(&v.to_le_bytes()[..ty.bytes() as usize]),
@@ -498,11 +523,9 @@ fn init_bytes(i: &Init, ty: Type, out: &mut Vec<u8>, pos: Pos) -> Result<()> {
             };
             out.extend_from_slice(&bytes[..(ty.bytes() as usize).min(bytes.len())]);
         }
-        Init::Addr { sym, .. } => {
-            return Err(Error::unsupported(
-                pos,
-                format!("an initialiser holding the address of `{sym}`"),
-            ))
+        Init::Addr { sym, offset, .. } => {
+            pointers.push((out.len() as i64, ty.bytes(), sym.clone(), *offset));
+            out.extend(std::iter::repeat_n(0, ty.bytes() as usize));
         }
     }
     if ty.kind == TypeKind::Pred {
@@ -551,6 +574,7 @@ impl Shared {
             size: Some(n * elem),
             contents: Contents::Arbitrary,
             size_hint: None,
+            pointers: Vec::new(),
         }))
     }
 }

@@ -37,6 +37,9 @@ pub(super) enum Assume {
     /// The global buffer (by name) is memory: some thread writes it or
     /// indexes it at run time.
     Memory(String),
+    /// The private array (function, declaration) is indexed at run time:
+    /// it is IR memory of its thread.
+    LocalMemory(String, String),
 }
 
 #[derive(Debug)]
@@ -168,7 +171,14 @@ impl<'a, 'm> Tx<'a, 'm> {
         for d in &cfg.decls {
             match d.space {
                 Space::Local | Space::Param => {
+                    let key = (func.name.clone(), d.name.clone());
                     let b = self.sh.private_buffer(d)?;
+                    if self.sh.learned.local_memory.contains(&key) {
+                        let buf = &mut self.sh.mem.buffers[b];
+                        buf.kind = super::memory::BufKind::LocalMemory;
+                        buf.name = format!("{}@{}", d.name, super::thread_name(self.th));
+                    }
+                    self.sh.private_owner.insert(b, key);
                     bufs.insert(d.name.clone(), b);
                     owned.push(b);
                 }
@@ -686,11 +696,7 @@ impl<'a, 'm> Tx<'a, 'm> {
             }
         };
         let Some(&callee) = self.code.funcs.get(name.as_str()) else {
-            return Err(Error::unsupported(
-                i.pos,
-                format!("call to `{name}`, which has no body in this file"),
-            )
-            .into());
+            return self.external_call(fr, name, rets, st);
         };
         if self.frames.iter().any(|f| std::ptr::eq(f.func, callee)) {
             return Err(Error::unsupported(i.pos, format!("recursive call to `{name}`")).into());
@@ -764,6 +770,44 @@ impl<'a, 'm> Tx<'a, 'm> {
             Slot::Bar(_) => true,
         });
         Ok(Some(merged))
+    }
+}
+
+impl Tx<'_, '_> {
+    /// A call to a function without a body: the CUDA runtime's `vprintf`
+    /// (reads its arguments, writes nothing a kernel shares; returns an
+    /// arbitrary count) and the assertion failure handler (the thread
+    /// stops, as at `trap`); anything else is unsupported.
+    fn external_call(
+        &mut self,
+        fr: usize,
+        name: &str,
+        rets: &[Operand],
+        mut st: State,
+    ) -> TxResult<Option<State>> {
+        match name {
+            "vprintf" => {
+                for r in rets {
+                    let Operand::Sym { name: rn, .. } = r else {
+                        continue;
+                    };
+                    if let Some(&b) = self.frames[fr].bufs.get(rn) {
+                        let v = self.havoc(32);
+                        self.store_slot(&mut st, Slot::Priv(b, 0, 4), super::arith::V::Int(v));
+                    }
+                }
+                Ok(Some(st))
+            }
+            "__assertfail" | "__assert_fail" => {
+                self.emit_goto_end();
+                Ok(None)
+            }
+            _ => Err(Error::unsupported(
+                self.pos,
+                format!("call to `{name}`, which has no body in this file"),
+            )
+            .into()),
+        }
     }
 }
 

@@ -1,0 +1,266 @@
+//! `gpumc check` on PTX kernels (`*.ptx`): launch options and the file's
+//! `// gpumc-launch:` line, exit statuses (1 for a race, 2 for bad input
+//! with `file:line:col`), the race report (text and JSON), standard input.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn gpumc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run gpumc");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gpumc-ptx-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let p = d.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const EXAMPLE: &str = "examples/ptx-kernels/shared-race.ptx";
+
+/// A kernel in which every thread stores to `a[tid]` and reads
+/// `a[tid ^ 1]`, with nothing between: two racing instruction pairs per
+/// neighbour pair, both on shared memory of one block.
+const SMALL: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry k(
+	.param .u32 k_param_0
+)
+{
+	.reg .b32 %r<6>;
+	.reg .b64 %rd<4>;
+	.shared .align 4 .b8 s[64];
+	.loc 1 3 5
+	mov.u32 %r1, %tid.x;
+	shl.b32 %r2, %r1, 2;
+	mov.u64 %rd1, s;
+	cvt.u64.u32 %rd2, %r2;
+	add.s64 %rd3, %rd1, %rd2;
+	.loc 1 4 5
+	st.shared.u32 [%rd3], %r1;
+	xor.b32 %r3, %r2, 4;
+	cvt.u64.u32 %rd2, %r3;
+	add.s64 %rd3, %rd1, %rd2;
+	.loc 1 5 9
+	ld.shared.u32 %r4, [%rd3];
+	ret;
+}
+.file 1 "small.cu"
+"#;
+
+#[test]
+fn the_example_races_with_the_launch_of_its_header() {
+    let (code, out, err) = gpumc(&["check", "--property", "races", EXAMPLE]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("FAIL"), "{out}");
+    assert!(out.contains("Data races (1, flag dr)"), "{out}");
+    assert!(out.contains("examples/cuda/basic_shared.cu:17:10"), "{out}");
+    assert!(out.contains("examples/cuda/basic_shared.cu:18:14"), "{out}");
+    assert!(out.contains("(shared)"), "{out}");
+}
+
+#[test]
+fn the_race_report_in_json_names_kinds_spaces_and_cuda_lines() {
+    let f = scratch("small.ptx", SMALL);
+    let (code, out, err) = gpumc(&[
+        "check",
+        "--property",
+        "races",
+        "--json",
+        "--block",
+        "2",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    let r: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(r["verdict"], "FAIL");
+    assert_eq!(r["test"], "k");
+    let races = r["races"].as_array().unwrap();
+    assert_eq!(races.len(), 1, "one pair of instructions: {out}");
+    let x = &races[0];
+    assert!(["RAW", "WAR"].contains(&x["kind"].as_str().unwrap()), "{x}");
+    assert_eq!(x["space"], "shared");
+    let src: Vec<&str> = x["source"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    let mut lines = src.clone();
+    lines.sort();
+    assert_eq!(lines, ["small.cu:4:5", "small.cu:5:9"]);
+    let threads: Vec<&str> = x["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    let mut t = threads.clone();
+    t.sort();
+    assert_eq!(t, ["t0@b0", "t1@b0"]);
+    assert_eq!(r["races_complete"], true);
+}
+
+#[test]
+fn a_barrier_or_separate_blocks_remove_the_race() {
+    let fixed = SMALL.replace("\txor.b32", "\tbar.sync 0;\n\txor.b32");
+    let f = scratch("fixed.ptx", &fixed);
+    let (code, out, err) = gpumc(&[
+        "check",
+        "--property",
+        "races",
+        "--block",
+        "2",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("PASS"), "{out}");
+    // One thread per block: each block has its own shared memory.
+    let f = scratch("small2.ptx", SMALL);
+    let (code, out, _) = gpumc(&[
+        "check",
+        "--property",
+        "races",
+        "--grid",
+        "2",
+        "--block",
+        "1",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn kernels_read_from_standard_input_are_told_apart_by_content() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gpumc"))
+        .args(["check", "--property", "races", "--block", "2", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), SMALL.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("<stdin>: FAIL"), "{text}");
+}
+
+#[test]
+fn bad_launches_are_usage_errors() {
+    let f = scratch("small3.ptx", SMALL);
+    let p = f.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&[], "needs a launch configuration"),
+        (&["--block", "0"], "bad --block"),
+        (&["--block", "2", "--grid", "1,2,3,4"], "bad --grid"),
+        (&["--block", "2", "--param", "x"], "bad --param"),
+        (&["--block", "2", "--param", "n=3"], "has no parameter `n`"),
+        (&["--block", "2", "--kernel", "nope"], "no kernel `nope`"),
+        (&["--block", "4096", "--grid", "2"], "at most 4096"),
+    ];
+    for (args, want) in cases {
+        let mut a = vec!["check", "--property", "races"];
+        a.extend_from_slice(args);
+        a.push(p);
+        let (code, out, err) = gpumc(&a);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            out.contains(want) || err.contains(want),
+            "{args:?}: {out}{err}"
+        );
+    }
+}
+
+#[test]
+fn malformed_and_unsupported_ptx_is_reported_at_its_position() {
+    let cases = [
+        // A syntax error: an unclosed bracket.
+        (
+            SMALL.replace("[%rd3], %r1", "[%rd3, %r1"),
+            "small.ptx:",
+            "19:",
+        ),
+        // An instruction the translation does not know.
+        (
+            SMALL.replace(
+                "\txor.b32 %r3, %r2, 4;",
+                "\tcp.async.ca.shared.global [%rd3], [%rd1], 4;",
+            ),
+            "unsupported",
+            "20:2",
+        ),
+        // A label that does not exist.
+        (
+            SMALL.replace("\tret;", "\tbra LNOWHERE;\n\tret;"),
+            "unknown label `LNOWHERE`",
+            ":",
+        ),
+    ];
+    for (k, (text, want, pos)) in cases.iter().enumerate() {
+        let f = scratch("small.ptx", text);
+        let (code, out, err) = gpumc(&[
+            "check",
+            "--property",
+            "races",
+            "--block",
+            "2",
+            f.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 2, "case {k}: {out}{err}");
+        assert!(out.contains("ERROR"), "case {k}: {out}");
+        assert!(out.contains(want), "case {k}: {out}");
+        assert!(
+            out.contains(&format!("small.ptx:{pos}")) || out.contains(pos),
+            "case {k}: {out}"
+        );
+        let _ = std::fs::remove_file(&f);
+    }
+}
+
+#[test]
+fn two_kernels_need_a_choice() {
+    let two = format!(
+        "{SMALL}\n{}",
+        &SMALL[SMALL.find(".visible").unwrap()..]
+            .replace("entry k(", "entry k2(")
+            .replace("k_param_0", "k2_param_0")
+            .replace(".file 1 \"small.cu\"", "")
+    );
+    let f = scratch("two.ptx", &two);
+    let (code, out, _) = gpumc(&[
+        "check",
+        "--property",
+        "races",
+        "--block",
+        "2",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("choose one with `--kernel NAME`") && out.contains("k, k2"),
+        "{out}"
+    );
+    let (code, out, _) = gpumc(&[
+        "check",
+        "--property",
+        "races",
+        "--block",
+        "2",
+        "--kernel",
+        "k2",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}");
+}
