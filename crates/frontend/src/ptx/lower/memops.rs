@@ -184,15 +184,18 @@ impl<'m> Tx<'_, 'm> {
     /// Checks an access's state space against the buffer it reaches.
     fn check_space(&self, i: &Instr, m: &Mods, buf: BufId) -> TxResult<()> {
         let b = &self.sh.mem.buffers[buf];
-        let ok = match (m.space, b.kind) {
-            (None, _) => true,
-            (Some(Space::Global), BufKind::Global) => true,
-            (Some(Space::Shared), BufKind::Shared) => true,
-            (Some(Space::Const), BufKind::Const) => true,
-            (Some(Space::Local | Space::Param), BufKind::Private | BufKind::LocalMemory) => true,
-            (Some(Space::Param), BufKind::Param) => true,
-            _ => false,
-        };
+        let ok = matches!(
+            (m.space, b.kind),
+            (None, _)
+                | (Some(Space::Global), BufKind::Global)
+                | (Some(Space::Shared), BufKind::Shared)
+                | (Some(Space::Const), BufKind::Const)
+                | (
+                    Some(Space::Local | Space::Param),
+                    BufKind::Private | BufKind::LocalMemory
+                )
+                | (Some(Space::Param), BufKind::Param)
+        );
         if ok {
             Ok(())
         } else {

@@ -74,11 +74,20 @@ impl Buffer {
     }
 }
 
-/// The cells of one copy of a buffer: `(offset, size)` → location and
-/// whether some thread writes it, and where it was first accessed.
+/// A cell of one copy of a buffer.
+#[derive(Clone, Copy)]
+struct Cell {
+    loc: LocId,
+    /// Some thread writes it.
+    written: bool,
+    /// Where it was first accessed.
+    pos: Pos,
+}
+
+/// The cells of one copy of a buffer, by `(offset, size)`.
 #[derive(Default)]
 struct Copy {
-    cells: BTreeMap<(i64, u32), (LocId, bool, Pos)>,
+    cells: BTreeMap<(i64, u32), Cell>,
 }
 
 pub struct Memory {
@@ -149,8 +158,8 @@ impl Memory {
             .get_mut(&(buf, copy))
             .and_then(|c| c.cells.get_mut(&(off, size)))
         {
-            e.1 |= write;
-            return e.0;
+            e.written |= write;
+            return e.loc;
         }
         let mut name = self.cell_name(buf, off, size);
         let c = self.copies.entry((buf, copy)).or_default();
@@ -172,7 +181,14 @@ impl Memory {
             init_arbitrary,
             space: Some(b.space().to_string()),
         });
-        c.cells.insert((off, size), (id, write, pos));
+        c.cells.insert(
+            (off, size),
+            Cell {
+                loc: id,
+                written: write,
+                pos,
+            },
+        );
         id
     }
 
@@ -230,29 +246,23 @@ impl Memory {
         let mut keys: Vec<&(BufId, u32)> = self.copies.keys().collect();
         keys.sort();
         for k in keys {
-            let cells: Vec<(&(i64, u32), &(LocId, bool, Pos))> =
-                self.copies[k].cells.iter().collect();
-            for (i, ((o1, s1), (_, w1, p1))) in cells.iter().enumerate() {
-                for ((o2, s2), (_, w2, p2)) in &cells[i + 1..] {
-                    if *o2 >= o1 + i64::from(*s1) {
+            // By offset: a cell overlaps only those that start before it ends.
+            let cells: Vec<(i64, u32, Cell)> = self.copies[k]
+                .cells
+                .iter()
+                .map(|(&(o, z), c)| (o, z, *c))
+                .collect();
+            for (i, &(o1, z1, c1)) in cells.iter().enumerate() {
+                for &(o2, z2, c2) in &cells[i + 1..] {
+                    if o2 >= o1 + i64::from(z1) {
                         break;
                     }
-                    if *w1 || *w2 {
-                        let b = &self.buffers[k.0];
-                        let (p, o) = if p1.line <= p2.line {
-                            (p2, (o2, s2))
-                        } else {
-                            (p1, (o1, s1))
-                        };
+                    if c1.written || c2.written {
                         return Err(Error::unsupported(
-                            *p,
+                            c2.pos,
                             format!(
-                                "mixed-size access: {}-byte access at offset {} of `{}` overlaps a {}-byte access at offset {}, and one of them writes",
-                                o.1,
-                                o.0,
-                                b.name,
-                                if o.0 == o1 { s2 } else { s1 },
-                                if o.0 == o1 { o2 } else { o1 },
+                                "mixed-size access: {z2}-byte access at offset {o2} of `{}` overlaps a {z1}-byte access at offset {o1}, and one of them writes",
+                                self.buffers[k.0].name
                             ),
                         ));
                     }
