@@ -135,16 +135,17 @@ fn rendered(r: &Rendered, f: Format) -> String {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Check litmus tests and SPIR-V kernels (files, directories searched
-    /// recursively for *.litmus and *.spvasm, or `-` for standard input).
+    /// Check litmus tests, SPIR-V kernels and PTX kernels (files,
+    /// directories searched recursively for *.litmus, *.spvasm and *.ptx,
+    /// or `-` for standard input).
     Check {
         #[command(flatten)]
         opts: CheckOpts,
         #[command(flatten)]
         graph: graphcli::GraphOpts,
         /// Test files, directories, or `-`: one test read from standard
-        /// input (reported as `<stdin>`; litmus or SPIR-V assembly, told
-        /// apart by content).
+        /// input (reported as `<stdin>`; litmus, SPIR-V assembly or PTX,
+        /// told apart by content).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },

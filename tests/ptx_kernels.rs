@@ -269,5 +269,5 @@ fn annotations_are_read_as_written() {
         .iter()
         .find(|k| k.name == "atomic_cas_loop_volatile")
         .unwrap();
-    assert_eq!(k.options, ["--bound", "4"]);
+    assert_eq!(k.options, ["--bound", "3"]);
 }

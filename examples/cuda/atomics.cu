@@ -89,15 +89,15 @@ extern "C" __global__ void atomic_cas_loop(int *p) {
   } while (assumed != old);
 }
 
-// gpumc-launch: --grid 2 --block 2 --param p=buf:4
-// gpumc-options: --bound 4
+// gpumc-launch: --grid 3 --block 1 --param p=buf:4
+// gpumc-options: --bound 3
 // gpumc-expect: no race
 // why: atomic_cas_loop with a volatile first read: strong, morally strong
 // why: to the CAS: no race (a stale value only costs one more iteration).
 // why: Each failed CAS changes `old`, so it is a new iteration, not a spin:
-// why: with four threads a CAS fails at most three times, and --bound 4
-// why: covers every execution (at the default bound 1 the answer is
-// why: UNKNOWN: the bound cut an execution).
+// why: with three threads a CAS fails at most twice, and --bound 3 covers
+// why: every execution (at the default bound 1 the answer is UNKNOWN: the
+// why: bound cut an execution).
 extern "C" __global__ void atomic_cas_loop_volatile(int *p) {
   int old = *(volatile int *)p;
   int assumed;
