@@ -1,19 +1,9 @@
 //! The `gpumc` binary: exit codes, JSON lines, error positions.
 
 use std::path::Path;
-use std::process::Command;
 
 fn gpumc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run gpumc");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    gpumc_testutil::run(env!("CARGO_BIN_EXE_gpumc"), args, None)
 }
 
 fn temp(name: &str, text: &str) -> String {

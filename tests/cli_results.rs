@@ -5,19 +5,9 @@
 //! `tests/golden/herd/`; `GPUMC_BLESS=1` rewrites them).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn gpumc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run gpumc");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    gpumc_testutil::run(env!("CARGO_BIN_EXE_gpumc"), args, None)
 }
 
 fn json(args: &[&str]) -> serde_json::Value {

@@ -2,7 +2,6 @@
 //! suites and directories with nothing checked, arguments that mean
 //! nothing, standard input, progress-model names, help texts.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -15,29 +14,7 @@ fn gpumc(args: &[&str]) -> (i32, String, String) {
 
 /// Runs gpumc with `input` on its standard input.
 fn gpumc_in(args: &[&str], input: Option<&str>) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gpumc"))
-        .args(args)
-        .current_dir(ROOT)
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run gpumc");
-    if let Some(text) = input {
-        let mut stdin = child.stdin.take().unwrap();
-        // gpumc may exit before reading (a usage error): a closed pipe is fine.
-        let _ = stdin.write_all(text.as_bytes());
-    }
-    let out = child.wait_with_output().expect("gpumc ends");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    gpumc_testutil::run(env!("CARGO_BIN_EXE_gpumc"), args, input)
 }
 
 /// A fresh directory for one test.

@@ -5,16 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn gpumc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run gpumc");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    gpumc_testutil::run(env!("CARGO_BIN_EXE_gpumc"), args, None)
 }
 
 /// A fresh directory for one test.

@@ -109,3 +109,39 @@ mod tests {
         assert!(m.contains("[workspace]"));
     }
 }
+
+/// Runs a program built by the tests (`env!("CARGO_BIN_EXE_gpumc")`) in
+/// the repository root, with `input` on its standard input (none: an empty
+/// one); returns its exit status (-1 when a signal ended it), standard
+/// output and standard error.
+pub fn run(bin: &str, args: &[&str], input: Option<&str>) -> (i32, String, String) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(bin)
+        .args(args)
+        .current_dir(repo_root())
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("run {bin}: {e}"));
+    if let Some(text) = input {
+        // The program may exit before reading (a usage error): a closed
+        // pipe is fine.
+        let _ = child
+            .stdin
+            .take()
+            .expect("piped")
+            .write_all(text.as_bytes());
+    }
+    let out = child.wait_with_output().expect("the program ends");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

@@ -4,7 +4,7 @@
 //! (`parse.rs`) only checks the grammar, the lowering (`lower/`) gives it
 //! meaning.
 
-use crate::ir::Pos;
+use crate::ir::{BinOp, Pos};
 
 /// A whole `.ptx` file.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -341,4 +341,24 @@ impl Operand {
             | Operand::Sink { pos } => *pos,
         }
     }
+}
+
+/// The integer comparison a `setp`/`set` comparison word names, for
+/// operands of that signedness: `lt` is signed on `.s` types and unsigned
+/// otherwise; `lo`, `ls`, `hi`, `hs` are always unsigned. `None` for the
+/// floating-point comparisons (`equ`, `num`, …) and unknown words.
+pub fn int_compare(word: &str, signed: bool) -> Option<BinOp> {
+    Some(match (word, signed) {
+        ("eq", _) => BinOp::Eq,
+        ("ne", _) => BinOp::Ne,
+        ("lt", true) => BinOp::Lt,
+        ("le", true) => BinOp::Le,
+        ("gt", true) => BinOp::Gt,
+        ("ge", true) => BinOp::Ge,
+        ("lt", false) | ("lo", _) => BinOp::Ult,
+        ("le", false) | ("ls", _) => BinOp::Ule,
+        ("gt", false) | ("hi", _) => BinOp::Ugt,
+        ("ge", false) | ("hs", _) => BinOp::Uge,
+        _ => return None,
+    })
 }

@@ -617,18 +617,8 @@ fn setp(at: &At, th: &mut ThreadState) -> Result<()> {
     };
     let ty = types(at, &ins.parts[2..], 1)?;
     let signed = ty.first().is_none_or(|(s, _)| *s == Sign::Signed);
-    let op = match (cmp, signed) {
-        ("eq", _) => BinOp::Eq,
-        ("ne", _) => BinOp::Ne,
-        ("lt", true) => BinOp::Lt,
-        ("le", true) => BinOp::Le,
-        ("gt", true) => BinOp::Gt,
-        ("ge", true) => BinOp::Ge,
-        ("lt", false) | ("lo", _) => BinOp::Ult,
-        ("le", false) | ("ls", _) => BinOp::Ule,
-        ("gt", false) | ("hi", _) => BinOp::Ugt,
-        ("ge", false) | ("hs", _) => BinOp::Uge,
-        _ => return Err(at.qual_unsupported(cmp)),
+    let Some(op) = crate::ptx::ast::int_compare(cmp, signed) else {
+        return Err(at.qual_unsupported(cmp));
     };
     at.arity(3)?;
     let dst = at.reg(&ins.args[0])?;

@@ -459,18 +459,8 @@ impl<'m> Tx<'_, 'm> {
     /// floating-point or unknown comparison.
     fn compare(&mut self, op: &str, t: Type, a: V, b: V) -> TxResult<Option<Arg>> {
         let signed = t.kind == TypeKind::Signed;
-        let bop = match (op, signed) {
-            ("eq", _) => BinOp::Eq,
-            ("ne", _) => BinOp::Ne,
-            ("lt", true) => BinOp::Lt,
-            ("le", true) => BinOp::Le,
-            ("gt", true) => BinOp::Gt,
-            ("ge", true) => BinOp::Ge,
-            ("lt" | "lo", false) => BinOp::Ult,
-            ("le" | "ls", false) => BinOp::Ule,
-            ("gt" | "hi", false) => BinOp::Ugt,
-            ("ge" | "hs", false) => BinOp::Uge,
-            _ => return Ok(None),
+        let Some(bop) = crate::ptx::ast::int_compare(op, signed) else {
+            return Ok(None);
         };
         let (x, y) = match (a, b) {
             (V::Int(x), V::Int(y)) => (x, y),

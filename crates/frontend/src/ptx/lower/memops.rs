@@ -310,15 +310,35 @@ impl<'m> Tx<'_, 'm> {
         }
     }
 
+    /// The registers of a (vector) access and, for each, the buffer and
+    /// byte offset it reaches.
+    fn accesses<'o>(
+        &mut self,
+        fr: usize,
+        st: &mut State,
+        i: &Instr,
+        m: &Mods,
+        addr: &Operand,
+        regs: &'o Operand,
+    ) -> TxResult<(BufId, Vec<(&'o Operand, Arg)>)> {
+        let regs = self.elems(i, regs, m)?;
+        let (buf, off) = self.address(fr, st, addr)?;
+        self.check_space(i, m, buf)?;
+        let size = i64::from(m.ty.bytes());
+        let mut out = Vec::with_capacity(regs.len());
+        for (k, r) in regs.into_iter().enumerate() {
+            let o = self.bin(BinOp::Add, &off, &Arg::K(k as i64 * size));
+            out.push((r, o));
+        }
+        Ok((buf, out))
+    }
+
     fn load(&mut self, fr: usize, st: &mut State, i: &'m Instr, m: &Mods) -> TxResult<()> {
         let [d, a] = self.ops::<2>(i)?;
-        let dsts = self.elems(i, d, m)?;
-        let (buf, off) = self.address(fr, st, a)?;
-        self.check_space(i, m, buf)?;
+        let (buf, each) = self.accesses(fr, st, i, m, a, d)?;
         let size = m.ty.bytes();
         let kind = self.sh.mem.buffers[buf].kind;
-        for (k, dst) in dsts.into_iter().enumerate() {
-            let o = self.bin(BinOp::Add, &off, &Arg::K(k as i64 * i64::from(size)));
+        for (dst, o) in each {
             let v = match kind {
                 BufKind::Private => self.priv_read(st, buf, &o, size)?,
                 BufKind::Param => {
@@ -371,13 +391,10 @@ impl<'m> Tx<'_, 'm> {
 
     fn store(&mut self, fr: usize, st: &mut State, i: &'m Instr, m: &Mods) -> TxResult<()> {
         let [a, s] = self.ops::<2>(i)?;
-        let srcs = self.elems(i, s, m)?;
-        let (buf, off) = self.address(fr, st, a)?;
-        self.check_space(i, m, buf)?;
+        let (buf, each) = self.accesses(fr, st, i, m, a, s)?;
         let size = m.ty.bytes();
         let kind = self.sh.mem.buffers[buf].kind;
-        for (k, src) in srcs.into_iter().enumerate() {
-            let o = self.bin(BinOp::Add, &off, &Arg::K(k as i64 * i64::from(size)));
+        for (src, o) in each {
             let v = self.read(fr, st, src, m.ty)?;
             match kind {
                 BufKind::Private => self.priv_write(st, buf, &o, size, v)?,

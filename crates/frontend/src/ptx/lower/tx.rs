@@ -540,18 +540,24 @@ impl<'a, 'm> Tx<'a, 'm> {
         if no_join {
             return Ok(None);
         }
+        self.close_join(lj)
+    }
+
+    /// Pops the innermost stop, a join, and merges the states that reached
+    /// it there, at label `l` (`None`: no path reached it).
+    fn close_join(&mut self, l: String) -> TxResult<Option<State>> {
         let Some(Stop {
             kind: StopKind::Join(arrivals),
             ..
         }) = self.stops.pop()
         else {
-            unreachable!("the join pushed above")
+            unreachable!("the innermost stop is the caller's join")
         };
         if arrivals.is_empty() {
             return Ok(None);
         }
         let merged = self.merge(arrivals)?;
-        self.emit_label(lj);
+        self.emit_label(l);
         Ok(Some(merged))
     }
 
@@ -628,19 +634,7 @@ impl<'a, 'm> Tx<'a, 'm> {
         });
         self.walk(fr, h, head, None)?;
         self.stops.pop();
-        let Some(Stop {
-            kind: StopKind::Join(arrivals),
-            ..
-        }) = self.stops.pop()
-        else {
-            unreachable!("the join pushed above")
-        };
-        if arrivals.is_empty() {
-            return Ok(None);
-        }
-        let merged = self.merge(arrivals)?;
-        self.emit_label(lx);
-        Ok(Some((merged, x)))
+        Ok(self.close_join(lx)?.map(|merged| (merged, x)))
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -746,23 +740,13 @@ impl<'a, 'm> Tx<'a, 'm> {
             label: lr.clone(),
             kind: StopKind::Join(Vec::new()),
         });
-        let r = self.walk(cfr, 0, st, Some(usize::MAX));
-        let stop = self.stops.pop();
+        // An error ends the whole translation: no stop or frame to restore.
+        self.walk(cfr, 0, st, Some(usize::MAX))?;
         let frame = self.frames.pop().expect("pushed above");
-        r?;
-        let Some(Stop {
-            kind: StopKind::Join(arrivals),
-            ..
-        }) = stop
-        else {
-            unreachable!("the join pushed above")
-        };
-        if arrivals.is_empty() {
-            return Ok(None);
-        }
         self.at(Some(i));
-        let mut merged = self.merge(arrivals)?;
-        self.emit_label(lr);
+        let Some(mut merged) = self.close_join(lr)? else {
+            return Ok(None);
+        };
         // The callee's registers and private memory are gone.
         merged.slots.retain(|s, _| match s {
             Slot::Reg(f, _) => *f != frame.id,
