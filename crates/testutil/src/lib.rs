@@ -78,38 +78,6 @@ pub fn damaged_copies(
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn litmus_files_are_found_below_a_directory_and_sorted() {
-        let f = super::litmus_files(&super::repo_root().join("examples"));
-        assert!(f.iter().any(|p| p.ends_with("MP-relacq.litmus")));
-        assert!(f
-            .iter()
-            .any(|p| p.ends_with("thesis/vulkan/D-cta_S-ker-Global/SB.litmus")));
-        assert!(f.windows(2).all(|w| w[0] <= w[1]));
-        assert!(f
-            .iter()
-            .all(|p| p.extension().is_some_and(|x| x == "litmus")));
-        assert!(super::litmus_files(std::path::Path::new("/nonexistent/x")).is_empty());
-    }
-
-    #[test]
-    fn damaged_copies_are_deterministic_and_damaged() {
-        let a = super::damaged_copies(b"hello world", b"xyz", 6, 3, 7);
-        assert_eq!(a, super::damaged_copies(b"hello world", b"xyz", 6, 3, 7));
-        assert_eq!(a.len(), 6);
-        assert!(a.iter().all(|c| c.as_slice() != b"hello world"));
-        assert!(a[0].len() <= 11 && b"hello world".starts_with(&a[0]));
-    }
-
-    #[test]
-    fn repo_root_holds_the_workspace_manifest() {
-        let m = std::fs::read_to_string(super::repo_root().join("Cargo.toml")).unwrap();
-        assert!(m.contains("[workspace]"));
-    }
-}
-
 /// Runs a program built by the tests (`env!("CARGO_BIN_EXE_gpumc")`) in
 /// the repository root, with `input` on its standard input (none: an empty
 /// one); returns its exit status (-1 when a signal ended it), standard
@@ -144,4 +112,36 @@ pub fn run(bin: &str, args: &[&str], input: Option<&str>) -> (i32, String, Strin
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn litmus_files_are_found_below_a_directory_and_sorted() {
+        let f = super::litmus_files(&super::repo_root().join("examples"));
+        assert!(f.iter().any(|p| p.ends_with("MP-relacq.litmus")));
+        assert!(f
+            .iter()
+            .any(|p| p.ends_with("thesis/vulkan/D-cta_S-ker-Global/SB.litmus")));
+        assert!(f.windows(2).all(|w| w[0] <= w[1]));
+        assert!(f
+            .iter()
+            .all(|p| p.extension().is_some_and(|x| x == "litmus")));
+        assert!(super::litmus_files(std::path::Path::new("/nonexistent/x")).is_empty());
+    }
+
+    #[test]
+    fn damaged_copies_are_deterministic_and_damaged() {
+        let a = super::damaged_copies(b"hello world", b"xyz", 6, 3, 7);
+        assert_eq!(a, super::damaged_copies(b"hello world", b"xyz", 6, 3, 7));
+        assert_eq!(a.len(), 6);
+        assert!(a.iter().all(|c| c.as_slice() != b"hello world"));
+        assert!(a[0].len() <= 11 && b"hello world".starts_with(&a[0]));
+    }
+
+    #[test]
+    fn repo_root_holds_the_workspace_manifest() {
+        let m = std::fs::read_to_string(super::repo_root().join("Cargo.toml")).unwrap();
+        assert!(m.contains("[workspace]"));
+    }
 }
