@@ -92,6 +92,12 @@ struct Request {
     #[serde(default)]
     launch: crate::frontend::ptx::launch::Launch,
     max_races: usize,
+    #[serde(default = "yes")]
+    symmetry: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Request {
@@ -113,6 +119,7 @@ impl Request {
             graph: cfg.graph.clone(),
             launch: cfg.launch.clone(),
             max_races: cfg.max_races,
+            symmetry: cfg.symmetry,
         }
     }
 
@@ -129,6 +136,7 @@ impl Request {
             graph: self.graph.clone(),
             launch: self.launch.clone(),
             max_races: self.max_races,
+            symmetry: self.symmetry,
         })
     }
 }

@@ -68,6 +68,11 @@ struct CheckOpts {
     /// longer list is cut and says so.
     #[arg(long, default_value_t = driver::DEFAULT_MAX_RACES, value_name = "N")]
     max_races: usize,
+    /// Symbolic engine: consider every execution, not one per orbit of
+    /// interchangeable threads and workgroups (symmetry reduction, on by
+    /// default; docs/SYMBOLIC.md, "Symmetry").
+    #[arg(long)]
+    no_symmetry: bool,
     /// Wall-clock limit per test, seconds (0: none); past it the verdict is UNKNOWN.
     #[arg(long, default_value_t = gpumc::guard::DEFAULT_TIMEOUT_S, value_name = "SECS")]
     timeout: f64,
@@ -313,6 +318,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
         max_states: Some(opts.max_states),
         graph: None,
         max_races: opts.max_races,
+        symmetry: !opts.no_symmetry,
         launch: launch(opts)?,
     })
 }

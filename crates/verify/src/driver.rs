@@ -125,6 +125,9 @@ pub struct Config {
     pub launch: Launch,
     /// Races: the most racing instruction pairs listed (`--max-races`).
     pub max_races: usize,
+    /// The symbolic engine's symmetry reduction (`--no-symmetry` turns it
+    /// off, for comparison).
+    pub symmetry: bool,
 }
 
 /// The symbolic engine's default cap on listed final states
@@ -148,6 +151,7 @@ impl Default for Config {
             graph: None,
             launch: Launch::default(),
             max_races: DEFAULT_MAX_RACES,
+            symmetry: true,
         }
     }
 }
@@ -597,6 +601,7 @@ fn run_engine(
         max_states: cfg.max_states,
         graph: cfg.graph.clone(),
         max_races: cfg.max_races,
+        symmetry: cfg.symmetry,
         ..Options::default()
     };
     let symbolic = engine == Engine::Symbolic;

@@ -75,6 +75,7 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
         max_states: None,
         graph: None,
         max_races: driver::DEFAULT_MAX_RACES,
+        symmetry: true,
         launch: Default::default(),
     };
     let (ce, cs) = (cfg(Engine::Explicit), cfg(Engine::Symbolic));

@@ -99,6 +99,18 @@ pub fn compl_rel(n: usize, a: &[u64], out: &mut [u64]) {
 pub fn compose(n: usize, a: &[u64], b: &[u64], out: &mut [u64]) {
     let w = words(n);
     out.fill(0);
+    // The non-zero words of each row of `b`: relations of many events are
+    // mostly made of narrow bands (program order within a thread, one
+    // location's accesses), so most of a row need not be visited.
+    let span: Vec<(usize, usize)> = (0..n)
+        .map(|k| {
+            let row = &b[k * w..(k + 1) * w];
+            match row.iter().position(|&x| x != 0) {
+                None => (0, 0),
+                Some(lo) => (lo, w - row.iter().rev().position(|&x| x != 0).unwrap_or(0)),
+            }
+        })
+        .collect();
     for i in 0..n {
         let orow = &mut out[i * w..(i + 1) * w];
         for (wi, &word) in a[i * w..(i + 1) * w].iter().enumerate() {
@@ -106,7 +118,9 @@ pub fn compose(n: usize, a: &[u64], b: &[u64], out: &mut [u64]) {
             while word != 0 {
                 let k = wi * 64 + word.trailing_zeros() as usize;
                 word &= word - 1;
-                for (o, x) in orow.iter_mut().zip(&b[k * w..(k + 1) * w]) {
+                let (lo, hi) = span[k];
+                let brow = &b[k * w..(k + 1) * w];
+                for (o, x) in orow[lo..hi].iter_mut().zip(&brow[lo..hi]) {
                     *o |= x;
                 }
             }
@@ -132,8 +146,30 @@ pub fn inverse(n: usize, a: &[u64], out: &mut [u64]) {
 
 /// `out = a+` (Warshall on bit rows).
 pub fn plus(n: usize, a: &[u64], out: &mut [u64]) {
-    let w = words(n);
     out.copy_from_slice(a);
+    let set: u64 = a.iter().map(|x| u64::from(x.count_ones())).sum();
+    // Sparse relations (a few pairs per event: program order, one
+    // location's accesses) close by squaring, whose compositions only
+    // visit the bands of non-zero words; dense ones by Warshall's
+    // algorithm, whose cost does not depend on the density.
+    if n >= 256 && set < (n as u64) * 64 {
+        let mut step = vec![0u64; a.len()];
+        loop {
+            compose(n, out, out, &mut step);
+            let mut changed = false;
+            for (o, s) in out.iter_mut().zip(&step) {
+                let v = *o | *s;
+                if v != *o {
+                    *o = v;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return;
+            }
+        }
+    }
+    let w = words(n);
     for k in 0..n {
         let (kw, kb) = (k / 64, 1u64 << (k % 64));
         for i in 0..n {

@@ -177,20 +177,7 @@ impl Relation {
     pub fn compose(&self, o: &Relation) -> Relation {
         debug_assert_eq!(self.n, o.n);
         let mut r = Relation::empty(self.n);
-        for i in 0..self.n {
-            let (start, end) = (i * self.w, (i + 1) * self.w);
-            for (wi, &word) in self.bits[start..end].iter().enumerate() {
-                let mut word = word;
-                while word != 0 {
-                    let k = wi * 64 + word.trailing_zeros() as usize;
-                    word &= word - 1;
-                    let src = &o.bits[k * o.w..(k + 1) * o.w];
-                    for (d, s) in r.bits[start..end].iter_mut().zip(src) {
-                        *d |= s;
-                    }
-                }
-            }
-        }
+        crate::cat::kernel::compose(self.n, &self.bits, &o.bits, &mut r.bits);
         r
     }
 
@@ -202,21 +189,10 @@ impl Relation {
         r
     }
 
-    /// Transitive closure `r+` (Warshall's algorithm on bit rows).
+    /// Transitive closure `r+` (`cat::kernel::plus`).
     pub fn transitive_closure(&self) -> Relation {
-        let mut r = self.clone();
-        let w = self.w;
-        for k in 0..self.n {
-            let (kw, kb) = (k / 64, 1u64 << (k % 64));
-            let row_k: Vec<u64> = r.row(k).to_vec();
-            for i in 0..self.n {
-                if r.bits[i * w + kw] & kb != 0 {
-                    for (d, s) in r.bits[i * w..(i + 1) * w].iter_mut().zip(&row_k) {
-                        *d |= s;
-                    }
-                }
-            }
-        }
+        let mut r = Relation::empty(self.n);
+        crate::cat::kernel::plus(self.n, &self.bits, &mut r.bits);
         r
     }
 

@@ -16,6 +16,7 @@ pub mod races;
 pub mod safety;
 pub mod slice;
 pub mod symbolic;
+pub mod symmetry;
 pub mod witness;
 
 use crate::cat::Evaluator;
@@ -48,6 +49,10 @@ pub struct Options {
     /// the witness do not depend on it; the symbolic engine asks one more
     /// query per pair, so a caller that wants the verdict only sets 0).
     pub max_races: usize,
+    /// The symbolic engine considers one execution per orbit of
+    /// interchangeable threads and workgroups (`symmetry`); off: every
+    /// execution (for comparison).
+    pub symmetry: bool,
 }
 
 impl Default for Options {
@@ -60,6 +65,7 @@ impl Default for Options {
             max_states: None,
             graph: None,
             max_races: races::DEFAULT_MAX_RACES,
+            symmetry: true,
         }
     }
 }

@@ -38,6 +38,7 @@ mod liveness;
 pub mod open;
 mod rel;
 mod sat;
+mod symmetry;
 mod unroll;
 
 #[cfg(test)]
@@ -572,6 +573,9 @@ pub fn check_safety_stats(
     let mut stats = Stats::default();
     let needed = consistency_axioms(model);
     let mut enc = build(p, model, opts, &needed, None)?;
+    if opts.symmetry {
+        symmetry::break_symmetry(&mut enc, p);
+    }
     let obs = observables(p);
     let names: Vec<String> = obs.iter().map(|t| term_name(p, t)).collect();
     let complete = complete_lit(&mut enc);
@@ -1069,6 +1073,9 @@ pub fn check_races_stats(
     let mut needed = consistency_axioms(model);
     needed.extend(&flags);
     let mut enc = build(p, model, opts, &needed, None)?;
+    if opts.symmetry {
+        symmetry::break_symmetry(&mut enc, p);
+    }
     let complete = complete_lit(&mut enc);
     if let Some((note, w)) = undefined_behaviour(&mut enc, model, opts.graph.as_ref(), &mut stats)?
     {

@@ -668,26 +668,17 @@ impl SymRel {
 fn plus_fixpoint(nodes: &[usize], mat: &[Lit], cols: &[bool], ctx: &Ctx, sat: &mut Sat) -> SymRel {
     let m = nodes.len();
     let n = ctx.exec.len();
-    // May-reachability (plain bits).
-    let mut reach: Vec<EventSet> = (0..m)
-        .map(|i| EventSet::from_iter(m, (0..m).filter(|&j| mat[i * m + j] != FALSE)))
-        .collect();
-    loop {
-        let mut changed = false;
-        for i in 0..m {
-            let mut r = reach[i].clone();
-            for k in reach[i].iter() {
-                r.union_with(&reach[k]);
-            }
-            if r != reach[i] {
-                reach[i] = r;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
+    // May-reachability (plain bits): the closure of the may-edges.
+    let edges = Relation::from_pairs(
+        m,
+        (0..m).flat_map(|i| {
+            (0..m)
+                .filter(move |&j| mat[i * m + j] != FALSE)
+                .map(move |j| (i, j))
+        }),
+    );
+    let closure = edges.transitive_closure();
+    let reach: Vec<EventSet> = (0..m).map(|i| closure.successors(i)).collect();
     // x(i,j) for the wanted columns j: x(i,j) ⇐ r(i,j), and
     // x(i,j) ⇐ r(i,k) ∧ exec(k) ∧ x(k,j).
     let mut x = vec![FALSE; m * m];

@@ -1,0 +1,70 @@
+//! Symmetry breaking (`engine::symmetry`): of interchangeable units, only
+//! the executions in which they are sorted are asked for — for units
+//! `a < b` of a group, the first write of `b` to the shared location of
+//! the group's sorting instruction is never coherence-before that of `a`.
+//! Any execution is exchanged into such a one (sort the units along a
+//! linear extension of `co` on those writes; units without one anywhere),
+//! and the exchange preserves the property asked, so a formula with the
+//! clauses is satisfiable iff it is without.
+
+use super::encode::Enc;
+use super::sat::Lit;
+use crate::engine::symmetry::{self, Group};
+use crate::ir::Program;
+
+/// Adds the clauses for every group of `p`; returns how many groups were
+/// broken.
+pub fn break_symmetry(enc: &mut Enc<'_>, p: &Program) -> usize {
+    let mut broken = 0;
+    for g in symmetry::groups(p) {
+        if breaking_clauses(enc, p, &g) {
+            broken += 1;
+        }
+    }
+    broken
+}
+
+fn breaking_clauses(enc: &mut Enc<'_>, p: &Program, g: &Group) -> bool {
+    let Some((pos, instr)) = symmetry::sorting_write(p, g) else {
+        return false;
+    };
+    // Per unit: its potential writes of that instruction, each with the
+    // literal "the first of them that executes".
+    let mut firsts: Vec<Vec<(usize, Lit)>> = Vec::new();
+    for unit in &g.units {
+        let t = unit[pos];
+        let writes: Vec<usize> = (0..enc.u.events.len())
+            .filter(|&e| {
+                let ev = &enc.u.events[e].ev;
+                ev.thread == Some(t)
+                    && ev.instr == Some(instr)
+                    && ev.kind == crate::engine::exec::EventKind::Write
+            })
+            .collect();
+        let mut out = Vec::new();
+        let mut earlier: Vec<Lit> = Vec::new();
+        for w in writes {
+            let x = enc.u.events[w].exec;
+            let mut lits = vec![x];
+            lits.extend(earlier.iter().map(|&l| -l));
+            let f = enc.sat.and(&lits);
+            earlier.push(x);
+            out.push((w, f));
+        }
+        firsts.push(out);
+    }
+    if firsts.iter().any(Vec::is_empty) {
+        return false;
+    }
+    for a in 0..firsts.len() {
+        for b in a + 1..firsts.len() {
+            for &(wa, fa) in &firsts[a] {
+                for &(wb, fb) in &firsts[b] {
+                    let co_ba = enc.co_rel.get(wb, wa);
+                    enc.sat.clause(&[-fa, -fb, -co_ba]);
+                }
+            }
+        }
+    }
+    true
+}
