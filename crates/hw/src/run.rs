@@ -143,12 +143,25 @@ pub fn run(
         }
     }
     result.elapsed = start.elapsed();
+    // One launch that lost every record happens on lavapipe now and then
+    // (docs/HARDWARE.md); every launch losing every record is the
+    // harness's own failure.
+    if result.error.is_none()
+        && result.launches > 0
+        && plan.instances() > 0
+        && result.counts.lost == result.counts.total()
+    {
+        result.error = Some(LaunchError::Failed(format!(
+            "no thread of any instance wrote its result record in {} launch(es) (a harness failure)",
+            result.launches
+        )));
+    }
     result
 }
 
 /// Reads the instances of one launch. An instance with a result record
-/// that was never written (status 0) is counted as lost; a launch in which
-/// no record at all was written is a harness failure, an error.
+/// that was never written (status 0) is counted as lost ([`run`] reports
+/// a run in which every record of every launch was lost as an error).
 pub fn decode(
     lowered: &Lowered,
     plan: &Plan,
@@ -223,9 +236,6 @@ pub fn decode(
         let e = counts.back_edges.entry(state.clone()).or_default();
         *e = (*e).max(edges);
         *counts.states.entry(state).or_default() += 1;
-    }
-    if plan.instances() > 0 && counts.lost == plan.instances() as u64 {
-        return Err("no thread of any instance wrote its result record (a harness failure)".into());
     }
     Ok(counts)
 }
