@@ -12,9 +12,9 @@ for r in rows:
     series.setdefault((r["family"], r["arch"]), []).append((int(r["threads"]), float(r["seconds"])))
 W, H, L, B, T, R = 720, 420, 60, 50, 30, 170
 ymax = max(0.5, max(s for pts in series.values() for _, s in pts) * 1.1)
-xs = [2, 4, 8, 16, 32, 64]
+xs = [2, 4, 8, 16, 32, 64, 128]
 def X(n):
-    return L + (math.log2(n) - 1) / (math.log2(64) - 1) * (W - L - R)
+    return L + (math.log2(n) - 1) / (math.log2(xs[-1]) - 1) * (W - L - R)
 def Y(s):
     return H - B - s / ymax * (H - B - T)
 colors = {"mp": "#1f77b4", "sb": "#ff7f0e", "lb": "#2ca02c", "iriw": "#d62728"}

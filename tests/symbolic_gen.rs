@@ -42,6 +42,10 @@ struct Gen {
     arch: Arch,
     threads: usize,
     locs: Vec<&'static str>,
+    /// Every thread runs one code in one scope instance, and conditions
+    /// read locations only: the symbolic engine's symmetry reduction
+    /// applies (docs/SYMBOLIC.md, "Symmetry").
+    symmetric: bool,
 }
 
 impl Gen {
@@ -166,14 +170,22 @@ impl Gen {
 
     fn program(&self, r: &mut Rng) -> (String, Vec<(usize, usize)>) {
         let barrier = r.chance(15);
-        let cols: Vec<Vec<String>> = (0..self.threads)
-            .map(|t| self.thread(r, t, barrier))
-            .collect();
+        let cols: Vec<Vec<String>> = if self.symmetric {
+            let body = self.thread(r, 0, barrier);
+            vec![body; self.threads]
+        } else {
+            (0..self.threads)
+                .map(|t| self.thread(r, t, barrier))
+                .collect()
+        };
         let mut regs = Vec::new();
         for (t, c) in cols.iter().enumerate() {
             let n = c.iter().filter(|s| s.contains(" r")).count();
             for k in 0..n.min(3) {
-                regs.push((t, k));
+                // Registers of interchangeable threads are not observed.
+                if !self.symmetric {
+                    regs.push((t, k));
+                }
             }
         }
         let head = match self.arch {
@@ -189,9 +201,13 @@ impl Gen {
             .iter()
             .enumerate()
             .map(|(t, c)| {
-                let mut col = vec![match self.arch {
-                    Arch::Ptx | Arch::C => format!("P{t}@cta {},gpu 0", r.below(2)),
-                    Arch::Vulkan => format!("P{t}@sg {},wg {},qf 0", r.below(2), r.below(2)),
+                let mut col = vec![match (self.arch, self.symmetric) {
+                    (Arch::Ptx | Arch::C, true) => format!("P{t}@cta 0,gpu 0"),
+                    (Arch::Vulkan, true) => format!("P{t}@sg 0,wg 0,qf 0"),
+                    (Arch::Ptx | Arch::C, false) => format!("P{t}@cta {},gpu 0", r.below(2)),
+                    (Arch::Vulkan, false) => {
+                        format!("P{t}@sg {},wg {},qf 0", r.below(2), r.below(2))
+                    }
                 }];
                 col.extend(c.iter().cloned());
                 col
@@ -386,6 +402,10 @@ fn run(arch: Arch, property_races: bool, seed_salt: u64) {
 }
 
 fn run_with(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool) {
+    run_gen(arch, property_races, seed_salt, indexed, false);
+}
+
+fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool, symmetric: bool) {
     let Some(model) = model(arch) else { return };
     let n: usize = std::env::var("GPUMC_GEN_TESTS")
         .ok()
@@ -397,6 +417,7 @@ fn run_with(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool) {
         .unwrap_or(0x5eed);
     let mut r = Rng((seed ^ seed_salt).max(1));
     let (mut checked, mut skipped, mut mismatches, mut undefined) = (0, 0, 0, 0);
+    let mut reduced = 0;
     let mut disagree = Vec::new();
     for i in 0..n {
         let threads = 2 + r.below(2);
@@ -409,6 +430,7 @@ fn run_with(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool) {
             arch,
             threads,
             locs,
+            symmetric,
         };
         let src = g.test(&mut r);
         let path = std::path::Path::new("gen.litmus");
@@ -429,6 +451,7 @@ fn run_with(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool) {
             skipped += 1;
             continue;
         }
+        reduced += usize::from(!gpumc::engine::symmetry::groups(&p).is_empty());
         let t0 = std::time::Instant::now();
         // Verdicts, and whether undefined behaviour decided them.
         let (e, s) = if property_races {
@@ -472,11 +495,15 @@ fn run_with(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool) {
         }
     }
     eprintln!(
-        "{arch:?} {}{}: {checked} agree-checked ({undefined} undefined behaviour), {skipped} skipped, {} disagree",
+        "{arch:?} {}{}{}: {checked} agree-checked ({undefined} undefined behaviour, {reduced} with interchangeable threads), {skipped} skipped, {} disagree",
         if property_races { "races" } else { "safety" },
         if indexed { " indexed" } else { "" },
+        if symmetric { " symmetric" } else { "" },
         disagree.len()
     );
+    if symmetric {
+        assert!(reduced > checked / 2, "{reduced} of {checked} reduced");
+    }
     assert!(disagree.is_empty(), "{}", disagree.join("\n"));
     assert_eq!(mismatches, 0, "solver models rejected by the evaluator");
     assert!(checked > n / 2, "too many generated tests skipped");
@@ -522,4 +549,24 @@ fn generated_ptx_races_indexed() {
 #[test]
 fn generated_vulkan_races_indexed() {
     run_with(Arch::Vulkan, true, 7, true);
+}
+
+#[test]
+fn generated_symmetric_ptx_races() {
+    run_gen(Arch::Ptx, true, 8, false, true);
+}
+
+#[test]
+fn generated_symmetric_ptx_safety() {
+    run_gen(Arch::Ptx, false, 9, false, true);
+}
+
+#[test]
+fn generated_symmetric_vulkan_races() {
+    run_gen(Arch::Vulkan, true, 10, false, true);
+}
+
+#[test]
+fn generated_symmetric_vulkan_safety() {
+    run_gen(Arch::Vulkan, false, 11, false, true);
 }

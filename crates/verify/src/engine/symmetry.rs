@@ -26,6 +26,12 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Group {
     pub units: Vec<Vec<ThreadId>>,
+    /// Whether exchanged threads' instructions also have the same
+    /// positions (kernels: one source); otherwise (litmus tests: one
+    /// column per thread) an exchange maps a race between two positions
+    /// to a race between two others, and only the verdict, not the list
+    /// of racing pairs, may use the reduction.
+    pub same_positions: bool,
 }
 
 /// The groups of a program (`observed`: also the terms a check reads in
@@ -132,7 +138,16 @@ fn classes(
             .into_iter()
             .partition(|u| *u == first || exchangeable(p, &first, u, level, users, fixed));
         if same.len() > 1 {
-            out.push(Group { units: same });
+            let same_positions = same[1..].iter().all(|u| {
+                first.iter().zip(u).all(|(&a, &b)| {
+                    let (x, y) = (&p.threads[a].instrs, &p.threads[b].instrs);
+                    x.iter().zip(y).all(|(i, j)| i.pos == j.pos)
+                })
+            });
+            out.push(Group {
+                units: same,
+                same_positions,
+            });
         }
         left = rest;
     }
@@ -214,7 +229,8 @@ fn exchangeable(
 
 /// Equal instructions, up to the locations (recorded in `map`).
 fn same_instr(i: &Instr, j: &Instr, map: &mut HashMap<LocId, LocId>) -> bool {
-    if i.tags != j.tags || i.halves != j.halves || i.pos != j.pos || i.text != j.text {
+    // Positions and texts may differ (litmus columns, location names).
+    if i.tags != j.tags || i.halves != j.halves {
         return false;
     }
     let mut link = |x: &Addr, y: &Addr| -> bool {

@@ -574,7 +574,7 @@ pub fn check_safety_stats(
     let needed = consistency_axioms(model);
     let mut enc = build(p, model, opts, &needed, None)?;
     if opts.symmetry {
-        symmetry::break_symmetry(&mut enc, p);
+        symmetry::break_symmetry(&mut enc, p, None);
     }
     let obs = observables(p);
     let names: Vec<String> = obs.iter().map(|t| term_name(p, t)).collect();
@@ -1073,8 +1073,11 @@ pub fn check_races_stats(
     let mut needed = consistency_axioms(model);
     needed.extend(&flags);
     let mut enc = build(p, model, opts, &needed, None)?;
+    // Symmetry breaking between threads at different positions holds only
+    // for the verdict's query, not for the listing of racing pairs.
+    let sym = enc.sat.var();
     if opts.symmetry {
-        symmetry::break_symmetry(&mut enc, p);
+        symmetry::break_symmetry(&mut enc, p, Some(sym));
     }
     let complete = complete_lit(&mut enc);
     if let Some((note, w)) = undefined_behaviour(&mut enc, model, opts.graph.as_ref(), &mut stats)?
@@ -1113,7 +1116,7 @@ pub fn check_races_stats(
     let cut = any_cut(&mut enc);
     let either = enc.sat.or2(race, cut);
     let mut bound_hit = None;
-    let mut assumptions = vec![either];
+    let mut assumptions = vec![either, sym];
     // The re-check also requires a flag to fire on the rebuilt execution.
     loop {
         if !solve_checked(&mut enc, model, &assumptions, &mut stats)? {
@@ -1121,7 +1124,7 @@ pub fn check_races_stats(
         }
         if !enc.sat.value(race) {
             bound_hit = Some(true);
-            assumptions = vec![race];
+            assumptions = vec![race, sym];
             continue;
         }
         let c = enc.concrete()?;

@@ -12,19 +12,18 @@ use super::sat::Lit;
 use crate::engine::symmetry::{self, Group};
 use crate::ir::Program;
 
-/// Adds the clauses for every group of `p`; returns how many groups were
-/// broken.
-pub fn break_symmetry(enc: &mut Enc<'_>, p: &Program) -> usize {
-    let mut broken = 0;
+/// Adds the clauses for every group of `p`. The clauses of groups whose
+/// exchanged threads have instructions at different positions hold only
+/// under `guard` when one is given (a query that lists racing pairs by
+/// position must not assume them).
+pub fn break_symmetry(enc: &mut Enc<'_>, p: &Program, guard: Option<Lit>) {
     for g in symmetry::groups(p) {
-        if breaking_clauses(enc, p, &g) {
-            broken += 1;
-        }
+        let under = if g.same_positions { None } else { guard };
+        breaking_clauses(enc, p, &g, under);
     }
-    broken
 }
 
-fn breaking_clauses(enc: &mut Enc<'_>, p: &Program, g: &Group) -> bool {
+fn breaking_clauses(enc: &mut Enc<'_>, p: &Program, g: &Group, guard: Option<Lit>) -> bool {
     let Some((pos, instr)) = symmetry::sorting_write(p, g) else {
         return false;
     };
@@ -61,7 +60,9 @@ fn breaking_clauses(enc: &mut Enc<'_>, p: &Program, g: &Group) -> bool {
             for &(wa, fa) in &firsts[a] {
                 for &(wb, fb) in &firsts[b] {
                     let co_ba = enc.co_rel.get(wb, wa);
-                    enc.sat.clause(&[-fa, -fb, -co_ba]);
+                    let mut c = vec![-fa, -fb, -co_ba];
+                    c.extend(guard.map(|s| -s));
+                    enc.sat.clause(&c);
                 }
             }
         }
