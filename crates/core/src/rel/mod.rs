@@ -64,6 +64,16 @@ impl Relation {
         r
     }
 
+    /// Adds `a × b`.
+    pub fn insert_product(&mut self, a: &EventSet, b: &EventSet) {
+        debug_assert_eq!(a.universe(), self.n);
+        for i in a.iter() {
+            for (x, y) in self.row_mut(i).iter_mut().zip(b.words()) {
+                *x |= y;
+            }
+        }
+    }
+
     /// Builds a relation from a pair list.
     pub fn from_pairs(n: usize, pairs: impl IntoIterator<Item = (usize, usize)>) -> Self {
         let mut r = Self::empty(n);

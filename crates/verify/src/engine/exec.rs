@@ -218,17 +218,42 @@ impl<'p> Skeleton<'p> {
         )
     }
 
-    fn pairs(&self, f: impl Fn(&Event, &Event) -> bool) -> Relation {
+    /// The pairs `f` relates, where `f` depends only on the classes of
+    /// its events under `class` (events without a class are related to
+    /// nothing): `f` is asked once per pair of classes, not per pair of
+    /// events (n² grows to millions in kernels of hundreds of threads).
+    fn pairs_by<K: std::hash::Hash + Eq>(
+        &self,
+        class: impl Fn(&Event) -> Option<K>,
+        f: impl Fn(&Event, &Event) -> bool,
+    ) -> Relation {
         let n = self.n();
+        let mut index: std::collections::HashMap<K, usize> = Default::default();
+        // (a representative event, the members)
+        let mut classes: Vec<(usize, EventSet)> = Vec::new();
+        for (i, e) in self.events.iter().enumerate() {
+            let Some(k) = class(e) else { continue };
+            let c = *index.entry(k).or_insert_with(|| {
+                classes.push((i, EventSet::empty(n)));
+                classes.len() - 1
+            });
+            classes[c].1.insert(i);
+        }
         let mut r = Relation::empty(n);
-        for a in 0..n {
-            for b in 0..n {
-                if f(&self.events[a], &self.events[b]) {
-                    r.insert(a, b);
+        for (ra, ma) in &classes {
+            for (rb, mb) in &classes {
+                if f(&self.events[*ra], &self.events[*rb]) {
+                    r.insert_product(ma, mb);
                 }
             }
         }
         r
+    }
+
+    /// Class of an event for the relations that depend only on its thread
+    /// (initial writes: each one alone).
+    fn thread_class(e: &Event) -> Option<(Option<usize>, usize)> {
+        Some((e.thread, if e.thread.is_none() { e.index } else { 0 }))
     }
 
     /// The placement ids of an event's thread (`None` for initial writes).
@@ -267,51 +292,45 @@ impl<'p> Skeleton<'p> {
         Some(match name {
             "id" => Relation::identity(n),
             "po" => self.po.clone(),
-            "int" => self
-                .pairs(|a, b| a.thread == b.thread && (a.thread.is_some() || a.index == b.index)),
-            "ext" => self
-                .pairs(|a, b| a.thread != b.thread || (a.thread.is_none() && a.index != b.index)),
-            "loc" => self.pairs(|a, b| is_mem(a) && is_mem(b) && a.phys == b.phys),
+            "int" => self.pairs_by(Self::thread_class, |a, b| {
+                a.thread == b.thread && (a.thread.is_some() || a.index == b.index)
+            }),
+            "ext" => self.pairs_by(Self::thread_class, |a, b| {
+                a.thread != b.thread || (a.thread.is_none() && a.index != b.index)
+            }),
+            "loc" => self.pairs_by(|e| e.phys.filter(|_| is_mem(e)), |a, b| a.phys == b.phys),
             "vloc" => {
                 let virt = |e: &Event| e.loc.map(|l| self.program.locations[l].virt);
-                self.pairs(|a, b| {
-                    is_mem(a)
-                        && is_mem(b)
-                        && a.phys == b.phys
-                        && (virt(a) == virt(b)
-                            || a.kind == EventKind::Init
-                            || b.kind == EventKind::Init)
-                })
+                self.pairs_by(
+                    |e| is_mem(e).then(|| (e.phys, virt(e), e.kind == EventKind::Init)),
+                    |a, b| {
+                        a.phys == b.phys
+                            && (virt(a) == virt(b)
+                                || a.kind == EventKind::Init
+                                || b.kind == EventKind::Init)
+                    },
+                )
             }
             "rmw" => Relation::from_pairs(n, self.rmw.iter().copied()),
             "addr" => self.addr.clone(),
             "data" => self.data.clone(),
             "ctrl" => self.ctrl.clone(),
-            "sr" => {
-                let lv: Vec<Option<usize>> = self
-                    .events
-                    .iter()
-                    .map(|e| self.scope_level(e, vocab))
-                    .collect();
-                let mut r = Relation::empty(n);
-                for a in 0..n {
-                    for b in 0..n {
-                        if let (Some(la), Some(lb)) = (lv[a], lv[b]) {
-                            let (ea, eb) = (&self.events[a], &self.events[b]);
-                            if self.within(ea, eb, la) && self.within(eb, ea, lb) {
-                                r.insert(a, b);
-                            }
-                        }
-                    }
-                }
-                r
-            }
-            "scta" | "ssg" => self.pairs(|a, b| self.same_instance(a, b, 0)),
-            "swg" => self.pairs(|a, b| self.same_instance(a, b, 1)),
-            "sqf" => self.pairs(|a, b| self.same_instance(a, b, 2)),
+            "sr" => self.pairs_by(
+                |e| {
+                    self.scope_level(e, vocab)
+                        .map(|l| (Self::thread_class(e), l))
+                },
+                |a, b| match (self.scope_level(a, vocab), self.scope_level(b, vocab)) {
+                    (Some(la), Some(lb)) => self.within(a, b, la) && self.within(b, a, lb),
+                    _ => false,
+                },
+            ),
+            "scta" | "ssg" => self.pairs_by(Self::thread_class, |a, b| self.same_instance(a, b, 0)),
+            "swg" => self.pairs_by(Self::thread_class, |a, b| self.same_instance(a, b, 1)),
+            "sqf" => self.pairs_by(Self::thread_class, |a, b| self.same_instance(a, b, 2)),
             "ssw" => {
                 let ssw = &self.program.ssw;
-                self.pairs(|a, b| match (a.thread, b.thread) {
+                self.pairs_by(Self::thread_class, |a, b| match (a.thread, b.thread) {
                     (Some(x), Some(y)) => ssw.contains(&(x, y)),
                     _ => false,
                 })

@@ -66,6 +66,19 @@ impl Mask {
         }
     }
 
+    fn is_empty(&self) -> bool {
+        match self {
+            Mask::Set(a) => a.is_empty(),
+            Mask::Rel(a) => a.is_empty(),
+        }
+    }
+
+    /// `None` for the empty mask: absent slots read as empty, and dense
+    /// empty relations are megabytes each in large programs.
+    fn non_empty(self) -> Option<Mask> {
+        (!self.is_empty()).then_some(self)
+    }
+
     pub fn rel(&self) -> Option<&Relation> {
         match self {
             Mask::Rel(r) => Some(r),
@@ -74,44 +87,65 @@ impl Mask {
     }
 }
 
-fn rel(m: &Option<Mask>, n: usize) -> Relation {
-    match m {
-        Some(Mask::Rel(r)) => r.clone(),
-        _ => Relation::empty(n),
-    }
-}
-
-fn set(m: &Option<Mask>, n: usize) -> EventSet {
-    match m {
-        Some(Mask::Set(s)) => s.clone(),
-        _ => EventSet::empty(n),
-    }
-}
-
 fn full_rel(n: usize) -> Relation {
     Relation::product(&EventSet::full(n), &EventSet::full(n))
 }
 
-/// May and must values of every needed slot. `inputs[s]`: (may, must) of
-/// each input slot.
-pub fn may_must(
+/// Slot `s` of `v`, or `empty` where absent or not computed.
+fn pick<'a>(v: &'a [Option<Mask>], s: u32, empty: &'a Mask) -> &'a Mask {
+    match v.get(s as usize) {
+        Some(Some(m)) => m,
+        _ => empty,
+    }
+}
+
+fn pick_rel<'a>(v: &'a [Option<Mask>], s: u32, empty: &'a Relation) -> &'a Relation {
+    match v.get(s as usize) {
+        Some(Some(Mask::Rel(r))) => r,
+        _ => empty,
+    }
+}
+
+fn pick_set<'a>(v: &'a [Option<Mask>], s: u32, empty: &'a EventSet) -> &'a EventSet {
+    match v.get(s as usize) {
+        Some(Some(Mask::Set(x))) => x,
+        _ => empty,
+    }
+}
+
+/// May values of every needed slot (must values are computed on the way,
+/// for differences and complements, and dropped after their last reader).
+/// `inputs[s]`: (may, must) of each input slot.
+pub fn may_values(
     model: &Model,
     need_unit: &[bool],
-    inputs: &[Option<(Mask, Mask)>],
+    inputs: Vec<Option<(Mask, Mask)>>,
     n: usize,
-) -> (Vec<Option<Mask>>, Vec<Option<Mask>>) {
+) -> Vec<Option<Mask>> {
     use OpCode::*;
     let slots = model.slot_kinds().len();
     let mut may: Vec<Option<Mask>> = vec![None; slots];
     let mut must: Vec<Option<Mask>> = vec![None; slots];
-    for (s, v) in inputs.iter().enumerate() {
+    for (s, v) in inputs.into_iter().enumerate() {
         if let Some((a, b)) = v {
-            may[s] = Some(a.clone());
-            must[s] = Some(b.clone());
+            may[s] = Some(a);
+            must[s] = Some(b);
+        }
+    }
+    // The last op reading each slot's must value.
+    let mut last_must_read = vec![usize::MAX; slots];
+    for (ui, unit) in model.units().iter().enumerate() {
+        if let (true, Unit::Op(op)) = (need_unit[ui], unit) {
+            for s in op.operands() {
+                last_must_read[s as usize] = ui;
+            }
         }
     }
     let full_set = EventSet::full(n);
     let id = Relation::identity(n);
+    let (empty_set, empty_rel) = (Mask::Set(EventSet::empty(n)), Mask::Rel(Relation::empty(n)));
+    let empty_r = Relation::empty(n);
+    let empty_s = EventSet::empty(n);
     for (ui, unit) in model.units().iter().enumerate() {
         if !need_unit[ui] {
             continue;
@@ -141,75 +175,80 @@ pub fn may_must(
             }
         };
         // Operands (empty where absent or not computed), as masks of the
-        // result's kind for the boolean operators.
+        // result's kind for the boolean operators; borrowed, not copied.
         let empty = match model.slot_kinds()[op.dst as usize] {
-            crate::cat::BaseKind::Set => Mask::Set(EventSet::empty(n)),
-            _ => Mask::Rel(Relation::empty(n)),
+            crate::cat::BaseKind::Set => &empty_set,
+            _ => &empty_rel,
         };
-        let get = |v: &Vec<Option<Mask>>, s: u32| -> Mask {
-            v.get(s as usize)
-                .cloned()
-                .flatten()
-                .unwrap_or_else(|| empty.clone())
-        };
-        let (ma, mb, ua, ub) = (
-            get(&may, op.a),
-            get(&may, op.b),
-            get(&must, op.a),
-            get(&must, op.b),
-        );
-        let ra = |v: &Vec<Option<Mask>>| rel(v.get(op.a as usize).unwrap_or(&None), n);
-        let rb = |v: &Vec<Option<Mask>>| rel(v.get(op.b as usize).unwrap_or(&None), n);
-        let sa = |v: &Vec<Option<Mask>>| set(v.get(op.a as usize).unwrap_or(&None), n);
-        let sb = |v: &Vec<Option<Mask>>| set(v.get(op.b as usize).unwrap_or(&None), n);
+        let rb = pick_rel(&may, op.b, &empty_r);
+        let (ma, mb) = (pick(&may, op.a, empty), pick(&may, op.b, empty));
+        let (ua, ub) = (pick(&must, op.a, empty), pick(&must, op.b, empty));
         let (m, u) = match op.code {
             EmptySet => (Mask::Set(EventSet::empty(n)), Mask::Set(EventSet::empty(n))),
             FullSet => (Mask::Set(full_set.clone()), Mask::Set(full_set.clone())),
             EmptyRel => (Mask::Rel(Relation::empty(n)), Mask::Rel(Relation::empty(n))),
             FullRel => (Mask::Rel(full_rel(n)), Mask::Rel(full_rel(n))),
             Id => (Mask::Rel(id.clone()), Mask::Rel(id.clone())),
-            SetUnion | RelUnion => (ma.zip(&mb, Bool::Union), ua.zip(&ub, Bool::Union)),
-            SetInter | RelInter => (ma.zip(&mb, Bool::Inter), ua.zip(&ub, Bool::Inter)),
-            SetDiff | RelDiff => (ma.zip(&ub, Bool::Diff), ua.zip(&mb, Bool::Diff)),
+            SetUnion | RelUnion => (ma.zip(mb, Bool::Union), ua.zip(ub, Bool::Union)),
+            SetInter | RelInter => (ma.zip(mb, Bool::Inter), ua.zip(ub, Bool::Inter)),
+            SetDiff | RelDiff => (ma.zip(ub, Bool::Diff), ua.zip(mb, Bool::Diff)),
             SetCompl | RelCompl => (ua.complement(), ma.complement()),
             Seq => (
-                Mask::Rel(ra(&may).compose(&rb(&may))),
+                Mask::Rel(pick_rel(&may, op.a, &empty_r).compose(rb)),
                 Mask::Rel(Relation::empty(n)),
             ),
             Inv => (
-                Mask::Rel(ra(&may).inverse()),
-                Mask::Rel(ra(&must).inverse()),
+                Mask::Rel(pick_rel(&may, op.a, &empty_r).inverse()),
+                Mask::Rel(pick_rel(&must, op.a, &empty_r).inverse()),
             ),
             Plus => (
-                Mask::Rel(ra(&may).transitive_closure()),
-                Mask::Rel(ra(&must)),
+                Mask::Rel(pick_rel(&may, op.a, &empty_r).transitive_closure()),
+                Mask::Rel(pick_rel(&must, op.a, &empty_r).clone()),
             ),
             Star => (
-                Mask::Rel(ra(&may).reflexive_transitive_closure()),
-                Mask::Rel(ra(&must).union(&id)),
+                Mask::Rel(pick_rel(&may, op.a, &empty_r).reflexive_transitive_closure()),
+                Mask::Rel(pick_rel(&must, op.a, &empty_r).union(&id)),
             ),
             Opt => (
-                Mask::Rel(ra(&may).union(&id)),
-                Mask::Rel(ra(&must).union(&id)),
+                Mask::Rel(pick_rel(&may, op.a, &empty_r).union(&id)),
+                Mask::Rel(pick_rel(&must, op.a, &empty_r).union(&id)),
             ),
             IdOn => (
-                Mask::Rel(Relation::identity_on(&sa(&may))),
-                Mask::Rel(Relation::identity_on(&sa(&must))),
+                Mask::Rel(Relation::identity_on(pick_set(&may, op.a, &empty_s))),
+                Mask::Rel(Relation::identity_on(pick_set(&must, op.a, &empty_s))),
             ),
             Prod => (
-                Mask::Rel(Relation::product(&sa(&may), &sb(&may))),
-                Mask::Rel(Relation::product(&sa(&must), &sb(&must))),
+                Mask::Rel(Relation::product(
+                    pick_set(&may, op.a, &empty_s),
+                    pick_set(&may, op.b, &empty_s),
+                )),
+                Mask::Rel(Relation::product(
+                    pick_set(&must, op.a, &empty_s),
+                    pick_set(&must, op.b, &empty_s),
+                )),
             ),
-            Domain => (Mask::Set(ra(&may).domain()), Mask::Set(EventSet::empty(n))),
-            Range => (Mask::Set(ra(&may).range()), Mask::Set(EventSet::empty(n))),
+            Domain => (
+                Mask::Set(pick_rel(&may, op.a, &empty_r).domain()),
+                Mask::Set(EventSet::empty(n)),
+            ),
+            Range => (
+                Mask::Set(pick_rel(&may, op.a, &empty_r).range()),
+                Mask::Set(EventSet::empty(n)),
+            ),
         };
-        may[op.dst as usize] = Some(m);
-        must[op.dst as usize] = Some(u);
+        may[op.dst as usize] = m.non_empty();
+        must[op.dst as usize] = u.non_empty();
+        for s in op.operands() {
+            if last_must_read[s as usize] == ui {
+                must[s as usize] = None;
+            }
+        }
     }
-    (may, must)
+    may
 }
 
-/// The demand of every needed slot (`None`: nothing demanded).
+/// The demand of every needed slot (`None`: nothing demanded, the slot's
+/// value is never read).
 pub fn demands(
     model: &Model,
     needed: &[usize],
@@ -219,8 +258,9 @@ pub fn demands(
 ) -> Vec<Option<Mask>> {
     use OpCode::*;
     let mut dem: Vec<Option<Mask>> = vec![None; model.slot_kinds().len()];
+    // Empty demands stay `None` (nothing demanded).
     let add = |dem: &mut Vec<Option<Mask>>, s: u32, m: Mask| {
-        if s == NONE {
+        if s == NONE || m.is_empty() {
             return;
         }
         match &mut dem[s as usize] {
@@ -243,6 +283,7 @@ pub fn demands(
         add(&mut dem, s, m);
     }
     let units = model.units();
+    let (empty_r, empty_s) = (Relation::empty(n), EventSet::empty(n));
     for (ui, unit) in units.iter().enumerate().rev() {
         if !need_unit[ui] {
             continue;
@@ -264,12 +305,14 @@ pub fn demands(
                 continue;
             }
         };
-        let Some(d) = dem[op.dst as usize].clone() else {
+        // Taken out while its operands' demands are added (an operand is
+        // never the op's own destination), put back after.
+        let Some(d) = dem[op.dst as usize].take() else {
             continue;
         };
         let (a, b) = (op.a, op.b);
-        let may_rel = |s: u32| rel(&may[s as usize], n);
-        let may_set = |s: u32| set(&may[s as usize], n);
+        let may_rel = |s: u32| pick_rel(may, s, &empty_r);
+        let may_set = |s: u32| pick_set(may, s, &empty_s);
         match (op.code, &d) {
             (SetUnion | SetInter | SetDiff | SetCompl, Mask::Set(ds)) => {
                 let (da, db) = match op.code {
@@ -337,6 +380,7 @@ pub fn demands(
                 }
             }
         }
+        dem[op.dst as usize] = Some(d);
     }
     dem
 }

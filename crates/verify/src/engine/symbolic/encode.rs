@@ -576,9 +576,17 @@ impl<'p> Enc<'p> {
                 self.slots[s] = Some(v);
             }
         }
-        let (may, _) = demand::may_must(model, &need_unit, &input_masks, n);
+        let may = demand::may_values(model, &need_unit, input_masks, n);
         let orders = demand::sub_orders(model, &need_unit);
-        let dem = demand::demands(model, needed, &need_unit, &may, n);
+        let mut dem = demand::demands(model, needed, &need_unit, &may, n);
+        drop(may);
+        // Values (dense n×n relations each) are dropped after their last
+        // reader: only the axioms' slots are read after this function.
+        let last_read = last_reads(model, units, &need_unit);
+        let mut keep = vec![false; kinds.len()];
+        for i in 0..model.axioms().len() {
+            keep[model.axiom_slot(i) as usize] = true;
+        }
         let restrict = |v: SymVal, d: &Option<Mask>| -> SymVal {
             match (v, d) {
                 (SymVal::Set(x), Some(Mask::Set(m))) => SymVal::Set(x.restrict_to(m)),
@@ -597,7 +605,12 @@ impl<'p> Enc<'p> {
                 Unit::Input(i) => {
                     let s = model.input_slot(*i) as usize;
                     let v = self.slots[s].take().expect("input encoded above");
-                    self.slots[s] = Some(restrict(v, &dem[s]));
+                    self.slots[s] = Some(restrict(v, &dem[s].take()));
+                }
+                Unit::Op(op) if dem[op.dst as usize].is_none() => {
+                    // Nothing of it is demanded: it would be computed only
+                    // to be dropped.
+                    self.slots[op.dst as usize] = Some(empty_of(kinds[op.dst as usize], n));
                 }
                 Unit::Op(op) => {
                     let (t0, v0, c0) = (
@@ -615,7 +628,7 @@ impl<'p> Enc<'p> {
                     self.sat.polarity = Polarity::BOTH;
                     self.mask = None;
                     self.ordered = false;
-                    let v = restrict(v?, &dem[op.dst as usize]);
+                    let v = restrict(v?, &dem[op.dst as usize].take());
                     if trace {
                         let size = match &v {
                             SymVal::Rel(r) => (r.sure.len(), r.sym.len()),
@@ -667,6 +680,12 @@ impl<'p> Enc<'p> {
                             ));
                         }
                     }
+                }
+            }
+            for s in unit_slots(unit) {
+                let s = s as usize;
+                if !keep[s] && last_read[s].is_none_or(|r| r <= ui) {
+                    self.slots[s] = None;
                 }
             }
         }
@@ -1380,4 +1399,43 @@ fn scc(adj: &[Vec<usize>]) -> Vec<usize> {
         }
     }
     comp
+}
+
+/// The slots a unit reads or writes.
+fn unit_slots(unit: &Unit) -> Vec<u32> {
+    match unit {
+        Unit::Input(_) => vec![],
+        Unit::Op(op) => op.operands().chain([op.dst]).collect(),
+        Unit::Fix(f) => f
+            .body
+            .iter()
+            .flat_map(|op| op.operands().chain([op.dst]))
+            .chain(f.vars.iter().copied())
+            .chain(f.results.iter().copied())
+            .collect(),
+    }
+}
+
+/// Per slot, the last needed unit that reads it (`None`: none does).
+fn last_reads(model: &Model, units: &[Unit], need_unit: &[bool]) -> Vec<Option<usize>> {
+    let mut last = vec![None; model.slot_kinds().len()];
+    for (ui, unit) in units.iter().enumerate() {
+        if !need_unit[ui] {
+            continue;
+        }
+        let reads: Vec<u32> = match unit {
+            Unit::Input(_) => vec![],
+            Unit::Op(op) => op.operands().collect(),
+            Unit::Fix(f) => f
+                .body
+                .iter()
+                .flat_map(|op| op.operands())
+                .chain(f.results.iter().copied())
+                .collect(),
+        };
+        for s in reads {
+            last[s as usize] = Some(ui);
+        }
+    }
+    last
 }
