@@ -316,8 +316,8 @@ pub fn demands(
         match (op.code, &d) {
             (SetUnion | SetInter | SetDiff | SetCompl, Mask::Set(ds)) => {
                 let (da, db) = match op.code {
-                    SetInter => (ds.intersection(&may_set(b)), ds.intersection(&may_set(a))),
-                    SetDiff => (ds.clone(), ds.intersection(&may_set(a))),
+                    SetInter => (ds.intersection(may_set(b)), ds.intersection(may_set(a))),
+                    SetDiff => (ds.clone(), ds.intersection(may_set(a))),
                     _ => (ds.clone(), ds.clone()),
                 };
                 add(&mut dem, a, Mask::Set(da));
@@ -325,8 +325,8 @@ pub fn demands(
             }
             (RelUnion | RelInter | RelDiff | RelCompl, Mask::Rel(dr)) => {
                 let (da, db) = match op.code {
-                    RelInter => (dr.intersection(&may_rel(b)), dr.intersection(&may_rel(a))),
-                    RelDiff => (dr.clone(), dr.intersection(&may_rel(a))),
+                    RelInter => (dr.intersection(may_rel(b)), dr.intersection(may_rel(a))),
+                    RelDiff => (dr.clone(), dr.intersection(may_rel(a))),
                     _ => (dr.clone(), dr.clone()),
                 };
                 add(&mut dem, a, Mask::Rel(da));
