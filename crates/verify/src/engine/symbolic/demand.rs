@@ -87,6 +87,30 @@ impl Mask {
     }
 }
 
+/// Whether two bit rows share an element.
+fn meets(a: &[u64], b: &[u64]) -> bool {
+    a.iter().zip(b).any(|(x, y)| x & y != 0)
+}
+
+/// `mask ∩ (a ; b_inv⁻¹)`: the pairs `(x, y)` of `mask` with some `z`
+/// such that `a(x, z)` and `b_inv(y, z)`. Tested pair by pair when
+/// `mask` is smaller than `a` (demand masks of axioms are full relations,
+/// whose composition costs n² rows), composed otherwise.
+fn within_compose(mask: &Relation, a: &Relation, b_inv: &Relation) -> Relation {
+    let n = mask.universe();
+    if mask.len() <= a.len() {
+        let mut r = Relation::empty(n);
+        for (x, y) in mask.pairs() {
+            if meets(a.row(x), b_inv.row(y)) {
+                r.insert(x, y);
+            }
+        }
+        r
+    } else {
+        mask.intersection(&a.compose(&b_inv.inverse()))
+    }
+}
+
 fn full_rel(n: usize) -> Relation {
     Relation::product(&EventSet::full(n), &EventSet::full(n))
 }
@@ -334,16 +358,20 @@ pub fn demands(
             }
             (Seq, Mask::Rel(dr)) => {
                 let (ma, mb) = (may_rel(a), may_rel(b));
-                let da = ma.intersection(&dr.compose(&mb.inverse()));
-                let db = mb.intersection(&ma.inverse().compose(dr));
+                // da = ma ∩ (dr ; mb⁻¹), db = mb ∩ (ma⁻¹ ; dr).
+                let da = within_compose(ma, dr, mb);
+                let db = within_compose(mb, &ma.inverse(), &dr.inverse());
                 add(&mut dem, a, Mask::Rel(da));
                 add(&mut dem, b, Mask::Rel(db));
             }
             (Inv, Mask::Rel(dr)) => add(&mut dem, a, Mask::Rel(dr.inverse())),
             (Plus | Star, Mask::Rel(dr)) => {
+                // The edges of `a` on a path between the ends of a
+                // demanded pair: ma ∩ (back ; dr ; back), back = (ma*)⁻¹.
                 let ma = may_rel(a);
-                let back = ma.reflexive_transitive_closure().inverse();
-                let da = ma.intersection(&back.compose(dr).compose(&back));
+                let reach = ma.reflexive_transitive_closure();
+                let back = reach.inverse();
+                let da = within_compose(ma, &back.compose(dr), &reach);
                 add(&mut dem, a, Mask::Rel(da));
             }
             (Opt, Mask::Rel(dr)) => add(&mut dem, a, Mask::Rel(dr.clone())),
@@ -353,14 +381,11 @@ pub fn demands(
             }
             (Prod, Mask::Rel(dr)) => {
                 let (sa, sb) = (may_set(a), may_set(b));
-                let rows = EventSet::from_iter(
-                    n,
-                    (0..n).filter(|&x| sb.iter().any(|y| dr.contains(x, y))),
-                );
-                let cols = EventSet::from_iter(
-                    n,
-                    (0..n).filter(|&y| sa.iter().any(|x| dr.contains(x, y))),
-                );
+                let rows = EventSet::from_iter(n, (0..n).filter(|&x| meets(dr.row(x), sb.words())));
+                let mut cols = EventSet::empty(n);
+                for x in sa.iter() {
+                    cols.union_with(&dr.successors(x));
+                }
                 add(&mut dem, a, Mask::Set(rows));
                 add(&mut dem, b, Mask::Set(cols));
             }
