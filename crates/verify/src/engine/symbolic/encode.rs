@@ -541,17 +541,7 @@ impl<'p> Enc<'p> {
             if ui == usize::MAX || std::mem::replace(&mut need_unit[ui], true) {
                 continue;
             }
-            let operands: Vec<u32> = match &units[ui] {
-                Unit::Input(_) => vec![],
-                Unit::Op(op) => op.operands().collect(),
-                Unit::Fix(f) => f
-                    .body
-                    .iter()
-                    .flat_map(|op| op.operands())
-                    .chain(f.results.iter().copied())
-                    .collect(),
-            };
-            for s in operands {
+            for s in unit_reads(&units[ui]) {
                 let pu = producer[s as usize];
                 if pu != ui {
                     stack.push(pu);
@@ -1416,6 +1406,20 @@ fn unit_slots(unit: &Unit) -> Vec<u32> {
     }
 }
 
+/// The slots a unit reads (a fixpoint: its body's operands and results).
+fn unit_reads(unit: &Unit) -> Vec<u32> {
+    match unit {
+        Unit::Input(_) => vec![],
+        Unit::Op(op) => op.operands().collect(),
+        Unit::Fix(f) => f
+            .body
+            .iter()
+            .flat_map(|op| op.operands())
+            .chain(f.results.iter().copied())
+            .collect(),
+    }
+}
+
 /// Per slot, the last needed unit that reads it (`None`: none does).
 fn last_reads(model: &Model, units: &[Unit], need_unit: &[bool]) -> Vec<Option<usize>> {
     let mut last = vec![None; model.slot_kinds().len()];
@@ -1423,17 +1427,7 @@ fn last_reads(model: &Model, units: &[Unit], need_unit: &[bool]) -> Vec<Option<u
         if !need_unit[ui] {
             continue;
         }
-        let reads: Vec<u32> = match unit {
-            Unit::Input(_) => vec![],
-            Unit::Op(op) => op.operands().collect(),
-            Unit::Fix(f) => f
-                .body
-                .iter()
-                .flat_map(|op| op.operands())
-                .chain(f.results.iter().copied())
-                .collect(),
-        };
-        for s in reads {
+        for s in unit_reads(unit) {
             last[s as usize] = Some(ui);
         }
     }
