@@ -94,6 +94,8 @@ struct Request {
     max_races: usize,
     #[serde(default = "yes")]
     symmetry: bool,
+    #[serde(default)]
+    max_bound: Option<u32>,
 }
 
 fn yes() -> bool {
@@ -120,6 +122,7 @@ impl Request {
             launch: cfg.launch.clone(),
             max_races: cfg.max_races,
             symmetry: cfg.symmetry,
+            max_bound: cfg.max_bound,
         }
     }
 
@@ -137,6 +140,7 @@ impl Request {
             launch: self.launch.clone(),
             max_races: self.max_races,
             symmetry: self.symmetry,
+            max_bound: self.max_bound,
         })
     }
 }

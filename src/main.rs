@@ -68,6 +68,11 @@ struct CheckOpts {
     /// longer list is cut and says so.
     #[arg(long, default_value_t = driver::DEFAULT_MAX_RACES, value_name = "N")]
     max_races: usize,
+    /// Raise the loop bound one at a time from --bound up to N while an
+    /// execution cut by the bound leaves the verdict UNKNOWN; the report
+    /// gives the bound that decided (all attempts share --timeout).
+    #[arg(long, value_name = "N")]
+    max_bound: Option<u32>,
     /// Symbolic engine: consider every execution, not one per orbit of
     /// interchangeable threads and workgroups (symmetry reduction, on by
     /// default; docs/SYMBOLIC.md, "Symmetry").
@@ -279,6 +284,12 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
             "--bound 0: a loop body runs at most N times, and N must be at least 1".to_string(),
         );
     }
+    if let Some(m) = opts.max_bound.filter(|&m| m < opts.bound) {
+        return Err(format!(
+            "--max-bound {m} is below --bound {}: the bound only grows",
+            opts.bound
+        ));
+    }
     if let Some(m) = &opts.model {
         let model = load_model(m)?;
         for w in model_warnings(m, &model, property) {
@@ -319,6 +330,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
         graph: None,
         max_races: opts.max_races,
         symmetry: !opts.no_symmetry,
+        max_bound: opts.max_bound,
         launch: launch(opts)?,
     })
 }

@@ -184,6 +184,62 @@ fn unknown_by_the_bound_names_the_bound() {
     }
 }
 
+/// `--max-bound` raises the bound until the cut executions no longer
+/// leave the verdict open, and says so; it stops at its maximum with the
+/// bound's reason, and may not be below `--bound`.
+#[test]
+fn max_bound_raises_the_bound_until_the_verdict_is_decided() {
+    let f = temp(
+        "count3.litmus",
+        "PTX count3\n\"x reaches 2 after two iterations, 3 after three\"\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n LC00: ;\n atom.relaxed.gpu.add r0, x, 1 ;\n bne r0, 0, LC01 ;\n goto LC00 ;\n LC01: ;\nexists\n(x == 2)\n",
+    );
+    for engine in ["explicit", "symbolic"] {
+        let (code, out, err) = gpumc(&[
+            "check",
+            "--json",
+            "--max-bound",
+            "5",
+            "--engine",
+            engine,
+            &f,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        assert_eq!(v["verdict"], "PASS", "{engine}: {out}");
+        assert_eq!(v["bound"], 2, "{engine}: {out}");
+        assert!(
+            v["bound_note"]
+                .as_str()
+                .unwrap()
+                .contains("from --bound 1 to 2"),
+            "{out}"
+        );
+        let (_, out, _) = gpumc(&["check", "--max-bound", "5", "--engine", engine, &f]);
+        assert!(out.contains("  Bound: raised from --bound 1 to 2"), "{out}");
+        // No room to grow: the bound's reason, and no note.
+        let (_, out, _) = gpumc(&[
+            "check",
+            "--json",
+            "--max-bound",
+            "1",
+            "--engine",
+            engine,
+            &f,
+        ]);
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        assert_eq!(v["verdict"], "UNKNOWN", "{out}");
+        assert_eq!(v["bound"], 1, "{out}");
+        assert!(v.get("bound_note").is_none(), "{out}");
+        assert!(
+            v["message"].as_str().unwrap().contains("--bound 1"),
+            "{out}"
+        );
+    }
+    let (code, _, err) = gpumc(&["check", "--bound", "3", "--max-bound", "2", &f]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--max-bound 2 is below --bound 3"), "{err}");
+}
+
 /// A directory with a symbolic link back to itself is walked once: each
 /// test is checked once, not once per `loop/loop/…` spelling.
 #[cfg(unix)]

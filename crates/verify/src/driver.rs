@@ -128,6 +128,10 @@ pub struct Config {
     /// The symbolic engine's symmetry reduction (`--no-symmetry` turns it
     /// off, for comparison).
     pub symmetry: bool,
+    /// Raise the loop bound, one at a time from `bound` up to this, while
+    /// an execution cut by the bound leaves the verdict `UNKNOWN`
+    /// (`--max-bound`); `None`: `bound` only.
+    pub max_bound: Option<u32>,
 }
 
 /// The symbolic engine's default cap on listed final states
@@ -152,6 +156,7 @@ impl Default for Config {
             launch: Launch::default(),
             max_races: DEFAULT_MAX_RACES,
             symmetry: true,
+            max_bound: None,
         }
     }
 }
@@ -196,6 +201,12 @@ pub struct FileReport {
     /// Some consistent execution was cut by the loop bound (safety, races;
     /// herd's `Loop`): executions longer than the bound are not covered.
     pub bound_hit: bool,
+    /// The loop bound of the check reported.
+    #[serde(default)]
+    pub bound: u32,
+    /// How `--max-bound` raised the bound, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound_note: Option<String>,
     /// The test's condition with its quantifier, in herd's syntax
     /// (`exists (P1:r0=1 /\ P1:r1=0)`); `None` without one.
     pub condition: Option<String>,
@@ -300,6 +311,8 @@ impl FileReport {
             states_complete: false,
             states_note: None,
             bound_hit: false,
+            bound: cfg.bound,
+            bound_note: None,
             condition: None,
             observation: None,
             positive: None,
@@ -446,8 +459,42 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
 /// [`check_file`] of the program in `file`, reported under the name
 /// `name` (see [`load_program_as`]).
 pub fn check_file_as(file: &Path, name: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
-    let path = name;
     let start = Instant::now();
+    let mut c = cfg.clone();
+    loop {
+        let mut report = check_at_bound(file, name, &c, cache, start);
+        let undecided = report.verdict == "UNKNOWN" && report.bound_hit && report.error.is_none();
+        match cfg.max_bound {
+            Some(max) if undecided && c.bound < max => {
+                // Every attempt shares the one deadline (from `start`).
+                crate::guard::release_freed_memory();
+                c.bound += 1;
+            }
+            _ => {
+                if c.bound > cfg.bound {
+                    report.bound_note = Some(format!(
+                        "raised from --bound {} to {} (--max-bound {}): every smaller bound cut an execution that could decide the verdict",
+                        cfg.bound,
+                        c.bound,
+                        cfg.max_bound.unwrap_or(c.bound)
+                    ));
+                }
+                return report;
+            }
+        }
+    }
+}
+
+/// One check of `file` at `cfg.bound`, its time limit counted from
+/// `start`.
+fn check_at_bound(
+    file: &Path,
+    name: &Path,
+    cfg: &Config,
+    cache: &ModelCache,
+    start: Instant,
+) -> FileReport {
+    let path = name;
     let guard = Guard::new(&cfg.limits, start);
     let mut report = FileReport::new(path, cfg);
     let outcome = (|| -> Result<()> {

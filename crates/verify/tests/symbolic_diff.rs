@@ -76,6 +76,7 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
         graph: None,
         max_races: driver::DEFAULT_MAX_RACES,
         symmetry: true,
+        max_bound: None,
         launch: Default::default(),
     };
     let (ce, cs) = (cfg(Engine::Explicit), cfg(Engine::Symbolic));

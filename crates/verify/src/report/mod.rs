@@ -62,6 +62,9 @@ pub fn text(r: &FileReport) -> String {
     if let Some(n) = &r.engine_note {
         let _ = writeln!(s, "  Engine: {n}");
     }
+    if let Some(n) = &r.bound_note {
+        let _ = writeln!(s, "  Bound: {n}");
+    }
     // Why a verdict is UNKNOWN (the bound, a resource limit, liveness
     // with loops that write).
     if let (true, Some(m)) = (r.verdict == "UNKNOWN", &r.message) {
