@@ -10,6 +10,15 @@ fn gpumc(args: &[&str]) -> (i32, String, String) {
     gpumc_testutil::run(env!("CARGO_BIN_EXE_gpumc"), args, None)
 }
 
+/// `gpumc check --property races ARGS…`.
+fn races(args: &[&str]) -> (i32, String, String) {
+    let all: Vec<&str> = ["check", "--property", "races"]
+        .into_iter()
+        .chain(args.iter().copied())
+        .collect();
+    gpumc(&all)
+}
+
 fn scratch(name: &str, text: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("gpumc-ptx-cli-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
@@ -54,7 +63,7 @@ const SMALL: &str = r#"
 
 #[test]
 fn the_example_races_with_the_launch_of_its_header() {
-    let (code, out, err) = gpumc(&["check", "--property", "races", EXAMPLE]);
+    let (code, out, err) = races(&[EXAMPLE]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("FAIL"), "{out}");
     assert!(out.contains("Data races (1, flag dr)"), "{out}");
@@ -66,15 +75,7 @@ fn the_example_races_with_the_launch_of_its_header() {
 #[test]
 fn the_race_report_in_json_names_kinds_spaces_and_cuda_lines() {
     let f = scratch("report.ptx", SMALL);
-    let (code, out, err) = gpumc(&[
-        "check",
-        "--property",
-        "races",
-        "--json",
-        "--block",
-        "2",
-        f.to_str().unwrap(),
-    ]);
+    let (code, out, err) = races(&["--json", "--block", "2", f.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let r: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
     assert_eq!(r["verdict"], "FAIL");
@@ -109,29 +110,14 @@ fn the_race_report_in_json_names_kinds_spaces_and_cuda_lines() {
 fn a_barrier_or_separate_blocks_remove_the_race() {
     let fixed = SMALL.replace("\txor.b32", "\tbar.sync 0;\n\txor.b32");
     let f = scratch("fixed.ptx", &fixed);
-    let (code, out, err) = gpumc(&[
-        "check",
-        "--property",
-        "races",
-        "--block",
-        "2",
-        f.to_str().unwrap(),
-    ]);
+    let (code, out, err) = races(&["--block", "2", f.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("PASS"), "{out}");
     // One thread per block: each block has its own shared memory.
     let f = scratch("small2.ptx", SMALL);
-    let (code, out, _) = gpumc(&[
-        "check",
-        "--property",
-        "races",
-        "--grid",
-        "2",
-        "--block",
-        "1",
-        f.to_str().unwrap(),
-    ]);
+    let (code, out, _) = races(&["--grid", "2", "--block", "1", f.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
+    assert!(out.contains(": PASS"), "{out}");
 }
 
 #[test]
@@ -204,14 +190,7 @@ fn malformed_and_unsupported_ptx_is_reported_at_its_position() {
         // A name of its own: the tests run in parallel.
         let name = format!("bad{k}.ptx");
         let f = scratch(&name, text);
-        let (code, out, err) = gpumc(&[
-            "check",
-            "--property",
-            "races",
-            "--block",
-            "2",
-            f.to_str().unwrap(),
-        ]);
+        let (code, out, err) = races(&["--block", "2", f.to_str().unwrap()]);
         assert_eq!(code, 2, "case {k}: {out}{err}");
         assert!(out.contains("ERROR"), "case {k}: {out}");
         assert!(out.contains(want), "case {k}: {out}");
@@ -230,29 +209,13 @@ fn two_kernels_need_a_choice() {
             .replace(".file 1 \"small.cu\"", "")
     );
     let f = scratch("two.ptx", &two);
-    let (code, out, _) = gpumc(&[
-        "check",
-        "--property",
-        "races",
-        "--block",
-        "2",
-        f.to_str().unwrap(),
-    ]);
+    let (code, out, _) = races(&["--block", "2", f.to_str().unwrap()]);
     assert_eq!(code, 2, "{out}");
     assert!(
         out.contains("choose one with `--kernel NAME`") && out.contains("k, k2"),
         "{out}"
     );
-    let (code, out, _) = gpumc(&[
-        "check",
-        "--property",
-        "races",
-        "--block",
-        "2",
-        "--kernel",
-        "k2",
-        f.to_str().unwrap(),
-    ]);
+    let (code, out, _) = races(&["--block", "2", "--kernel", "k2", f.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("FAIL"), "{out}");
 }

@@ -451,7 +451,12 @@ fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool, symm
             skipped += 1;
             continue;
         }
-        reduced += usize::from(!gpumc::engine::symmetry::groups(&p).is_empty());
+        let kept = if property_races {
+            vec![]
+        } else {
+            gpumc::engine::safety::observables(&p)
+        };
+        reduced += usize::from(!gpumc::engine::symmetry::groups(&p, &kept).is_empty());
         let t0 = std::time::Instant::now();
         // Verdicts, and whether undefined behaviour decided them.
         let (e, s) = if property_races {

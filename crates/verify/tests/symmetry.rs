@@ -64,7 +64,7 @@ fn identical_threads_and_blocks_are_grouped() {
         zero: true,
     };
     let p = kernel(LOCK, 2, 3, params);
-    let gs = groups(&p);
+    let gs = groups(&p, &[]);
     let mut found: Vec<Vec<Vec<usize>>> = gs.iter().map(units).collect();
     found.sort();
     assert_eq!(
@@ -82,7 +82,7 @@ fn a_thread_that_differs_or_reads_another_slot_breaks_the_group() {
     // Thread 0 alone skips the store: it differs from the others.
     let body = "\tsetp.eq.s32 %p2, %r1, 0;\n\t@%p2 bra L9;\n\tst.global.u32 [%rd4], 7;\nL9:";
     let p = kernel(body, 1, 3, buffers());
-    let gs = groups(&p);
+    let gs = groups(&p, &[]);
     assert_eq!(
         gs.iter().map(units).collect::<Vec<_>>(),
         vec![vec![vec![1], vec![2]]]
@@ -90,7 +90,7 @@ fn a_thread_that_differs_or_reads_another_slot_breaks_the_group() {
     // Every thread also reads slot 0: slot 0 is not private to thread 0.
     let body = "\tst.global.u32 [%rd4], 7;\n\tld.global.u32 %r9, [%rd2];";
     let p = kernel(body, 1, 3, buffers());
-    let gs = groups(&p);
+    let gs = groups(&p, &[]);
     assert_eq!(
         gs.iter().map(units).collect::<Vec<_>>(),
         vec![vec![vec![1], vec![2]]]
@@ -175,7 +175,7 @@ fn corpus_locks_at_larger_grids_agree_with_and_without_the_reduction() {
             .join("\n");
         let p = gpumc_frontend::spirv::parse(&src, Path::new("k.spvasm")).expect("parses");
         assert!(
-            !groups(&p).is_empty(),
+            !groups(&p, &[]).is_empty(),
             "{name}: no interchangeable threads found"
         );
         let on = races(&p, true, bound);
@@ -184,4 +184,32 @@ fn corpus_locks_at_larger_grids_agree_with_and_without_the_reduction() {
         assert_eq!(off.verdict, want, "{name} {x}.{y}");
         assert_eq!(pairs(&on), pairs(&off), "{name} {x}.{y}");
     }
+}
+
+/// A test without a condition lists every location's final value: two
+/// threads that write their own location the value of a shared counter
+/// they incremented are not exchangeable for the states list (each order
+/// of the increments gives its own state), only for races.
+#[test]
+fn the_states_of_a_test_without_condition_are_all_listed() {
+    let src = "PTX who-first\n{\nc=0;\nx0=0;\nx1=0;\n}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n atom.relaxed.gpu.add r0, c, 1 | atom.relaxed.gpu.add r0, c, 1 ;\n st.relaxed.gpu x0, r0 | st.relaxed.gpu x1, r0 ;\n";
+    let p = gpumc_frontend::litmus::parse(src, Path::new("who-first.litmus")).expect("parses");
+    let obs = gpumc_verify::engine::safety::observables(&p);
+    assert!(groups(&p, &obs).is_empty());
+    assert_eq!(
+        groups(&p, &[]).len(),
+        1,
+        "for races the threads are exchangeable"
+    );
+    let opts = Options {
+        max_states: Some(100),
+        ..Options::default()
+    };
+    let r = symbolic::check_safety(
+        &p,
+        &gpumc_core::models::load("ptx-v7.5").expect("model"),
+        &opts,
+    )
+    .expect("checks");
+    assert_eq!(r.states.len(), 2, "{:?}", r.states);
 }

@@ -34,15 +34,17 @@ pub struct Group {
     pub same_positions: bool,
 }
 
-/// The groups of a program (`observed`: also the terms a check reads in
-/// final states — a condition, a filter — that an exchange must not move).
-pub fn groups(p: &Program) -> Vec<Group> {
+/// The groups of a program. `kept`: the terms the check reads in final
+/// states (safety: `safety::observables`, which is every location of a
+/// test without condition or `locations`; races: none), which an
+/// exchange must not move; the filter's terms are always kept.
+pub fn groups(p: &Program, kept: &[Term]) -> Vec<Group> {
     if !p.ssw.is_empty() {
         // Vulkan `ssw` names particular threads.
         return vec![];
     }
     let users = location_users(p);
-    let fixed_terms = terms(p);
+    let fixed_terms = terms(p, kept);
     let mut out = Vec::new();
     // Single threads with the same placement.
     let mut by_place: BTreeMap<(Vec<i64>, Option<i64>), Vec<ThreadId>> = BTreeMap::new();
@@ -97,16 +99,12 @@ fn location_users(p: &Program) -> HashMap<LocId, HashSet<ThreadId>> {
     users
 }
 
-/// The locations and thread registers the program's conditions read.
-fn terms(p: &Program) -> (HashSet<LocId>, HashSet<ThreadId>) {
+/// The locations and thread registers of the filter and of `kept`.
+fn terms(p: &Program, kept: &[Term]) -> (HashSet<LocId>, HashSet<ThreadId>) {
     let mut locs = HashSet::new();
     let mut threads = HashSet::new();
-    let conds = p
-        .filter
-        .iter()
-        .chain(p.assertion.as_ref().map(|a| &a.cond))
-        .flat_map(|c| c.terms());
-    for t in conds.chain(p.observed.iter().cloned()) {
+    let filter = p.filter.iter().flat_map(|c| c.terms());
+    for t in filter.chain(kept.iter().cloned()) {
         match t {
             Term::Loc(l) => {
                 locs.insert(l);

@@ -1393,17 +1393,13 @@ fn scc(adj: &[Vec<usize>]) -> Vec<usize> {
 
 /// The slots a unit reads or writes.
 fn unit_slots(unit: &Unit) -> Vec<u32> {
+    let mut slots = unit_reads(unit);
     match unit {
-        Unit::Input(_) => vec![],
-        Unit::Op(op) => op.operands().chain([op.dst]).collect(),
-        Unit::Fix(f) => f
-            .body
-            .iter()
-            .flat_map(|op| op.operands().chain([op.dst]))
-            .chain(f.vars.iter().copied())
-            .chain(f.results.iter().copied())
-            .collect(),
+        Unit::Input(_) => {}
+        Unit::Op(op) => slots.push(op.dst),
+        Unit::Fix(f) => slots.extend(f.vars.iter().chain(f.body.iter().map(|op| &op.dst))),
     }
+    slots
 }
 
 /// The slots a unit reads (a fixpoint: its body's operands and results).

@@ -573,10 +573,11 @@ pub fn check_safety_stats(
     let mut stats = Stats::default();
     let needed = consistency_axioms(model);
     let mut enc = build(p, model, opts, &needed, None)?;
-    if opts.symmetry {
-        symmetry::break_symmetry(&mut enc, p, None);
-    }
     let obs = observables(p);
+    if opts.symmetry {
+        // The states list reads every observable: no exchange may move one.
+        symmetry::break_symmetry(&mut enc, p, &obs, None);
+    }
     let names: Vec<String> = obs.iter().map(|t| term_name(p, t)).collect();
     let complete = complete_lit(&mut enc);
     let graph = opts.graph.as_ref();
@@ -1077,7 +1078,7 @@ pub fn check_races_stats(
     // for the verdict's query, not for the listing of racing pairs.
     let sym = enc.sat.var();
     if opts.symmetry {
-        symmetry::break_symmetry(&mut enc, p, Some(sym));
+        symmetry::break_symmetry(&mut enc, p, &[], Some(sym));
     }
     let complete = complete_lit(&mut enc);
     if let Some((note, w)) = undefined_behaviour(&mut enc, model, opts.graph.as_ref(), &mut stats)?

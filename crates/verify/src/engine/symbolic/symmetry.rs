@@ -10,14 +10,15 @@
 use super::encode::Enc;
 use super::sat::Lit;
 use crate::engine::symmetry::{self, Group};
-use crate::ir::Program;
+use crate::ir::{Program, Term};
 
-/// Adds the clauses for every group of `p`. The clauses of groups whose
+/// Adds the clauses for every group of `p` that leaves the terms `kept`
+/// in place (see [`symmetry::groups`]). The clauses of groups whose
 /// exchanged threads have instructions at different positions hold only
 /// under `guard` when one is given (a query that lists racing pairs by
 /// position must not assume them).
-pub fn break_symmetry(enc: &mut Enc<'_>, p: &Program, guard: Option<Lit>) {
-    for g in symmetry::groups(p) {
+pub fn break_symmetry(enc: &mut Enc<'_>, p: &Program, kept: &[Term], guard: Option<Lit>) {
+    for g in symmetry::groups(p, kept) {
         let under = if g.same_positions { None } else { guard };
         breaking_clauses(enc, p, &g, under);
     }
