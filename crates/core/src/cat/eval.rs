@@ -1,4 +1,11 @@
 //! Incremental evaluation of a compiled model on one execution size.
+//!
+//! Executions of litmus-test size keep every slot as a plain bit buffer and
+//! run the word kernels of [`super::kernel`]; executions of more than
+//! [`crate::rel::ALL_WORDS_UP_TO`] events (thousands, in the symbolic
+//! engine's re-check of a large program's model) keep every slot as a
+//! [`Value`] whose relations store only the non-zero band of each row, so
+//! that a relation such as the identity is not megabytes.
 
 use super::compile::{Op, OpCode, Slot, Unit, Val};
 use super::kernel::{self, DfsScratch};
@@ -11,8 +18,11 @@ use crate::rel::{EventSet, Relation};
 pub struct Evaluator<'m> {
     model: &'m Model,
     n: usize,
-    /// One buffer per slot: `w` words for a set, `n * w` for a relation.
+    /// One buffer per slot: `w` words for a set, `n * w` for a relation
+    /// (empty for executions of many events, which use `big`).
     vals: Vec<Vec<u64>>,
+    /// One value per slot, for executions of many events.
+    big: Option<Vec<Value>>,
     valid: Vec<bool>,
     dfs: DfsScratch,
     units_run: u64,
@@ -20,16 +30,34 @@ pub struct Evaluator<'m> {
 
 impl<'m> Evaluator<'m> {
     pub(super) fn new(model: &'m Model, n: usize) -> Self {
+        Self::with_storage(model, n, n > crate::rel::ALL_WORDS_UP_TO)
+    }
+
+    /// An evaluator that keeps its slots as values (`banded`) or as bit
+    /// buffers, whatever `n` (the tests compare the two).
+    pub(super) fn with_storage(model: &'m Model, n: usize, banded: bool) -> Self {
         let w = kernel::words(n);
         let vals = model
             .prog
             .kinds
             .iter()
             .map(|k| match k {
+                _ if banded => Vec::new(),
                 BaseKind::Set => vec![0u64; w],
                 BaseKind::Relation => vec![0u64; n * w],
             })
             .collect();
+        let big = banded.then(|| {
+            model
+                .prog
+                .kinds
+                .iter()
+                .map(|k| match k {
+                    BaseKind::Set => Value::Set(EventSet::empty(n)),
+                    BaseKind::Relation => Value::Rel(Relation::empty(n)),
+                })
+                .collect()
+        });
         let valid = model
             .prog
             .units
@@ -40,6 +68,7 @@ impl<'m> Evaluator<'m> {
             model,
             n,
             vals,
+            big,
             valid,
             dfs: DfsScratch::default(),
             units_run: 0,
@@ -84,11 +113,22 @@ impl<'m> Evaluator<'m> {
             v.universe()
         );
         let slot = self.model.prog.input_slots[i] as usize;
-        let dst = &mut self.vals[slot];
-        if dst.as_slice() == v.words() {
+        if let Some(big) = &mut self.big {
+            if big[slot] == *v {
+                return;
+            }
+            big[slot] = v.clone();
+            for &u in &self.model.input_dependents[i] {
+                self.valid[u as usize] = false;
+            }
             return;
         }
-        dst.copy_from_slice(v.words());
+        let dst = &mut self.vals[slot];
+        let words = v.words();
+        if dst.as_slice() == &*words {
+            return;
+        }
+        dst.copy_from_slice(&words);
         for &u in &self.model.input_dependents[i] {
             self.valid[u as usize] = false;
         }
@@ -199,6 +239,9 @@ impl<'m> Evaluator<'m> {
     }
 
     fn value(&self, slot: Slot) -> Value {
+        if let Some(big) = &self.big {
+            return big[slot as usize].clone();
+        }
         let v = &self.vals[slot as usize];
         match self.model.prog.kinds[slot as usize] {
             BaseKind::Set => Value::Set(EventSet::from_words(self.n, v.clone())),
@@ -219,6 +262,21 @@ impl<'m> Evaluator<'m> {
 
     fn holds(&mut self, axiom: usize) -> bool {
         let model = self.model;
+        if let Some(big) = &self.big {
+            let v = &big[model.axiom_slots[axiom] as usize];
+            let empty = match v {
+                Value::Set(s) => s.is_empty(),
+                Value::Rel(r) => r.is_empty(),
+            };
+            return match (model.axioms[axiom].kind, v) {
+                (AxiomKind::Empty, _) => empty,
+                (AxiomKind::NotEmpty, _) => !empty,
+                (AxiomKind::Irreflexive, Value::Rel(r)) => r.is_irreflexive(),
+                (AxiomKind::Acyclic, Value::Rel(r)) => r.is_acyclic(),
+                // Kinds are checked when the model is compiled.
+                (_, Value::Set(_)) => empty,
+            };
+        }
         let v = &self.vals[model.axiom_slots[axiom] as usize];
         match model.axioms[axiom].kind {
             AxiomKind::Empty => kernel::is_zero(v),
@@ -237,6 +295,32 @@ impl<'m> Evaluator<'m> {
             match &model.prog.units[u as usize] {
                 Unit::Input(_) => {}
                 Unit::Op(op) => self.exec(op),
+                Unit::Fix(fix) if self.big.is_some() => {
+                    let n = self.n;
+                    let big = self.big.as_mut().expect("checked");
+                    for &v in &fix.vars {
+                        big[v as usize] = match big[v as usize] {
+                            Value::Set(_) => Value::Set(EventSet::empty(n)),
+                            Value::Rel(_) => Value::Rel(Relation::empty(n)),
+                        };
+                    }
+                    loop {
+                        for op in &fix.body {
+                            self.exec(op);
+                        }
+                        let big = self.big.as_mut().expect("checked");
+                        let mut changed = false;
+                        for (&v, &r) in fix.vars.iter().zip(&fix.results) {
+                            if v != r && big[v as usize] != big[r as usize] {
+                                changed = true;
+                                big[v as usize] = big[r as usize].clone();
+                            }
+                        }
+                        if !changed {
+                            break;
+                        }
+                    }
+                }
                 Unit::Fix(fix) => {
                     for &v in &fix.vars {
                         kernel::zero(&mut self.vals[v as usize]);
@@ -266,6 +350,11 @@ impl<'m> Evaluator<'m> {
     }
 
     fn exec(&mut self, op: &Op) {
+        if let Some(big) = &mut self.big {
+            let v = exec_banded(self.n, big, op);
+            big[op.dst as usize] = v;
+            return;
+        }
         use OpCode::*;
         let n = self.n;
         let mut out = std::mem::take(&mut self.vals[op.dst as usize]);
@@ -300,5 +389,44 @@ impl<'m> Evaluator<'m> {
             }
         }
         self.vals[op.dst as usize] = out;
+    }
+}
+
+/// `op` on values whose relations store only their rows' bands (see the
+/// module documentation); the same semantics as the word kernels.
+fn exec_banded(n: usize, vals: &[Value], op: &Op) -> Value {
+    use OpCode::*;
+    let set = |s: Slot| match &vals[s as usize] {
+        Value::Set(x) => x,
+        Value::Rel(_) => unreachable!("a relation slot read as a set"),
+    };
+    let rel = |s: Slot| match &vals[s as usize] {
+        Value::Rel(r) => r,
+        Value::Set(_) => unreachable!("a set slot read as a relation"),
+    };
+    let full = || EventSet::full(n);
+    match op.code {
+        EmptySet => Value::Set(EventSet::empty(n)),
+        EmptyRel => Value::Rel(Relation::empty(n)),
+        FullSet => Value::Set(full()),
+        FullRel => Value::Rel(Relation::product(&full(), &full())),
+        Id => Value::Rel(Relation::identity(n)),
+        SetUnion => Value::Set(set(op.a).union(set(op.b))),
+        SetInter => Value::Set(set(op.a).intersection(set(op.b))),
+        SetDiff => Value::Set(set(op.a).difference(set(op.b))),
+        SetCompl => Value::Set(set(op.a).complement()),
+        RelUnion => Value::Rel(rel(op.a).union(rel(op.b))),
+        RelInter => Value::Rel(rel(op.a).intersection(rel(op.b))),
+        RelDiff => Value::Rel(rel(op.a).difference(rel(op.b))),
+        RelCompl => Value::Rel(rel(op.a).complement()),
+        Seq => Value::Rel(rel(op.a).compose(rel(op.b))),
+        Inv => Value::Rel(rel(op.a).inverse()),
+        Plus => Value::Rel(rel(op.a).transitive_closure()),
+        Star => Value::Rel(rel(op.a).reflexive_transitive_closure()),
+        Opt => Value::Rel(rel(op.a).reflexive_closure()),
+        IdOn => Value::Rel(Relation::identity_on(set(op.a))),
+        Prod => Value::Rel(Relation::product(set(op.a), set(op.b))),
+        Domain => Value::Set(rel(op.a).domain()),
+        Range => Value::Set(rel(op.a).range()),
     }
 }

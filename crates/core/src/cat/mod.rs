@@ -118,9 +118,9 @@ impl Value {
         }
     }
 
-    fn words(&self) -> &[u64] {
+    fn words(&self) -> std::borrow::Cow<'_, [u64]> {
         match self {
-            Value::Set(s) => s.words(),
+            Value::Set(s) => std::borrow::Cow::Borrowed(s.words()),
             Value::Rel(r) => r.words(),
         }
     }

@@ -1400,4 +1400,98 @@ mod props {
             }
         }
     }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        /// Over more than `ALL_WORDS_UP_TO` events the evaluator keeps
+        /// banded values: the same bindings and flags as the word kernels.
+        #[test]
+        fn banded_storage_matches_bit_buffers(
+            es in proptest::collection::vec(arb_e(), 1..4),
+            rels in proptest::collection::vec(arb_rel(crate::rel::ALL_WORDS_UP_TO + 40), 3),
+            sets in proptest::collection::vec(
+                proptest::collection::vec(any::<bool>(), crate::rel::ALL_WORDS_UP_TO + 40), 2),
+        ) {
+            let n = crate::rel::ALL_WORDS_UP_TO + 40;
+            let sets: Vec<EventSet> = sets
+                .iter()
+                .map(|b| EventSet::from_iter(n, (0..n).filter(|&i| b[i])))
+                .collect();
+            let mut src = String::new();
+            for (k, e) in es.iter().enumerate() {
+                src.push_str(&format!("let e{k} = {}\nflag ~empty e{k}\nacyclic e{k}\n", text(e)));
+            }
+            let m = model(&src);
+            let mut banded = Evaluator::with_storage(&m, n, true);
+            let mut plain = Evaluator::with_storage(&m, n, false);
+            for ev in [&mut banded, &mut plain] {
+                for (i, name) in RN.iter().enumerate() {
+                    if let Some(k) = m.input_index(name) {
+                        ev.set_input(k, Value::Rel(rels[i].clone()));
+                    }
+                }
+                for (i, name) in SN.iter().enumerate() {
+                    if let Some(k) = m.input_index(name) {
+                        ev.set_input(k, Value::Set(sets[i].clone()));
+                    }
+                }
+            }
+            prop_assert_eq!(banded.first_violation(), plain.first_violation());
+            for (k, e) in es.iter().enumerate() {
+                let want = eval(e, &rels, &sets);
+                let name = format!("e{k}");
+                prop_assert_eq!(as_rel(banded.binding(&name)), want.clone());
+                prop_assert_eq!(as_rel(plain.binding(&name)), want);
+                prop_assert_eq!(banded.flag(2 * k), plain.flag(2 * k));
+                prop_assert_eq!(banded.test(2 * k + 1), plain.test(2 * k + 1));
+            }
+        }
+    }
+}
+
+/// Every embedded model, evaluated with banded values and with bit buffers
+/// on the same random execution of more than `ALL_WORDS_UP_TO` events:
+/// every binding and every axiom agree.
+#[test]
+fn embedded_models_evaluate_alike_in_both_storages() {
+    let n = crate::rel::ALL_WORDS_UP_TO + 20;
+    let mut x = 0x5851_F42D_4C95_7F2Du64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for (name, _) in crate::models::EMBEDDED {
+        let m = crate::models::load(name).expect("embedded model");
+        let mut banded = Evaluator::with_storage(&m, n, true);
+        let mut plain = Evaluator::with_storage(&m, n, false);
+        for round in 0..2 {
+            for (i, (_, kind)) in m.inputs().iter().enumerate() {
+                let v = match kind {
+                    BaseKind::Set => {
+                        Value::Set(EventSet::from_iter(n, (0..n).filter(|_| next() % 3 == 0)))
+                    }
+                    BaseKind::Relation => Value::Rel(Relation::from_pairs(
+                        n,
+                        (0..n / 2 + round * 50).map(|_| {
+                            let a = (next() % n as u64) as usize;
+                            let d = (next() % 9) as usize;
+                            (a, (a + d) % n)
+                        }),
+                    )),
+                };
+                banded.set_input(i, v.clone());
+                plain.set_input(i, v);
+            }
+            assert_eq!(banded.first_violation(), plain.first_violation(), "{name}");
+            for k in 0..m.axioms().len() {
+                assert_eq!(banded.test(k), plain.test(k), "{name}: axiom {k}");
+            }
+            for (b, _) in m.bindings.clone() {
+                assert_eq!(banded.binding(&b), plain.binding(&b), "{name}: {b}");
+            }
+        }
+    }
 }

@@ -66,6 +66,14 @@ impl Mask {
         }
     }
 
+    fn intersect_with(&mut self, o: &Mask) {
+        match (self, o) {
+            (Mask::Set(a), Mask::Set(b)) => a.intersect_with(b),
+            (Mask::Rel(a), Mask::Rel(b)) => a.intersect_with(b),
+            _ => {}
+        }
+    }
+
     fn is_empty(&self) -> bool {
         match self {
             Mask::Set(a) => a.is_empty(),
@@ -87,11 +95,6 @@ impl Mask {
     }
 }
 
-/// Whether two bit rows share an element.
-fn meets(a: &[u64], b: &[u64]) -> bool {
-    a.iter().zip(b).any(|(x, y)| x & y != 0)
-}
-
 /// `mask ∩ (a ; b_inv⁻¹)`: the pairs `(x, y)` of `mask` with some `z`
 /// such that `a(x, z)` and `b_inv(y, z)`. Tested pair by pair when
 /// `mask` is smaller than `a` (demand masks of axioms are full relations,
@@ -101,7 +104,7 @@ fn within_compose(mask: &Relation, a: &Relation, b_inv: &Relation) -> Relation {
     if mask.len() <= a.len() {
         let mut r = Relation::empty(n);
         for (x, y) in mask.pairs() {
-            if meets(a.row(x), b_inv.row(y)) {
+            if a.rows_meet(x, b_inv, y) {
                 r.insert(x, y);
             }
         }
@@ -283,8 +286,18 @@ pub fn demands(
     use OpCode::*;
     let mut dem: Vec<Option<Mask>> = vec![None; model.slot_kinds().len()];
     // Empty demands stay `None` (nothing demanded).
-    let add = |dem: &mut Vec<Option<Mask>>, s: u32, m: Mask| {
-        if s == NONE || m.is_empty() {
+    // A demand beyond a slot's may value asks for elements the slot never
+    // holds: it is cut to the may value (the demands of axioms are full
+    // relations, n² pairs, and would otherwise flow down every union).
+    let add = |dem: &mut Vec<Option<Mask>>, s: u32, mut m: Mask| {
+        if s == NONE {
+            return;
+        }
+        let Some(may_s) = &may[s as usize] else {
+            return;
+        };
+        m.intersect_with(may_s);
+        if m.is_empty() {
             return;
         }
         match &mut dem[s as usize] {
@@ -381,7 +394,7 @@ pub fn demands(
             }
             (Prod, Mask::Rel(dr)) => {
                 let (sa, sb) = (may_set(a), may_set(b));
-                let rows = EventSet::from_iter(n, (0..n).filter(|&x| meets(dr.row(x), sb.words())));
+                let rows = EventSet::from_iter(n, (0..n).filter(|&x| dr.row_meets_set(x, sb)));
                 let mut cols = EventSet::empty(n);
                 for x in sa.iter() {
                     cols.union_with(&dr.successors(x));

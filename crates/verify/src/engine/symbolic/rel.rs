@@ -19,7 +19,7 @@
 //! its upper bound (Dartagnan's may/must sets), computed as a by-product.
 
 use super::sat::{Lit, Polarity, Sat, FALSE, TRUE};
-use crate::rel::{iter_bits as bits, EventSet, Relation};
+use crate::rel::{EventSet, Relation};
 use std::collections::HashMap;
 
 /// What the relational operations need to know about events.
@@ -461,7 +461,7 @@ impl SymRel {
                 continue;
             }
             if self.sure.contains(m, m) {
-                for z in bits(o.sure.row(m)) {
+                for z in o.sure.successors_iter(m) {
                     sure.insert(m, z);
                 }
             }
@@ -478,7 +478,7 @@ impl SymRel {
         // (i) symbolic first step.
         for &(x, m, la) in &self.sym {
             let (x, m) = (x as usize, m as usize);
-            for z in bits(o.sure.row(m)) {
+            for z in o.sure.successors_iter(m) {
                 if want(x, z) {
                     let em = ctx.mid(m, x, z);
                     acc.add_and(x, z, &[la, em]);
@@ -497,7 +497,7 @@ impl SymRel {
             let a_inv = self.sure.inverse();
             for &(m, z, lb) in &o.sym {
                 let (m, z) = (m as usize, z as usize);
-                for x in bits(a_inv.row(m)) {
+                for x in a_inv.successors_iter(m) {
                     if want(x, z) {
                         let em = ctx.mid(m, x, z);
                         acc.add_and(x, z, &[em, lb]);
@@ -514,11 +514,11 @@ impl SymRel {
                 if em == FALSE {
                     continue;
                 }
-                let succ: Vec<usize> = bits(o.sure.row(m)).filter(|&z| z != m).collect();
+                let succ: Vec<usize> = o.sure.successors_iter(m).filter(|&z| z != m).collect();
                 if succ.is_empty() {
                     continue;
                 }
-                for x in bits(a_inv.row(m)) {
+                for x in a_inv.successors_iter(m) {
                     if x == m {
                         continue;
                     }
@@ -562,9 +562,10 @@ impl SymRel {
             mat[idx[a] * m + idx[b]] = l;
         }
         if sat.polarity == Polarity::UP || ordered {
+            let wanted = mask.map(|m| m.range());
             let cols: Vec<bool> = nodes
                 .iter()
-                .map(|&e| mask.is_none_or(|m| (0..n).any(|x| m.contains(x, e))))
+                .map(|&e| wanted.as_ref().is_none_or(|w| w.contains(e)))
                 .collect();
             return plus_fixpoint(&nodes, &mat, &cols, ctx, sat);
         }
@@ -642,7 +643,7 @@ impl SymRel {
         let n = self.n();
         let mut acc = SetAcc::new(n);
         for x in 0..n {
-            for y in bits(self.sure.row(x)) {
+            for y in self.sure.successors_iter(x) {
                 acc.add(x, ctx.mid(y, x, x));
             }
         }
@@ -690,11 +691,14 @@ fn plus_fixpoint(nodes: &[usize], mat: &[Lit], cols: &[bool], ctx: &Ctx, sat: &m
     // Up only: each way of deriving x(i,j) implies it. Otherwise x(i,j)
     // is linked to the gate of its definition.
     let pol = sat.polarity;
-    let mut terms: Vec<Vec<Lit>> = vec![Vec::new(); m * m];
+    // The ways of deriving each x(i,j), kept only when x(i,j) must imply
+    // one of them (an m × m table of lists would be gigabytes for m in the
+    // thousands).
+    let mut terms: HashMap<usize, Vec<Lit>> = HashMap::new();
     let mut derive = |sat: &mut Sat, at: usize, why: &[Lit]| {
         if pol.down {
             let t = sat.and(why);
-            terms[at].push(t);
+            terms.entry(at).or_default().push(t);
         } else {
             let mut c: Vec<Lit> = why.iter().map(|&l| -l).collect();
             c.push(x[at]);
@@ -722,7 +726,7 @@ fn plus_fixpoint(nodes: &[usize], mat: &[Lit], cols: &[bool], ctx: &Ctx, sat: &m
     if pol.down {
         for i in 0..m {
             for j in reach[i].iter().filter(|&j| cols[j]) {
-                let d = sat.or(&terms[i * m + j]);
+                let d = sat.or(terms.get(&(i * m + j)).map_or(&[][..], |t| &t[..]));
                 if pol.up {
                     sat.implies(d, x[i * m + j]);
                 }
