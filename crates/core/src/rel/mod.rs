@@ -224,6 +224,8 @@ impl Relation {
             }
             let b = self.band[i];
             let at = self.data.len();
+            // Offsets are `u32`: 32 GiB of words, far beyond any budget.
+            assert!(at + nhi - nlo <= u32::MAX as usize, "relation too large");
             self.data.resize(at + nhi - nlo, 0);
             let old = b.at as usize;
             let off = at + (b.lo as usize).saturating_sub(nlo);
