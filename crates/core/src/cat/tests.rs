@@ -1357,6 +1357,36 @@ mod props {
             .prop_map(move |ps| Relation::from_pairs(n, ps))
     }
 
+    fn sets_of(n: usize, bits: &[Vec<bool>]) -> Vec<EventSet> {
+        bits.iter()
+            .map(|b| EventSet::from_iter(n, (0..n).filter(|&i| b[i])))
+            .collect()
+    }
+
+    /// The model `let e<k> = <e>` plus `axioms` (with `{k}` for the index)
+    /// for every expression.
+    fn model_of(es: &[E], axioms: &str) -> Model {
+        let mut src = String::new();
+        for (k, e) in es.iter().enumerate() {
+            src.push_str(&format!("let e{k} = {}\n", text(e)));
+            src.push_str(&axioms.replace("{k}", &k.to_string()));
+        }
+        model(&src)
+    }
+
+    fn set_inputs(m: &Model, ev: &mut Evaluator<'_>, rels: &[Relation], sets: &[EventSet]) {
+        for (i, name) in RN.iter().enumerate() {
+            if let Some(k) = m.input_index(name) {
+                ev.set_input(k, Value::Rel(rels[i].clone()));
+            }
+        }
+        for (i, name) in SN.iter().enumerate() {
+            if let Some(k) = m.input_index(name) {
+                ev.set_input(k, Value::Set(sets[i].clone()));
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
@@ -1368,28 +1398,12 @@ mod props {
             rels2 in proptest::collection::vec(arb_rel(7), 3),
         ) {
             let n = 7;
-            let sets: Vec<EventSet> = sets
-                .iter()
-                .map(|b| EventSet::from_iter(n, (0..n).filter(|&i| b[i])))
-                .collect();
-            let mut src = String::new();
-            for (k, e) in es.iter().enumerate() {
-                src.push_str(&format!("let e{k} = {}\nflag ~empty e{k}\n", text(e)));
-            }
-            let m = model(&src);
+            let sets = sets_of(n, &sets);
+            let m = model_of(&es, "flag ~empty e{k}\n");
             let mut ev = m.evaluator(n);
             // Evaluate twice with different relations to exercise caching.
             for rs in [&rels, &rels2, &rels] {
-                for (i, name) in RN.iter().enumerate() {
-                    if let Some(k) = m.input_index(name) {
-                        ev.set_input(k, Value::Rel(rs[i].clone()));
-                    }
-                }
-                for (i, name) in SN.iter().enumerate() {
-                    if let Some(k) = m.input_index(name) {
-                        ev.set_input(k, Value::Set(sets[i].clone()));
-                    }
-                }
+                set_inputs(&m, &mut ev, rs, &sets);
                 prop_assert_eq!(ev.first_violation(), None);
                 for (k, e) in es.iter().enumerate() {
                     let want = eval(e, rs, &sets);
@@ -1414,29 +1428,12 @@ mod props {
                 proptest::collection::vec(any::<bool>(), crate::rel::ALL_WORDS_UP_TO + 40), 2),
         ) {
             let n = crate::rel::ALL_WORDS_UP_TO + 40;
-            let sets: Vec<EventSet> = sets
-                .iter()
-                .map(|b| EventSet::from_iter(n, (0..n).filter(|&i| b[i])))
-                .collect();
-            let mut src = String::new();
-            for (k, e) in es.iter().enumerate() {
-                src.push_str(&format!("let e{k} = {}\nflag ~empty e{k}\nacyclic e{k}\n", text(e)));
-            }
-            let m = model(&src);
+            let sets = sets_of(n, &sets);
+            let m = model_of(&es, "flag ~empty e{k}\nacyclic e{k}\n");
             let mut banded = Evaluator::with_storage(&m, n, true);
             let mut plain = Evaluator::with_storage(&m, n, false);
-            for ev in [&mut banded, &mut plain] {
-                for (i, name) in RN.iter().enumerate() {
-                    if let Some(k) = m.input_index(name) {
-                        ev.set_input(k, Value::Rel(rels[i].clone()));
-                    }
-                }
-                for (i, name) in SN.iter().enumerate() {
-                    if let Some(k) = m.input_index(name) {
-                        ev.set_input(k, Value::Set(sets[i].clone()));
-                    }
-                }
-            }
+            set_inputs(&m, &mut banded, &rels, &sets);
+            set_inputs(&m, &mut plain, &rels, &sets);
             prop_assert_eq!(banded.first_violation(), plain.first_violation());
             for (k, e) in es.iter().enumerate() {
                 let want = eval(e, &rels, &sets);

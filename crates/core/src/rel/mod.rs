@@ -250,19 +250,25 @@ impl Relation {
         &mut self.data[at..at + b.len as usize]
     }
 
-    /// Copies the live bands into fresh storage.
-    fn compact(&mut self) {
-        if self.full || self.dead == 0 {
-            return;
-        }
+    /// The live bands, copied into fresh storage.
+    fn live(&self) -> (Vec<Band>, Vec<u64>) {
+        let mut band = self.band.clone();
         let mut data = Vec::with_capacity(self.data.len() - self.dead);
-        for b in &mut self.band {
+        for b in &mut band {
             let at = b.at as usize;
             let start = data.len();
             data.extend_from_slice(&self.data[at..at + b.len as usize]);
             b.at = start as u32;
         }
-        self.data = data;
+        (band, data)
+    }
+
+    /// Drops the dead words.
+    fn compact(&mut self) {
+        if self.full || self.dead == 0 {
+            return;
+        }
+        (self.band, self.data) = self.live();
         self.dead = 0;
     }
 
@@ -772,28 +778,19 @@ impl Relation {
 
     /// A copy without dead words.
     fn compacted(&self) -> Relation {
-        let mut r = Relation {
+        let (band, data) = if self.dead == 0 {
+            (self.band.clone(), self.data.clone())
+        } else {
+            self.live()
+        };
+        Relation {
             n: self.n,
             w: self.w,
             full: self.full,
-            band: self.band.clone(),
-            data: Vec::new(),
-            dead: self.dead,
-        };
-        if self.dead == 0 {
-            r.data = self.data.clone();
-        } else {
-            let mut data = Vec::with_capacity(self.data.len() - self.dead);
-            for b in &mut r.band {
-                let at = b.at as usize;
-                let start = data.len();
-                data.extend_from_slice(&self.data[at..at + b.len as usize]);
-                b.at = start as u32;
-            }
-            r.data = data;
-            r.dead = 0;
+            band,
+            data,
+            dead: 0,
         }
-        r
     }
 }
 
