@@ -550,3 +550,65 @@ fn irreducible_loops_on_both_engines() {
         assert_ne!(r.verdict, Verdict::Unknown, "{m}: {:?}", r.note);
     }
 }
+
+/// A spin-lock of three interchangeable threads (the mutex above), placed
+/// in one CTA (the threads are exchanged: the CTA level schedules them)
+/// or in three CTAs of one GPU (the CTAs are exchanged: the GPU level
+/// schedules them). Symmetry is used only where the level's progress model
+/// ignores ids; under every model and mix, the symbolic engine with and
+/// without it and the explicit engine agree.
+#[test]
+fn symmetric_threads_under_every_progress_model() {
+    let ptx = gpumc_core::models::load("ptx-v7.5").unwrap();
+    let thread =
+        " L0: ;\n atom.relaxed.gpu.exch r0, m, 1 ;\n beq r0, 1, L0 ;\n st.relaxed.gpu m, 0 ;\n";
+    for places in [
+        ["cta 0,gpu 0"; 3],
+        ["cta 0,gpu 0", "cta 1,gpu 0", "cta 2,gpu 0"],
+    ] {
+        let cols: Vec<Vec<String>> = (0..3)
+            .map(|i| {
+                std::iter::once(format!("P{i}@{}", places[i]))
+                    .chain(
+                        thread
+                            .lines()
+                            .map(|l| l.trim().trim_end_matches(';').trim().to_string()),
+                    )
+                    .filter(|l| !l.is_empty())
+                    .collect()
+            })
+            .collect();
+        let mut src = "PTX mutex3\n{ m=0; }\n".to_string();
+        for r in 0..cols[0].len() {
+            let row: Vec<&str> = cols.iter().map(|c| c[r].as_str()).collect();
+            src.push_str(&format!(" {} ;\n", row.join(" | ")));
+        }
+        src.push_str("exists (0 == 0)\n");
+        let p = program(&src);
+        let groups = gpumc_verify::engine::symmetry::groups(&p, &[]);
+        assert_eq!(groups.len(), 1, "{places:?}: {groups:?}");
+        assert_eq!(groups[0].units.len(), 3);
+        for progress in [
+            "fair",
+            "obe",
+            "hsa",
+            "hsa_obe",
+            "lobe",
+            "unfair",
+            "default=fair;CTA=hsa",
+            "default=hsa;CTA=obe",
+            "default=obe;GPU=lobe",
+        ] {
+            let r = live_in(&src, &ptx, progress, 1);
+            let spec = ProgressSpec::parse(progress).unwrap();
+            let plain = Options {
+                bound: 1,
+                liveness: true,
+                symmetry: false,
+                ..Options::default()
+            };
+            let without = liveness::check(&p, &ptx, &plain, &spec, true).expect("runs");
+            assert_eq!(r.verdict, without.verdict, "{progress} at {places:?}");
+        }
+    }
+}

@@ -32,6 +32,12 @@ pub struct Group {
     /// to a race between two others, and only the verdict, not the list
     /// of racing pairs, may use the reduction.
     pub same_positions: bool,
+    /// The placement level (an index into `Placement::ids`, innermost
+    /// first) whose instances the units are; `None`: single threads of one
+    /// innermost instance. An exchange permutes the children of one
+    /// instance of the level above (what a progress model of that level
+    /// schedules).
+    pub level: Option<usize>,
 }
 
 /// The groups of a program. `kept`: the terms the check reads in final
@@ -145,6 +151,7 @@ fn classes(
             out.push(Group {
                 units: same,
                 same_positions,
+                level,
             });
         }
         left = rest;

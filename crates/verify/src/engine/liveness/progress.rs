@@ -92,6 +92,16 @@ impl ProgressModel {
         }
     }
 
+    /// Does the model treat sibling entities alike whatever their ids
+    /// (so exchanging two siblings maps fair schedules to fair schedules)?
+    /// HSA and LOBE favour low ids.
+    pub fn ignores_ids(self) -> bool {
+        matches!(
+            self,
+            ProgressModel::Fair | ProgressModel::Obe | ProgressModel::Unfair
+        )
+    }
+
     /// Can an entity that has taken a step and has not terminated be
     /// denied fairness under this model?
     pub fn may_starve_started(self) -> bool {

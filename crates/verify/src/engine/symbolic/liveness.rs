@@ -22,8 +22,9 @@ use crate::cat::Model;
 use crate::diag::{Error, ErrorKind, Result};
 use crate::engine::liveness::axiomatic::{end_state, Masks, Obs, Outcome, Status};
 use crate::engine::liveness::interp::{Code, Local};
-use crate::engine::liveness::{Hierarchy, ProgressSpec};
+use crate::engine::liveness::{Hierarchy, ProgressModel, ProgressSpec};
 use crate::engine::paths::ThreadPath;
+use crate::engine::symmetry::{self, Group};
 use crate::engine::{Observer, Options};
 use crate::ir::Program;
 
@@ -64,6 +65,20 @@ pub fn stuck(
     };
     let needed = consistency_axioms(model);
     let mut enc = build(p, model, opts, &needed, Some(pausing))?;
+    if opts.symmetry {
+        // An exchange permutes the children of one scope instance (see
+        // `Group::level`): it maps stuck configurations to stuck ones only
+        // where the progress model scheduling those children ignores ids.
+        let inner: Vec<ProgressModel> = spec.chain(p.arch).into_iter().rev().collect();
+        let groups: Vec<Group> = symmetry::groups(p, &[])
+            .into_iter()
+            .filter(|g| {
+                let level = g.level.map_or(0, |l| l + 1);
+                inner.get(level).is_some_and(|m| m.ignores_ids())
+            })
+            .collect();
+        super::symmetry::break_groups(&mut enc, p, &groups, None);
+    }
     let debug = std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some();
     let mut status_lits = Vec::new();
     let mut cuts = Vec::new();

@@ -18,9 +18,14 @@ use crate::ir::{Program, Term};
 /// under `guard` when one is given (a query that lists racing pairs by
 /// position must not assume them).
 pub fn break_symmetry(enc: &mut Enc<'_>, p: &Program, kept: &[Term], guard: Option<Lit>) {
-    for g in symmetry::groups(p, kept) {
+    break_groups(enc, p, &symmetry::groups(p, kept), guard);
+}
+
+/// Adds the clauses for `groups` (a selection of [`symmetry::groups`]).
+pub fn break_groups(enc: &mut Enc<'_>, p: &Program, groups: &[Group], guard: Option<Lit>) {
+    for g in groups {
         let under = if g.same_positions { None } else { guard };
-        breaking_clauses(enc, p, &g, under);
+        breaking_clauses(enc, p, g, under);
     }
 }
 
