@@ -560,8 +560,9 @@ fn irreducible_loops_on_both_engines() {
 #[test]
 fn symmetric_threads_under_every_progress_model() {
     let ptx = gpumc_core::models::load("ptx-v7.5").unwrap();
+    // Each column its own label name, as herd-style tests write them.
     let thread =
-        " L0: ;\n atom.relaxed.gpu.exch r0, m, 1 ;\n beq r0, 1, L0 ;\n st.relaxed.gpu m, 0 ;\n";
+        " L{i}: ;\n atom.relaxed.gpu.exch r0, m, 1 ;\n beq r0, 1, L{i} ;\n st.relaxed.gpu m, 0 ;\n";
     for places in [
         ["cta 0,gpu 0"; 3],
         ["cta 0,gpu 0", "cta 1,gpu 0", "cta 2,gpu 0"],
@@ -571,6 +572,7 @@ fn symmetric_threads_under_every_progress_model() {
                 std::iter::once(format!("P{i}@{}", places[i]))
                     .chain(
                         thread
+                            .replace("{i}", &i.to_string())
                             .lines()
                             .map(|l| l.trim().trim_end_matches(';').trim().to_string()),
                     )

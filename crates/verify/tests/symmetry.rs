@@ -213,3 +213,20 @@ fn the_states_of_a_test_without_condition_are_all_listed() {
     .expect("checks");
     assert_eq!(r.states.len(), 2, "{:?}", r.states);
 }
+
+/// Labels belong to their thread: loops written with each column's own
+/// label names are interchangeable when the names correspond one to one,
+/// and not when a branch goes elsewhere.
+#[test]
+fn label_names_are_renamed_one_to_one() {
+    let parse = |target: &str| {
+        let src = format!(
+            "PTX spin\n{{ x=0; y=0; }}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n LA: | LB: ;\n ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, x ;\n beq r0, 0, LA | beq r0, 0, {target} ;\n LC: | LD: ;\n st.relaxed.gpu y, 1 | st.relaxed.gpu y, 1 ;\n"
+        );
+        gpumc_frontend::litmus::parse(&src, Path::new("spin.litmus")).expect("parses")
+    };
+    // P1's loop `LB: … beq …, LB` is P0's `LA: … beq …, LA`.
+    assert_eq!(groups(&parse("LB"), &[]).len(), 1);
+    // P1's branch goes forward to `LD`, not back to where its loop starts.
+    assert!(groups(&parse("LD"), &[]).is_empty());
+}

@@ -4,7 +4,8 @@
 //! or all the threads of one workgroup / CTA — such that exchanging two
 //! units (the `i`-th thread of one with the `i`-th of the other, and
 //! their private locations with each other's) maps the program to itself:
-//! the same instructions (kinds, tags, positions, registers), the same
+//! the same instructions (kinds, tags, registers; label names may differ,
+//! one to one), the same
 //! placement up to the exchanged level, locations that correspond one to
 //! one, with the same initial values, and are used by no thread outside
 //! the two units. A model cannot tell such units apart — its relations
@@ -191,8 +192,10 @@ fn exchangeable(
         if !same_place {
             return false;
         }
+        // Labels are the thread's own: renamed one to one.
+        let mut labels = Labels::default();
         for (i, j) in x.instrs.iter().zip(&y.instrs) {
-            if !same_instr(i, j, &mut map) {
+            if !same_instr(i, j, &mut map, &mut labels) {
                 return false;
             }
         }
@@ -232,8 +235,27 @@ fn exchangeable(
     true
 }
 
-/// Equal instructions, up to the locations (recorded in `map`).
-fn same_instr(i: &Instr, j: &Instr, map: &mut HashMap<LocId, LocId>) -> bool {
+/// A one-to-one renaming of one thread's labels to another's.
+#[derive(Default)]
+struct Labels<'a> {
+    to: HashMap<&'a str, &'a str>,
+    from: HashMap<&'a str, &'a str>,
+}
+
+impl<'a> Labels<'a> {
+    fn link(&mut self, x: &'a str, y: &'a str) -> bool {
+        *self.to.entry(x).or_insert(y) == y && *self.from.entry(y).or_insert(x) == x
+    }
+}
+
+/// Equal instructions, up to the locations (recorded in `map`) and the
+/// thread's label names (`labels`).
+fn same_instr<'a>(
+    i: &'a Instr,
+    j: &'a Instr,
+    map: &mut HashMap<LocId, LocId>,
+    labels: &mut Labels<'a>,
+) -> bool {
     // Positions and texts may differ (litmus columns, location names).
     if i.tags != j.tags || i.halves != j.halves {
         return false;
@@ -274,6 +296,21 @@ fn same_instr(i: &Instr, j: &Instr, map: &mut HashMap<LocId, LocId>) -> bool {
                 operand: v2,
             },
         ) => d1 == d2 && o1 == o2 && v1 == v2 && link(a1, a2),
+        (K::Label(x), K::Label(y)) | (K::Goto(x), K::Goto(y)) => labels.link(x, y),
+        (
+            K::Branch {
+                op: o1,
+                a: a1,
+                b: b1,
+                target: t1,
+            },
+            K::Branch {
+                op: o2,
+                a: a2,
+                b: b2,
+                target: t2,
+            },
+        ) => o1 == o2 && a1 == a2 && b1 == b2 && labels.link(t1, t2),
         (x, y) => x == y,
     }
 }
