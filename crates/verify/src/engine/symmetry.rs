@@ -5,10 +5,9 @@
 //! units (the `i`-th thread of one with the `i`-th of the other, and
 //! their private locations with each other's) maps the program to itself:
 //! the same instructions (kinds, tags, registers; label names may differ,
-//! one to one), the same
-//! placement up to the exchanged level, locations that correspond one to
-//! one, with the same initial values, and are used by no thread outside
-//! the two units. A model cannot tell such units apart — its relations
+//! one to one), the same placement up to the exchanged level, locations
+//! that correspond one to one, with the same initial values, and are used
+//! by no thread outside the two units. A model cannot tell such units apart — its relations
 //! are built from program order, locations and scope instances, all
 //! preserved — so the exchange maps every candidate execution to one the
 //! model equally accepts, and a property that names none of the exchanged
