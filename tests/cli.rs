@@ -23,7 +23,7 @@ fn check_example_human_and_json() {
 
     let (code, out, _) = gpumc(&["check", "--json", "examples/MP-weak.litmus"]);
     assert_eq!(code, 0);
-    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    let v = json_of(&out);
     for key in [
         "file",
         "verdict",
@@ -53,7 +53,7 @@ fn example_race_needs_a_free_input() {
         "examples/race-if-n.spvasm",
     ]);
     assert_eq!(code, 0, "{out}");
-    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    let v = json_of(&out);
     assert_eq!(v["verdict"], "FAIL", "{out}");
     assert_eq!(v["engine"], "symbolic", "{out}");
     let n = v["witness"]["inputs"]["n"]
@@ -155,15 +155,21 @@ fn generated_family_checks() {
     assert!(out.contains("\"verdict\":\"FAIL\""), "{out}");
 }
 
+/// A thread increments x until it has done so twice: x is 2 only after
+/// the loop's second iteration.
+const COUNT_TWICE: &str = "PTX count\n\"A thread increments x until it has done so twice\"\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n LC00: ;\n atom.relaxed.gpu.add r0, x, 1 ;\n bne r0, 0, LC01 ;\n goto LC00 ;\n LC01: ;\nexists\n(x == 2)\n";
+
+/// The one JSON object of a `--json` run on one file.
+fn json_of(out: &str) -> serde_json::Value {
+    serde_json::from_str(out.trim()).expect("one JSON object")
+}
+
 /// An `UNKNOWN` verdict always says why: here the loop bound cut the only
 /// executions that could reach the state (x is 2 only after the second
 /// iteration), on either engine, in text and JSON.
 #[test]
 fn unknown_by_the_bound_names_the_bound() {
-    let f = temp(
-        "count.litmus",
-        "PTX count\n\"A thread increments x until it has done so twice\"\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n LC00: ;\n atom.relaxed.gpu.add r0, x, 1 ;\n bne r0, 0, LC01 ;\n goto LC00 ;\n LC01: ;\nexists\n(x == 2)\n",
-    );
+    let f = temp("count.litmus", COUNT_TWICE);
     for engine in ["explicit", "symbolic"] {
         let (code, out, err) = gpumc(&["check", "--bound", "1", "--engine", engine, &f]);
         assert_eq!(code, 0, "{err}");
@@ -173,7 +179,7 @@ fn unknown_by_the_bound_names_the_bound() {
             "{engine}: {out}"
         );
         let (_, out, _) = gpumc(&["check", "--json", "--bound", "1", "--engine", engine, &f]);
-        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        let v = json_of(&out);
         assert!(
             v["message"].as_str().unwrap().contains("--bound 1"),
             "{out}"
@@ -189,10 +195,7 @@ fn unknown_by_the_bound_names_the_bound() {
 /// bound's reason, and may not be below `--bound`.
 #[test]
 fn max_bound_raises_the_bound_until_the_verdict_is_decided() {
-    let f = temp(
-        "count3.litmus",
-        "PTX count3\n\"x reaches 2 after two iterations, 3 after three\"\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n LC00: ;\n atom.relaxed.gpu.add r0, x, 1 ;\n bne r0, 0, LC01 ;\n goto LC00 ;\n LC01: ;\nexists\n(x == 2)\n",
-    );
+    let f = temp("count-grow.litmus", COUNT_TWICE);
     for engine in ["explicit", "symbolic"] {
         let (code, out, err) = gpumc(&[
             "check",
@@ -204,7 +207,7 @@ fn max_bound_raises_the_bound_until_the_verdict_is_decided() {
             &f,
         ]);
         assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        let v = json_of(&out);
         assert_eq!(v["verdict"], "PASS", "{engine}: {out}");
         assert_eq!(v["bound"], 2, "{engine}: {out}");
         assert!(
@@ -226,7 +229,7 @@ fn max_bound_raises_the_bound_until_the_verdict_is_decided() {
             engine,
             &f,
         ]);
-        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        let v = json_of(&out);
         assert_eq!(v["verdict"], "UNKNOWN", "{out}");
         assert_eq!(v["bound"], 1, "{out}");
         assert!(v.get("bound_note").is_none(), "{out}");
@@ -338,7 +341,7 @@ fn races_per_instruction_pair_and_max_races() {
             &t,
         ]);
         assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        let v = json_of(&out);
         assert_eq!(v["verdict"], "FAIL");
         assert_eq!(v["races"].as_array().map(Vec::len), Some(1), "{out}");
         assert_eq!(v["races_complete"], false, "{out}");
@@ -381,7 +384,7 @@ fn races_per_instruction_pair_and_max_races() {
     );
     let (code, out, _) = gpumc(&["check", "--property", "races", "--json", &free]);
     assert_eq!(code, 0);
-    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    let v = json_of(&out);
     assert_eq!(v["verdict"], "PASS");
     assert!(v.get("races").is_none());
     assert_eq!(v["races_complete"], true);

@@ -37,8 +37,6 @@ pub struct Relation {
     n: usize,
     /// Words per row.
     w: usize,
-    /// Every row's band is all `w` words, at `i * w` (few events).
-    full: bool,
     band: Vec<Band>,
     data: Vec<u64>,
     /// Words of `data` that no band points at any more.
@@ -66,7 +64,6 @@ impl Relation {
             Relation {
                 n,
                 w,
-                full: true,
                 band: (0..n)
                     .map(|i| Band {
                         at: (i * w) as u32,
@@ -81,7 +78,6 @@ impl Relation {
             Relation {
                 n,
                 w,
-                full: false,
                 band: vec![Band::default(); n],
                 data: Vec::new(),
                 dead: 0,
@@ -93,7 +89,7 @@ impl Relation {
     /// (`(lo, hi)`, empty when `lo == hi`), so that filling it moves nothing.
     fn with_spans(n: usize, spans: &[(usize, usize)]) -> Self {
         let mut r = Self::empty(n);
-        if r.full {
+        if r.full() {
             return r;
         }
         let total = spans.iter().map(|&(lo, hi)| hi - lo).sum();
@@ -190,6 +186,14 @@ impl Relation {
         self.n
     }
 
+    /// Every row's band is all `w` words, at `i * w` (few events; the
+    /// operands of a binary operation range over the same events, so both
+    /// or neither are stored so).
+    #[inline]
+    fn full(&self) -> bool {
+        self.n <= ALL_WORDS_UP_TO
+    }
+
     /// Row `i`'s band: the offset of its first stored word, and the words.
     #[inline]
     fn band_of(&self, i: usize) -> (usize, &[u64]) {
@@ -265,7 +269,7 @@ impl Relation {
 
     /// Drops the dead words.
     fn compact(&mut self) {
-        if self.full || self.dead == 0 {
+        if self.full() || self.dead == 0 {
             return;
         }
         (self.band, self.data) = self.live();
@@ -274,7 +278,7 @@ impl Relation {
 
     /// Replaces row `i` by `row` placed at word `lo`, stored trimmed.
     fn set_row(&mut self, i: usize, lo: usize, row: &[u64]) {
-        if self.full {
+        if self.full() {
             let dst = self.band_mut(i);
             dst.fill(0);
             dst[lo..lo + row.len()].copy_from_slice(row);
@@ -362,7 +366,7 @@ impl Relation {
     }
 
     pub fn is_empty(&self) -> bool {
-        if self.full {
+        if self.full() {
             return self.data.iter().all(|&x| x == 0);
         }
         self.stored()
@@ -370,7 +374,7 @@ impl Relation {
     }
 
     pub fn len(&self) -> usize {
-        if self.full {
+        if self.full() {
             return self.data.iter().map(|x| x.count_ones() as usize).sum();
         }
         self.stored()
@@ -389,7 +393,7 @@ impl Relation {
 
     pub fn union_with(&mut self, o: &Relation) {
         debug_assert_eq!(self.n, o.n);
-        if self.full && o.full {
+        if self.full() {
             for (a, b) in self.data.iter_mut().zip(&o.data) {
                 *a |= b;
             }
@@ -409,7 +413,7 @@ impl Relation {
     /// Applies `f(word of self, word of o)` to every stored word of `self`.
     fn combine_with(&mut self, o: &Relation, f: impl Fn(u64, u64) -> u64) {
         debug_assert_eq!(self.n, o.n);
-        if self.full && o.full {
+        if self.full() {
             for (a, &b) in self.data.iter_mut().zip(&o.data) {
                 *a = f(*a, b);
             }
@@ -474,7 +478,7 @@ impl Relation {
     /// A new relation of `f(word of self, word of o)` over the stored words
     /// of `self` (`f(0, _)` must be 0), each row stored trimmed.
     fn combined(&self, o: &Relation, f: impl Fn(u64, u64) -> u64) -> Relation {
-        if self.full && o.full {
+        if self.full() {
             let mut r = self.clone();
             r.combine_with(o, f);
             return r;
@@ -496,7 +500,7 @@ impl Relation {
 
     /// Complement with respect to all pairs of `0..n`.
     pub fn complement(&self) -> Relation {
-        if self.full {
+        if self.full() {
             let mut r = Relation::empty(self.n);
             crate::cat::kernel::compl_rel(self.n, &self.data, &mut r.data);
             return r;
@@ -518,7 +522,7 @@ impl Relation {
     pub fn compose(&self, o: &Relation) -> Relation {
         debug_assert_eq!(self.n, o.n);
         let mut r = Relation::empty(self.n);
-        if self.full && o.full {
+        if self.full() {
             crate::cat::kernel::compose(self.n, &self.data, &o.data, &mut r.data);
             return r;
         }
@@ -550,7 +554,7 @@ impl Relation {
     /// over thousands of events has millions of pairs).
     pub fn inverse(&self) -> Relation {
         let n = self.n;
-        if self.full {
+        if self.full() {
             let mut r = Relation::empty(n);
             crate::cat::kernel::inverse(n, &self.data, &mut r.data);
             return r;
@@ -608,7 +612,7 @@ impl Relation {
 
     /// Transitive closure `r+`.
     pub fn transitive_closure(&self) -> Relation {
-        if self.full {
+        if self.full() {
             let mut r = Relation::empty(self.n);
             crate::cat::kernel::plus(self.n, &self.data, &mut r.data);
             return r;
@@ -764,7 +768,7 @@ impl Relation {
     /// The rows as `n × w` row-major words (`universe().div_ceil(64)` words
     /// a row): borrowed when every word is stored, built otherwise.
     pub fn words(&self) -> Cow<'_, [u64]> {
-        if self.full {
+        if self.full() {
             return Cow::Borrowed(&self.data);
         }
         let mut v = vec![0u64; self.n * self.w];
@@ -786,7 +790,6 @@ impl Relation {
         Relation {
             n: self.n,
             w: self.w,
-            full: self.full,
             band,
             data,
             dead: 0,
@@ -843,7 +846,7 @@ impl PartialEq for Relation {
         if self.n != o.n {
             return false;
         }
-        if self.full && o.full {
+        if self.full() {
             return self.data == o.data;
         }
         (0..self.n).all(|i| {
