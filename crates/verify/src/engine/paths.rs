@@ -105,6 +105,15 @@ pub enum Ub {
     /// The instruction's run-time address has index `index`, out of
     /// bounds.
     OutOfBounds { instr: usize, index: i64 },
+    /// The instruction divides (or takes the remainder) by zero, or
+    /// divides the least signed value by -1 (`divisor` tells which).
+    /// `origin`: the instructions of the reads the divisor's value came
+    /// from, in program order (empty: a constant or a free value).
+    Division {
+        instr: usize,
+        divisor: i64,
+        origin: Vec<usize>,
+    },
 }
 
 impl Ub {
@@ -128,7 +137,58 @@ impl Ub {
                     ins.pos, t.name
                 )
             }
+            Ub::Division {
+                instr,
+                divisor,
+                ref origin,
+            } => {
+                let ins = &t.instrs[instr];
+                let rem = matches!(
+                    ins.kind,
+                    InstrKind::Local {
+                        op: BinOp::Rem | BinOp::Urem,
+                        ..
+                    }
+                );
+                let what = match (divisor, rem) {
+                    (0, false) => "division by zero",
+                    (0, true) => "remainder by zero",
+                    (_, false) => "division overflow (the least value divided by -1)",
+                    (_, true) => "remainder overflow (the least value divided by -1)",
+                };
+                let operand = match &ins.kind {
+                    // Front-ends name their temporaries with a `#`.
+                    InstrKind::Local {
+                        b: Operand::Reg(r), ..
+                    } if !r.contains('#') => format!("`{r}` = {divisor}"),
+                    _ => format!("is {divisor}"),
+                };
+                let from: Vec<String> = origin
+                    .iter()
+                    .filter_map(|&k| t.instrs.get(k))
+                    .map(|r| format!("`{}` at {}", excerpt(&r.text), r.pos))
+                    .collect();
+                let from = match from.is_empty() {
+                    true => String::new(),
+                    false => format!(", read by {}", from.join(" and ")),
+                };
+                format!(
+                    "undefined behaviour: {what} at {} (`{}`, thread {}): the divisor {operand}{from}",
+                    ins.pos,
+                    excerpt(&ins.text),
+                    t.name
+                )
+            }
         }
+    }
+}
+
+/// At most a short prefix of an instruction's text, for notes.
+fn excerpt(s: &str) -> String {
+    const MAX: usize = 60;
+    match s.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
     }
 }
 
@@ -538,8 +598,17 @@ fn explore(
                     break;
                 }
                 InstrKind::Local { dst, op, a, b } => {
-                    let v = eval_binop(*op, s.val(a), s.val(b))
-                        .ok_or_else(|| Error::semantic(ins.pos, "division by zero"))?;
+                    let Some(v) = eval_binop(*op, s.val(a), s.val(b)) else {
+                        // Undefined behaviour: the thread stops here.
+                        let origin = s.deps(b).iter().map(|&e| s.events[e].instr).collect();
+                        s.ub = Some(Ub::Division {
+                            instr: i,
+                            divisor: s.val(b),
+                            origin,
+                        });
+                        out.push(s.finish(PathEnd::Done));
+                        break;
+                    };
                     let d = union(&s.deps(a), &s.deps(b));
                     s.regs.insert(dst.clone(), v);
                     s.taint.insert(dst.clone(), d);

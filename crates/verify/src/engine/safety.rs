@@ -291,11 +291,6 @@ impl SafetyObserver<'_> {
 }
 
 impl Observer for SafetyObserver<'_> {
-    /// Undefined behaviour decides the verdict: no need to go on.
-    fn wants_more(&self) -> bool {
-        self.ub.is_none()
-    }
-
     /// One cut execution decides that the bound was hit.
     fn wants_cut(&self) -> bool {
         !self.bound_hit
@@ -327,6 +322,13 @@ impl Observer for SafetyObserver<'_> {
 
     fn consistent(&mut self, c: &Candidate<'_, '_>, ev: &mut Evaluator<'_>) {
         note_ub(self.program, c, ev, self.graph, &mut self.ub);
+        if c.paths.iter().any(|p| p.ub.is_some()) {
+            // Undefined behaviour decides the verdict; such an execution
+            // has no final state. The enumeration goes on: the states of
+            // the executions without it are listed, as the symbolic engine
+            // lists them.
+            return;
+        }
         if c.paths.iter().any(|p| p.end == PathEnd::Cut) {
             self.bound_hit = true;
             return;
@@ -473,7 +475,7 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
             executions: obs.executions,
             observables: observables.iter().map(|t| term_name(p, t)).collect(),
             states: obs.states.into_iter().collect(),
-            states_incomplete: Some(UB_STOPS.into()),
+            states_incomplete: None,
             positive: None,
             negative: None,
             observation: None,

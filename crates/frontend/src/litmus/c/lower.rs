@@ -314,10 +314,11 @@ impl<'s, 'a> Thread<'s, 'a> {
             BOp::BitOr => BinOp::Or,
         };
         if let (Operand::Const(x), Operand::Const(y)) = (&a, &b) {
-            let Some(v) = bop.eval(*x, *y) else {
-                return Err(self.src.err_semantic(off, "division by zero"));
-            };
-            return self.put_at(dst, Operand::Const(v), off, end);
+            // A constant division by zero is left to the engines: it is
+            // undefined behaviour only in the executions that reach it.
+            if let Some(v) = bop.eval(*x, *y) {
+                return self.put_at(dst, Operand::Const(v), off, end);
+            }
         }
         let d = dst.map_or_else(|| self.temp(), str::to_string);
         self.push(

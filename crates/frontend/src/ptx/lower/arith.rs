@@ -118,8 +118,9 @@ impl<'m> Tx<'_, 'm> {
             if let Some(v) = op.eval(*x, *y) {
                 return Arg::K(v);
             }
-            // Division by zero: PTX leaves the result unspecified.
-            return self.havoc(64);
+            // Division by zero is left to the engines, which report it as
+            // undefined behaviour where an execution reaches it
+            // (docs/SEMANTICS.md: the CUDA source divided by zero).
         }
         // Identities that save an instruction.
         match (op, a, b) {

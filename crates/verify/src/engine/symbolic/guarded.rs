@@ -693,8 +693,14 @@ fn unroll_thread(
                 let (x, y) = (operand(&st, a), operand(&st, b));
                 let (v, ok) = bv::binop(sat, *op, &x, &y);
                 if ok != TRUE {
-                    // Division by zero: no execution continues.
-                    sat.clause(&[-g, ok]);
+                    // Division by zero (or MIN / -1): undefined behaviour,
+                    // the thread stops here (as `paths` does).
+                    let bad = sat.and2(g, -ok);
+                    if bad != FALSE {
+                        ub.push(bad);
+                        finals.push((bad, st.clone()));
+                    }
+                    out_guard = sat.and2(g, ok);
                 }
                 let d = union_lists(&taint(&st, a), &taint(&st, b), sat);
                 st.regs.insert(dst.clone(), v);

@@ -581,15 +581,24 @@ pub fn check_safety_stats(
     let names: Vec<String> = obs.iter().map(|t| term_name(p, t)).collect();
     let complete = complete_lit(&mut enc);
     let graph = opts.graph.as_ref();
-    if let Some((note, w)) = undefined_behaviour(&mut enc, model, graph, &mut stats)? {
+    let ub = undefined_behaviour(&mut enc, model, graph, &mut stats)?;
+    if ub.is_some() {
+        // Undefined behaviour decides the verdict; the states of the
+        // executions without it are still listed when asked (as the
+        // explicit engine lists them).
+        let any = any_ub(&mut enc);
+        let complete = enc.sat.and2(complete, -any);
+        let states = ub_states(&mut enc, p, model, opts, complete, &mut stats)?;
         fill_stats(&enc, &mut stats);
+        let (note, w) = ub.expect("checked");
+        let (states, states_incomplete) = states;
         return Ok((
             SafetyResult {
                 verdict: Verdict::Fail,
                 executions: 1,
                 observables: names,
-                states: vec![],
-                states_incomplete: Some(super::safety::UB_STOPS.into()),
+                states,
+                states_incomplete,
                 positive: None,
                 negative: None,
                 observation: None,
@@ -991,17 +1000,10 @@ fn undefined_behaviour(
     graph: Option<&GraphRequest>,
     stats: &mut Stats,
 ) -> Result<Option<(String, Witness)>> {
-    let lits: Vec<Lit> = enc
-        .u
-        .threads
-        .iter()
-        .map(|t| t.ub)
-        .filter(|&l| l != sat::FALSE)
-        .collect();
-    if lits.is_empty() {
+    let any = any_ub(enc);
+    if any == sat::FALSE {
         return Ok(None);
     }
-    let any = enc.sat.or(&lits);
     if !solve_checked(enc, model, &[any], stats)? {
         return Ok(None);
     }
@@ -1017,6 +1019,77 @@ fn undefined_behaviour(
         note,
         witness_of(&c, vec![], model, &enc.u.vocab, graph),
     )))
+}
+
+/// Some thread reaches undefined behaviour (`FALSE` when none can).
+fn any_ub(enc: &mut Enc<'_>) -> Lit {
+    let lits: Vec<Lit> = enc
+        .u
+        .threads
+        .iter()
+        .map(|t| t.ub)
+        .filter(|&l| l != sat::FALSE)
+        .collect();
+    match lits.is_empty() {
+        true => sat::FALSE,
+        false => enc.sat.or(&lits),
+    }
+}
+
+/// The final states of the complete executions `complete` admits (those
+/// without undefined behaviour), at most `--max-states`, for a result
+/// whose verdict undefined behaviour decided: the list and why it may be
+/// incomplete.
+fn ub_states(
+    enc: &mut Enc<'_>,
+    p: &Program,
+    model: &Model,
+    opts: &Options,
+    complete: Lit,
+    stats: &mut Stats,
+) -> Result<(Vec<Vec<i64>>, Option<String>)> {
+    let Some(cap) = opts.max_states else {
+        return Ok((vec![], Some(STATES_NOT_ASKED.to_string())));
+    };
+    let obs = observables(p);
+    let mut finals = HashMap::new();
+    let filter_cond = p.filter.as_ref().filter(|_| !opts.ignore_filter);
+    let filter = match filter_cond {
+        Some(f) => enc.cond(f, &mut finals, false),
+        None => TRUE,
+    };
+    let obs_vals: Vec<encode::TermVal> = obs
+        .iter()
+        .map(|t| enc.term(t, &mut finals, false))
+        .collect();
+    let q = Queries {
+        complete,
+        filter,
+        prop: None,
+        quant: None,
+        found: false,
+        filter_cond,
+        obs: &obs,
+        obs_vals: &obs_vals,
+    };
+    let mut listed = Listing {
+        states: Default::default(),
+        exhausted: false,
+        observation: None,
+    };
+    // Whether a thread is cut does not matter here: the verdict is FAIL.
+    let mut bound_hit = Some(false);
+    let why = match list_states(enc, model, stats, &q, cap, &mut bound_hit, &mut listed) {
+        Ok(()) if listed.exhausted => None,
+        Ok(()) if cap == 0 => Some("--max-states 0".into()),
+        Ok(()) => Some(format!("the enumeration stopped at --max-states {cap}")),
+        Err(e) if e.kind == ErrorKind::Limit => Some(format!(
+            "the enumeration of states was stopped: {}",
+            e.message
+        )),
+        Err(e) => return Err(e),
+    };
+    Ok((listed.states.into_iter().collect(), why))
 }
 
 /// Whether a consistent execution has a thread cut by the bound.
