@@ -5,7 +5,10 @@
 //! an execution) and races.
 //! The `*_indexed` variants turn some accesses into run-time addresses
 //! (`ir::Addr::Indexed`, which no litmus dialect writes) indexed by a
-//! register loaded earlier, out of bounds for some values.
+//! register loaded earlier, out of bounds for some values. The `*_ub`
+//! variants divide by loaded values (zero for some) and put `Unreachable`
+//! behind branches on them: undefined behaviour (docs/SEMANTICS.md), on
+//! which both engines must agree as on everything else.
 //!
 //! `GPUMC_GEN_TESTS=N` sets the number of tests per (arch, property)
 //! (default: 300, a few seconds in a debug build); `GPUMC_GEN_SEED` the
@@ -13,7 +16,7 @@
 
 use gpumc::engine::safety::{Observation, SafetyResult, Verdict};
 use gpumc::engine::{races, safety, symbolic, Options};
-use gpumc::ir::{Addr, Arch, Indexed, InstrKind, Operand, Program};
+use gpumc::ir::{Addr, Arch, BinOp, CmpOp, Indexed, Instr, InstrKind, Operand, Program};
 
 struct Rng(u64);
 
@@ -340,6 +343,59 @@ fn index_some(p: &mut Program, r: &mut Rng) {
     }
 }
 
+/// How a generated test is changed after parsing, into what no litmus
+/// dialect writes.
+#[derive(Clone, Copy, PartialEq)]
+enum Mutate {
+    None,
+    /// [`index_some`].
+    Indexed,
+    /// [`undefine_some`].
+    Undefined,
+}
+
+/// After about a third of the loads and RMWs of `p`, divides a constant
+/// by the value read (`r := k / r`, signed or unsigned, quotient or
+/// remainder: undefined behaviour when `r` is 0, which the initial value
+/// of every location is), and after some others reaches `Unreachable`
+/// when the value read is one value (a branch around it otherwise).
+fn undefine_some(p: &mut Program, r: &mut Rng) {
+    for t in &mut p.threads {
+        let mut out: Vec<Instr> = Vec::new();
+        for (k, ins) in std::mem::take(&mut t.instrs).into_iter().enumerate() {
+            let dst = match &ins.kind {
+                InstrKind::Load { dst, .. } => Some(dst.clone()),
+                InstrKind::Rmw { dst, .. } => dst.clone(),
+                _ => None,
+            };
+            let (pos, text) = (ins.pos, ins.text.clone());
+            out.push(ins);
+            let Some(d) = dst else { continue };
+            let new = |kind| Instr::new(kind, vec![], pos, text.clone());
+            if r.chance(35) {
+                let op = r.pick(&[BinOp::Div, BinOp::Rem, BinOp::Udiv, BinOp::Urem]);
+                out.push(new(InstrKind::Local {
+                    dst: d.clone(),
+                    op,
+                    a: Operand::Const(1 + r.below(4) as i64),
+                    b: Operand::Reg(d),
+                }));
+            } else if r.chance(15) {
+                let skip = format!("UBskip{k}");
+                out.push(new(InstrKind::Branch {
+                    op: CmpOp::Ne,
+                    a: Operand::Reg(d),
+                    b: Operand::Const(r.below(3) as i64),
+                    target: skip.clone(),
+                }));
+                out.push(new(InstrKind::Unreachable));
+                out.push(new(InstrKind::Label(skip)));
+            }
+        }
+        t.instrs = out;
+    }
+}
+
 /// What both engines must agree on.
 #[derive(Debug, PartialEq)]
 struct Outcome {
@@ -398,14 +454,14 @@ impl Outcome {
 }
 
 fn run(arch: Arch, property_races: bool, seed_salt: u64) {
-    run_with(arch, property_races, seed_salt, false);
+    run_with(arch, property_races, seed_salt, Mutate::None);
 }
 
-fn run_with(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool) {
-    run_gen(arch, property_races, seed_salt, indexed, false);
+fn run_with(arch: Arch, property_races: bool, seed_salt: u64, mutate: Mutate) {
+    run_gen(arch, property_races, seed_salt, mutate, false);
 }
 
-fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool, symmetric: bool) {
+fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, mutate: Mutate, symmetric: bool) {
     let Some(model) = model(arch) else { return };
     let n: usize = std::env::var("GPUMC_GEN_TESTS")
         .ok()
@@ -438,8 +494,10 @@ fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool, symm
             skipped += 1;
             continue;
         };
-        if indexed {
-            index_some(&mut p, &mut r);
+        match mutate {
+            Mutate::None => {}
+            Mutate::Indexed => index_some(&mut p, &mut r),
+            Mutate::Undefined => undefine_some(&mut p, &mut r),
         }
         let opts = Options {
             bound: 1 + r.below(2) as u32,
@@ -487,7 +545,7 @@ fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool, symm
                     disagree.push(format!(
                         "#{i} (bound {}): explicit {a:?}, symbolic {b:?}\n{src}{}",
                         opts.bound,
-                        if indexed {
+                        if mutate != Mutate::None {
                             format!("\n{p:#?}")
                         } else {
                             String::new()
@@ -502,7 +560,11 @@ fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool, symm
     eprintln!(
         "{arch:?} {}{}{}: {checked} agree-checked ({undefined} undefined behaviour, {reduced} with interchangeable threads), {skipped} skipped, {} disagree",
         if property_races { "races" } else { "safety" },
-        if indexed { " indexed" } else { "" },
+        match mutate {
+            Mutate::None => "",
+            Mutate::Indexed => " indexed",
+            Mutate::Undefined => " undefined",
+        },
         if symmetric { " symmetric" } else { "" },
         disagree.len()
     );
@@ -512,8 +574,8 @@ fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, indexed: bool, symm
     assert!(disagree.is_empty(), "{}", disagree.join("\n"));
     assert_eq!(mismatches, 0, "solver models rejected by the evaluator");
     assert!(checked > n / 2, "too many generated tests skipped");
-    if indexed {
-        // Out-of-bounds indexes are exercised, and not everywhere.
+    if mutate != Mutate::None {
+        // Undefined behaviour is exercised, and not everywhere.
         assert!(
             undefined > 0 && undefined < checked,
             "{undefined} of {checked}"
@@ -543,35 +605,55 @@ fn generated_vulkan_races() {
 
 #[test]
 fn generated_vulkan_safety_indexed() {
-    run_with(Arch::Vulkan, false, 5, true);
+    run_with(Arch::Vulkan, false, 5, Mutate::Indexed);
 }
 
 #[test]
 fn generated_ptx_races_indexed() {
-    run_with(Arch::Ptx, true, 6, true);
+    run_with(Arch::Ptx, true, 6, Mutate::Indexed);
 }
 
 #[test]
 fn generated_vulkan_races_indexed() {
-    run_with(Arch::Vulkan, true, 7, true);
+    run_with(Arch::Vulkan, true, 7, Mutate::Indexed);
 }
 
 #[test]
 fn generated_symmetric_ptx_races() {
-    run_gen(Arch::Ptx, true, 8, false, true);
+    run_gen(Arch::Ptx, true, 8, Mutate::None, true);
 }
 
 #[test]
 fn generated_symmetric_ptx_safety() {
-    run_gen(Arch::Ptx, false, 9, false, true);
+    run_gen(Arch::Ptx, false, 9, Mutate::None, true);
 }
 
 #[test]
 fn generated_symmetric_vulkan_races() {
-    run_gen(Arch::Vulkan, true, 10, false, true);
+    run_gen(Arch::Vulkan, true, 10, Mutate::None, true);
 }
 
 #[test]
 fn generated_symmetric_vulkan_safety() {
-    run_gen(Arch::Vulkan, false, 11, false, true);
+    run_gen(Arch::Vulkan, false, 11, Mutate::None, true);
+}
+
+#[test]
+fn generated_ptx_safety_ub() {
+    run_with(Arch::Ptx, false, 12, Mutate::Undefined);
+}
+
+#[test]
+fn generated_ptx_races_ub() {
+    run_with(Arch::Ptx, true, 13, Mutate::Undefined);
+}
+
+#[test]
+fn generated_vulkan_safety_ub() {
+    run_with(Arch::Vulkan, false, 14, Mutate::Undefined);
+}
+
+#[test]
+fn generated_vulkan_races_ub() {
+    run_with(Arch::Vulkan, true, 15, Mutate::Undefined);
 }

@@ -206,7 +206,10 @@ fn ptx_division_by_zero_fails_every_property_in_both_engines() {
     let r = safety_both(&p);
     assert_eq!(r.verdict, Verdict::Fail);
     let note = r.note.expect("note");
-    assert!(note.contains("division by zero at 22:2 (`div.s32"), "{note}");
+    assert!(
+        note.contains("division by zero at 22:2 (`div.s32"),
+        "{note}"
+    );
     let m = gpumc_core::models::load("ptx-v7.5").expect("model");
     let e = races::check(&p, &m, &opts()).expect("explicit");
     let s = symbolic::check_races(&p, &m, &opts()).expect("symbolic");
@@ -224,7 +227,9 @@ fn ptx_free_divisor_fails_only_in_the_engine_that_takes_free_values() {
     assert_eq!(s.verdict, Verdict::Fail);
     let w = s.witness.expect("witness");
     assert!(
-        w.inputs.iter().any(|(n, v)| n.starts_with("param_0") && *v == 0),
+        w.inputs
+            .iter()
+            .any(|(n, v)| n.starts_with("param_0") && *v == 0),
         "{:?}",
         w.inputs
     );

@@ -216,22 +216,34 @@ fn neg(sat: &mut Sat, a: &[Lit]) -> Bv {
 }
 
 /// Unsigned division and remainder by restoring division (the divisor is
-/// known to be non-zero where this matters: see [`binop`]).
+/// known to be non-zero where this matters: see [`binop`]). Only the bits
+/// up to the highest one of `a` or `b` that is not constantly 0 take part:
+/// a quotient and a remainder are no wider than their operands, and a
+/// 64 × 64-bit divider costs the solver far more than the 32-bit (or
+/// narrower) values programs divide.
 fn udivrem(sat: &mut Sat, a: &[Lit], b: &[Lit]) -> (Bv, Bv) {
-    let mut rem: Bv = constant(0);
-    let mut quo: Bv = vec![FALSE; WIDTH];
-    for i in (0..WIDTH).rev() {
+    let w = (0..WIDTH)
+        .rev()
+        .find(|&i| a[i] != FALSE || b[i] != FALSE)
+        .map_or(1, |i| i + 1);
+    let (a, b) = (&a[..w], &b[..w]);
+    let mut rem: Bv = vec![FALSE; w];
+    let mut quo: Bv = vec![FALSE; w];
+    for i in (0..w).rev() {
         // rem = (rem << 1) | a[i]
-        let mut r2 = shl_const(&rem, 1);
-        r2[0] = a[i];
-        // Overflow out of the top bit means r2 ≥ 2^64 > b.
-        let top = rem[WIDTH - 1];
+        let mut r2: Bv = Vec::with_capacity(w);
+        r2.push(a[i]);
+        r2.extend_from_slice(&rem[..w - 1]);
+        // Overflow out of the top bit means r2 ≥ 2^w > b.
+        let top = rem[w - 1];
         let lt = ult(sat, &r2, b);
         let ge = sat.or2(top, -lt);
         let diff = sub(sat, &r2, b);
         rem = ite(sat, ge, &diff, &r2);
         quo[i] = ge;
     }
+    quo.resize(WIDTH, FALSE);
+    rem.resize(WIDTH, FALSE);
     (quo, rem)
 }
 
@@ -390,6 +402,65 @@ mod tests {
                             assert_eq!(value(&sat, &v), want, "{op:?} {x} {y}");
                         }
                         None => assert!(!sat.value(ok), "{op:?} {x} {y} undefined"),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Division over operands whose high bits are the constant 0 (the
+    /// narrowed divider): every width from 1 to 64 bits and values at the
+    /// edges of each, against `BinOp::eval`.
+    #[test]
+    fn narrow_division_matches_the_ir_semantics() {
+        let ops = [BinOp::Div, BinOp::Rem, BinOp::Udiv, BinOp::Urem];
+        for (wa, wb) in [
+            (1, 1),
+            (3, 2),
+            (2, 5),
+            (8, 8),
+            (31, 7),
+            (32, 32),
+            (63, 1),
+            (64, 3),
+        ] {
+            let edge = |w: u32| -> Vec<i64> {
+                let max = if w >= 64 { -1 } else { (1i64 << w) - 1 };
+                vec![0, 1, max, max >> 1, max / 3]
+            };
+            for x in edge(wa) {
+                for y in edge(wb) {
+                    let mut sat = Sat::new();
+                    let narrow = |sat: &mut Sat, w: u32, k: i64| -> Bv {
+                        (0..WIDTH)
+                            .map(|i| {
+                                if i >= w as usize {
+                                    return FALSE;
+                                }
+                                let l = sat.var();
+                                sat.clause(&[if (k >> i) & 1 == 1 { l } else { -l }]);
+                                l
+                            })
+                            .collect()
+                    };
+                    let a = narrow(&mut sat, wa, x);
+                    let b = narrow(&mut sat, wb, y);
+                    let outs: Vec<(BinOp, Bv, Lit)> = ops
+                        .iter()
+                        .map(|&op| {
+                            let (v, ok) = binop(&mut sat, op, &a, &b);
+                            (op, v, ok)
+                        })
+                        .collect();
+                    assert_eq!(sat.solve(&[]), Some(true));
+                    for (op, v, ok) in outs {
+                        match op.eval(x, y) {
+                            Some(want) => {
+                                assert!(sat.value(ok), "{op:?} {x} {y}");
+                                assert_eq!(value(&sat, &v), want, "{op:?} {x} {y} ({wa}, {wb})");
+                            }
+                            None => assert!(!sat.value(ok), "{op:?} {x} {y}"),
+                        }
                     }
                 }
             }
