@@ -388,7 +388,7 @@ fn undefine_some(p: &mut Program, r: &mut Rng) {
                     b: Operand::Const(r.below(3) as i64),
                     target: skip.clone(),
                 }));
-                out.push(new(InstrKind::Unreachable));
+                out.push(new(InstrKind::Unreachable { cause: None }));
                 out.push(new(InstrKind::Label(skip)));
             }
         }

@@ -626,7 +626,7 @@ impl ThreadCx<'_> {
                     format!("compiling the control barrier `{}`", ins.text),
                 ))
             }
-            InstrKind::Havoc { .. } | InstrKind::Input { .. } | InstrKind::Unreachable => {
+            InstrKind::Havoc { .. } | InstrKind::Input { .. } | InstrKind::Unreachable { .. } => {
                 return Err(Error::unsupported(
                     ins.pos,
                     format!(

@@ -290,7 +290,7 @@ pub fn instr_text(p: &Program, i: &Instr) -> Result<String> {
             ));
         }
         InstrKind::Goto(l) => return Ok(format!("goto {}", label(i, l)?)),
-        InstrKind::Havoc { .. } | InstrKind::Input { .. } | InstrKind::Unreachable => {
+        InstrKind::Havoc { .. } | InstrKind::Input { .. } | InstrKind::Unreachable { .. } => {
             return Err(err_at(
                 i,
                 format!(

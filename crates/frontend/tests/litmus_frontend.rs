@@ -131,7 +131,7 @@ fn instr(p: &Program, i: &Instr) -> String {
         InstrKind::Label(l) => format!("Label {l}"),
         InstrKind::Havoc { dst, ty } => format!("Havoc {dst} {ty:?}"),
         InstrKind::Input { dst, input } => format!("Input {dst} = input {input}"),
-        InstrKind::Unreachable => "Unreachable".into(),
+        InstrKind::Unreachable { .. } => "Unreachable".into(),
         InstrKind::Branch { op, a, b, target } => format!(
             "Branch {} {} {} -> {target}",
             operand(a),

@@ -164,15 +164,36 @@ fn read_only_globals_fold_and_out_of_bounds_is_undefined() {
         )),
         "{k:?}"
     );
-    let ub = p.threads[1]
+    let cause = p.threads[1]
         .instrs
         .iter()
-        .find(|i| matches!(i.kind, InstrKind::Unreachable))
-        .expect("undefined behaviour");
-    assert!(
-        ub.text.contains("out-of-bounds") && ub.text.contains("bytes 20..24"),
-        "{}",
-        ub.text
+        .find_map(|i| match &i.kind {
+            InstrKind::Unreachable { cause } => cause.clone(),
+            _ => None,
+        })
+        .expect("undefined behaviour with its cause");
+    assert_eq!(
+        cause,
+        "out-of-bounds access: `st.global.u32 [%rd6], 1` at 19:2 reaches bytes 20..24 of `param_0`, which has 16 bytes (.global)"
+    );
+}
+
+#[test]
+fn an_access_wider_than_its_variable_names_both_sizes() {
+    // `atomicInc((unsigned *)&c, 10)` on `__device__ char c`.
+    let src = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .global .align 1 .u8 c;\n.visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<4>;\n\tmov.u64 %rd3, c;\n\tcvta.global.u64 %rd4, %rd3;\n\tatom.inc.u32 %r1, [%rd4], 10;\n\tret;\n}\n";
+    let p = lower(src, &launch([1, 1, 1], [1, 1, 1]));
+    let cause = p.threads[0]
+        .instrs
+        .iter()
+        .find_map(|i| match &i.kind {
+            InstrKind::Unreachable { cause } => cause.clone(),
+            _ => None,
+        })
+        .expect("undefined behaviour with its cause");
+    assert_eq!(
+        cause,
+        "`atom.inc.u32 %r1, [%rd4], 10` at 11:2 accesses 4 bytes of `c`, which has 1 byte (.global .u8 c)"
     );
 }
 

@@ -162,7 +162,7 @@ beq r0, 0, LC00            |                            ;
         .iter_mut()
         .find(|i| matches!(i.kind, InstrKind::Load { .. }))
         .expect("P1 loads");
-    first.kind = InstrKind::Unreachable;
+    first.kind = InstrKind::Unreachable { cause: None };
     for (r, engine) in safety_both(&p, 1).iter().zip(["explicit", "symbolic"]) {
         assert_eq!(r.verdict, Verdict::Fail, "{engine} engine: {r:?}");
         let note = r.note.as_deref().unwrap_or("");

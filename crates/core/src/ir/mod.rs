@@ -400,9 +400,12 @@ pub enum InstrKind {
     /// `dst := ` the value of the program's free input `input` (an index
     /// into [`Program::inputs`]): the same in every thread, every time.
     Input { dst: String, input: usize },
-    /// Reaching this instruction is undefined behaviour (SPIR-V
-    /// `OpUnreachable`): every property fails on an execution that does.
-    Unreachable,
+    /// Reaching this instruction is undefined behaviour: every property
+    /// fails on an execution that does. `cause`: `None` for the program's
+    /// own `unreachable` (SPIR-V `OpUnreachable`); otherwise what a
+    /// front-end found undefined there, for the report (`atom.inc.u32 at
+    /// 19:2 accesses 4 bytes of x, which has 1 byte`).
+    Unreachable { cause: Option<String> },
 }
 
 impl InstrKind {

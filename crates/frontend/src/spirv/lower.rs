@@ -942,7 +942,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 self.ret(st, v, out)
             }
             "OpUnreachable" => {
-                self.push(out, InstrKind::Unreachable, vec![])?;
+                self.push(out, InstrKind::Unreachable { cause: None }, vec![])?;
                 Ok(Cont::Done)
             }
             _ => Err(Error::unsupported(self.pos(), format!("opcode `{op}`")).into()),

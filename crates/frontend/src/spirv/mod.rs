@@ -769,7 +769,7 @@ pub fn render(p: &Program) -> String {
                     "{dst} := input {}",
                     p.inputs.get(*input).map_or("?", |i| i.name.as_str())
                 ),
-                InstrKind::Unreachable => "unreachable".to_string(),
+                InstrKind::Unreachable { .. } => "unreachable".to_string(),
             };
             let _ = write!(s, "    {body}");
             if !i.tags.is_empty() {

@@ -1139,7 +1139,7 @@ fn op_unreachable_is_lowered_to_unreachable() {
     let instrs = &p.threads[0].instrs;
     let k = instrs
         .iter()
-        .position(|i| i.kind == InstrKind::Unreachable)
+        .position(|i| i.kind == InstrKind::Unreachable { cause: None })
         .unwrap_or_else(|| panic!("no unreachable:\n{text}"));
     assert_eq!(instrs[k].pos, at(&src, "OpUnreachable"));
     assert_eq!(
@@ -1172,7 +1172,7 @@ fn op_unreachable_is_lowered_to_unreachable() {
         kinds(&p, 0),
         vec![
             store_to(&p, "%y", Operand::Const(1)),
-            InstrKind::Unreachable
+            InstrKind::Unreachable { cause: None }
         ]
     );
 }

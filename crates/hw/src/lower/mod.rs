@@ -299,7 +299,7 @@ pub(crate) fn refuse(ins: &Instr, what: impl std::fmt::Display) -> Error {
 pub(crate) fn check_kind(ins: &Instr) -> Result<()> {
     match &ins.kind {
         InstrKind::Havoc { .. } | InstrKind::Input { .. } => Err(refuse(ins, "a free value")),
-        InstrKind::Unreachable => Err(refuse(ins, "`OpUnreachable`")),
+        InstrKind::Unreachable { .. } => Err(refuse(ins, "`OpUnreachable`")),
         _ => Ok(()),
     }
 }

@@ -226,7 +226,7 @@ fn comparison_classes(p: &Program, regs: &[(usize, &str)], ty: ValueType) -> Opt
                 InstrKind::Fence
                 | InstrKind::Label(_)
                 | InstrKind::Goto(_)
-                | InstrKind::Unreachable => (vec![], None),
+                | InstrKind::Unreachable { .. } => (vec![], None),
             };
             // The index of a run-time address is a use too: its cells are
             // not told apart by the comparison classes.

@@ -117,7 +117,7 @@ fn reaching(
                 preds[i + 1].push(i);
             }
             InstrKind::Goto(target) => preds[labels[target]].push(i),
-            InstrKind::Unreachable => {}
+            InstrKind::Unreachable { .. } => {}
             _ => preds[i + 1].push(i),
         }
     }
@@ -178,9 +178,10 @@ pub fn uses_defs(k: &InstrKind) -> (Vec<String>, Option<String>) {
             None
         }
         InstrKind::Havoc { dst, .. } | InstrKind::Input { dst, .. } => Some(dst.clone()),
-        InstrKind::Fence | InstrKind::Label(_) | InstrKind::Goto(_) | InstrKind::Unreachable => {
-            None
-        }
+        InstrKind::Fence
+        | InstrKind::Label(_)
+        | InstrKind::Goto(_)
+        | InstrKind::Unreachable { .. } => None,
     };
     (uses, def)
 }
@@ -213,7 +214,7 @@ fn liveness(p: &Program, th: usize, labels: &HashMap<String, usize>) -> Vec<BTre
         match &t.instrs[i].kind {
             InstrKind::Goto(l) => vec![tgt(l)],
             InstrKind::Branch { target, .. } => vec![i + 1, tgt(target)],
-            InstrKind::Unreachable => vec![],
+            InstrKind::Unreachable { .. } => vec![],
             _ => vec![i + 1],
         }
     };

@@ -23,7 +23,7 @@
 
 use super::loops::Cfg;
 use crate::diag::{Error, Result};
-use crate::ir::{Addr, BinOp, CmpOp, InstrKind, LocId, Operand, Program, RmwOp, Thread};
+use crate::ir::{Addr, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, Program, RmwOp, Thread};
 use std::collections::{BTreeSet, HashMap};
 
 /// What an event of a path does.
@@ -121,11 +121,22 @@ impl Ub {
     pub fn describe(&self, p: &Program, th: usize) -> String {
         let t = &p.threads[th];
         match *self {
-            Ub::Unreachable { instr } => format!(
-                "undefined behaviour: thread {} reaches unreachable code (line {})",
-                t.name,
-                t.instrs.get(instr).map_or(0, |i| i.pos.line)
-            ),
+            Ub::Unreachable { instr } => match t.instrs.get(instr) {
+                // The cause names its position.
+                Some(Instr {
+                    kind: InstrKind::Unreachable { cause: Some(cause) },
+                    ..
+                }) => format!(
+                    "undefined behaviour: {} (thread {})",
+                    excerpt_of::<240>(cause),
+                    t.name
+                ),
+                i => format!(
+                    "undefined behaviour: thread {} reaches unreachable code (line {})",
+                    t.name,
+                    i.map_or(0, |i| i.pos.line)
+                ),
+            },
             Ub::OutOfBounds { instr, index } => {
                 let ins = &t.instrs[instr];
                 let array = match ins.kind.addr() {
@@ -166,7 +177,7 @@ impl Ub {
                 let from: Vec<String> = origin
                     .iter()
                     .filter_map(|&k| t.instrs.get(k))
-                    .map(|r| format!("`{}` at {}", excerpt(&r.text), r.pos))
+                    .map(|r| format!("`{}` at {}", excerpt_of::<60>(&r.text), r.pos))
                     .collect();
                 let from = match from.is_empty() {
                     true => String::new(),
@@ -175,7 +186,7 @@ impl Ub {
                 format!(
                     "undefined behaviour: {what} at {} (`{}`, thread {}): the divisor {operand}{from}",
                     ins.pos,
-                    excerpt(&ins.text),
+                    excerpt_of::<60>(&ins.text),
                     t.name
                 )
             }
@@ -183,9 +194,8 @@ impl Ub {
     }
 }
 
-/// At most a short prefix of an instruction's text, for notes.
-fn excerpt(s: &str) -> String {
-    const MAX: usize = 60;
+/// At most a short prefix (`MAX` characters) of a text, for notes.
+fn excerpt_of<const MAX: usize>(s: &str) -> String {
     match s.char_indices().nth(MAX) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
@@ -592,7 +602,7 @@ fn explore(
                     s.regs.insert(dst.clone(), v);
                     s.taint.insert(dst.clone(), vec![]);
                 }
-                InstrKind::Unreachable => {
+                InstrKind::Unreachable { .. } => {
                     s.ub = Some(Ub::Unreachable { instr: i });
                     out.push(s.finish(PathEnd::Done));
                     break;

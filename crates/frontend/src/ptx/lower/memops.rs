@@ -232,16 +232,31 @@ impl<'m> Tx<'_, 'm> {
             Arg::K(o) => {
                 let past = b.size.is_some_and(|n| *o + i64::from(size) > n as i64);
                 if *o < 0 || past {
-                    let what = format!(
-                        "out-of-bounds access: `{}` reaches bytes {}..{} of `{}`{}",
-                        self.text,
-                        o,
-                        o + i64::from(size),
-                        b.name,
-                        b.size.map(|n| format!(" ({n} bytes)")).unwrap_or_default()
-                    );
-                    self.text = what;
-                    self.emit(InstrKind::Unreachable, vec![]);
+                    let bytes = |n: u64| format!("{n} byte{}", if n == 1 { "" } else { "s" });
+                    let decl = b.decl.clone().unwrap_or_else(|| format!(".{}", b.space()));
+                    let has = b
+                        .size
+                        .map(|n| format!(", which has {} ({decl})", bytes(n)))
+                        .unwrap_or_default();
+                    let what = if *o == 0 {
+                        // The access is wider than the buffer (a 4-byte
+                        // atomic on a `char`).
+                        format!(
+                            "`{}` at {pos} accesses {} of `{}`{has}",
+                            self.text,
+                            bytes(size.into()),
+                            b.name
+                        )
+                    } else {
+                        format!(
+                            "out-of-bounds access: `{}` at {pos} reaches bytes {}..{} of `{}`{has}",
+                            self.text,
+                            o,
+                            o + i64::from(size),
+                            b.name,
+                        )
+                    };
+                    self.emit(InstrKind::Unreachable { cause: Some(what) }, vec![]);
                     return Ok(None);
                 }
                 Ok(Some(Addr::Fixed(
@@ -791,6 +806,7 @@ impl<'m> Tx<'_, 'm> {
             kind: BufKind::Global,
             size: None,
             contents: super::memory::Contents::Arbitrary,
+            decl: None,
             size_hint: Some(format!(" (give it with `--param {name}=buf:BYTES`)")),
             pointers: Vec::new(),
         });

@@ -56,6 +56,9 @@ pub struct Buffer {
     /// How to make its size known, for the message when a run-time index
     /// needs it.
     pub size_hint: Option<String>,
+    /// The declaration as written, for messages (`.global .u8 c`); `None`
+    /// for buffers no declaration made (kernel arguments).
+    pub decl: Option<String>,
     /// Addresses in the initial contents: byte offset, bytes, and the
     /// variable (or function) and offset whose address is stored there.
     pub pointers: Vec<(i64, u32, String, i64)>,
@@ -300,6 +303,7 @@ mod tests {
             kind: BufKind::Shared,
             size: Some(16),
             contents: Contents::Arbitrary,
+            decl: None,
             size_hint: None,
             pointers: Vec::new(),
         });
@@ -329,6 +333,7 @@ mod tests {
             kind: BufKind::Global,
             size: None,
             contents: Contents::Arbitrary,
+            decl: None,
             size_hint: Some(" (give it with `--param 0=buf:BYTES`)".into()),
             pointers: Vec::new(),
         });

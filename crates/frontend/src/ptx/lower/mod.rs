@@ -345,6 +345,7 @@ fn bind_params(sh: &mut Shared, k: &Function, launch: &Launch) -> Result<()> {
             kind: BufKind::Param,
             size: Some(bytes),
             contents: Contents::Arbitrary,
+            decl: None,
             size_hint: None,
             pointers: Vec::new(),
         });
@@ -392,6 +393,7 @@ fn bind_params(sh: &mut Shared, k: &Function, launch: &Launch) -> Result<()> {
                 } else {
                     Contents::Arbitrary
                 },
+                decl: None,
                 size_hint: None,
                 pointers: Vec::new(),
             });
@@ -476,6 +478,7 @@ pub(super) fn declare_var(mem: &mut Memory, v: &VarDecl) -> Result<Option<BufId>
         kind,
         size,
         contents,
+        decl: Some(declaration(v)),
         size_hint: (kind == BufKind::Shared && extern_)
             .then(|| " (give the dynamic shared memory with `--shared-bytes N`)".to_string()),
         pointers,
@@ -573,8 +576,28 @@ impl Shared {
             kind: BufKind::Private,
             size: Some(n * elem),
             contents: Contents::Arbitrary,
+            decl: None,
             size_hint: None,
             pointers: Vec::new(),
         }))
     }
+}
+
+/// A variable's declaration as PTX writes it, for messages:
+/// `.global .u8 c`, `.shared .b32 s[64]`.
+fn declaration(v: &crate::ptx::ast::VarDecl) -> String {
+    use crate::ptx::ast::TypeKind;
+    let ty = match v.ty.kind {
+        TypeKind::Bits => format!("b{}", v.ty.bits),
+        TypeKind::Unsigned => format!("u{}", v.ty.bits),
+        TypeKind::Signed => format!("s{}", v.ty.bits),
+        TypeKind::Float => format!("f{}", v.ty.bits),
+        TypeKind::Pred => "pred".to_string(),
+    };
+    let dims: String = v
+        .dims
+        .iter()
+        .map(|d| d.map_or("[]".to_string(), |n| format!("[{n}]")))
+        .collect();
+    format!(".{} .{ty} {}{dims}", v.space.word(), v.name)
 }

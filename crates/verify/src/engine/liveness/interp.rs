@@ -154,7 +154,7 @@ impl Code {
                 )),
             };
             let op = match &ins.kind {
-                InstrKind::Havoc { .. } | InstrKind::Unreachable => {
+                InstrKind::Havoc { .. } | InstrKind::Unreachable { .. } => {
                     return Err(Error::unsupported(
                         ins.pos,
                         "undefined values and unreachable code in liveness checks",

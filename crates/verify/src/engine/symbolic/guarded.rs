@@ -225,7 +225,7 @@ fn dag(p: &Program, th: usize, cfg: &Cfg, bound: u32) -> Result<Dag> {
             continue;
         }
         let (nx, tk) = match &t.instrs[pc].kind {
-            InstrKind::Unreachable => (None, None),
+            InstrKind::Unreachable { .. } => (None, None),
             InstrKind::Goto(l) => (None, Some(b.jump(pc, &counters, cfg.labels[l])?)),
             InstrKind::Branch { target, .. } => {
                 let tk = b.jump(pc, &counters, cfg.labels[target])?;
@@ -670,7 +670,7 @@ fn unroll_thread(
         match &ins.kind {
             InstrKind::Label(_) => {}
             InstrKind::Goto(_) => out_guard = FALSE,
-            InstrKind::Unreachable => {
+            InstrKind::Unreachable { .. } => {
                 ub.push(g);
                 finals.push((g, st.clone()));
                 out_guard = FALSE;

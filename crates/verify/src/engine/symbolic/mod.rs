@@ -225,7 +225,7 @@ fn has_arbitrary_values(p: &Program) -> bool {
         || p.threads
             .iter()
             .flat_map(|t| &t.instrs)
-            .any(|i| matches!(i.kind, InstrKind::Unreachable))
+            .any(|i| matches!(i.kind, InstrKind::Unreachable { .. }))
 }
 
 fn consistency_axioms(model: &Model) -> Vec<usize> {

@@ -123,7 +123,7 @@ fn straight_line(t: &crate::ir::Thread) -> bool {
         | InstrKind::Barrier { .. }
         | InstrKind::Havoc { .. }
         | InstrKind::Input { .. }
-        | InstrKind::Unreachable => false,
+        | InstrKind::Unreachable { .. } => false,
         InstrKind::Rmw { op, .. } => !matches!(op, RmwOp::Cas { .. }),
         InstrKind::Local { op, .. } => !matches!(op, BinOp::Div | BinOp::Rem),
         _ => true,
