@@ -475,3 +475,69 @@ fn one_huge_path_is_stopped_by_the_guard() {
         );
     }
 }
+
+/// Six threads storing to `x` and to `y` or reading it: tens of millions
+/// of executions for the explicit engine (over 5 s), racing from the
+/// first ones.
+fn many_racing_stores() -> String {
+    let mut s = String::from("PTX many-racing-stores\n{ x=0; y=0; }\n");
+    let cells = |f: &dyn Fn(usize) -> String| (0..6).map(f).collect::<Vec<_>>().join(" | ");
+    s += &format!(" {} ;\n", cells(&|i| format!("P{i}@cta {i},gpu 0")));
+    s += &format!(" {} ;\n", cells(&|i| format!("st.weak x, {}", i + 1)));
+    s += &format!(
+        " {} ;\n",
+        cells(&|i| match i % 2 {
+            0 => format!("st.weak y, {}", i + 1),
+            _ => "ld.weak r1, y".to_string(),
+        })
+    );
+    s + "exists (x=1)\n"
+}
+
+#[test]
+fn a_timeout_keeps_the_races_and_states_found() {
+    let d = dir("partial");
+    let f = write(&d, "many.litmus", &many_racing_stores());
+    // Races: found in the first executions; the timeout leaves the list
+    // incomplete but the verdict decided.
+    let r = gpumc(&[
+        "check",
+        "--json",
+        "--engine",
+        "explicit",
+        "--property",
+        "races",
+        "--timeout",
+        "1",
+        &f,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let v = one_json(&r);
+    assert_eq!(v["verdict"], "FAIL", "{v}");
+    assert_eq!(v["races_complete"], false, "{v}");
+    assert!(!v["races"].as_array().expect("races").is_empty(), "{v}");
+    let note = v["races_note"].as_str().expect("a note");
+    assert!(
+        note.contains("stopped") && note.contains("timeout"),
+        "{note}"
+    );
+    // Safety: the `exists` state is reached early; the states found so far
+    // are listed and marked incomplete.
+    let r = gpumc(&[
+        "check",
+        "--json",
+        "--engine",
+        "explicit",
+        "--timeout",
+        "1",
+        &f,
+    ]);
+    let v = one_json(&r);
+    assert_eq!(v["verdict"], "PASS", "{v}");
+    assert_eq!(v["states_complete"], false, "{v}");
+    assert!(!v["states"].as_array().expect("states").is_empty(), "{v}");
+    assert!(
+        v["states_note"].as_str().expect("note").contains("timeout"),
+        "{v}"
+    );
+}

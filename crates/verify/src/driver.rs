@@ -538,6 +538,27 @@ fn check_at_bound(
                 },
             );
         }
+        // When the explicit engine cannot take the program at all (free
+        // values it cannot enumerate), the symbolic engine gets the whole
+        // budget and there is no fallback to wait for.
+        if first == Engine::Symbolic {
+            if let Some(refused) = crate::engine::inputs::explicit_refusal(&program) {
+                return run_engine(first, &program, &model, cfg, guard, &mut report).map_err(
+                    |e| match e.kind {
+                        ErrorKind::Limit => Error::new(
+                            e.kind,
+                            format!("symbolic engine: {} (the explicit engine cannot take this program: {refused})", e.message),
+                        ),
+                        ErrorKind::Unsupported => Error::new(
+                            e.kind,
+                            format!("unsupported by both engines (symbolic engine: {e}; explicit engine: {refused})"),
+                        )
+                        .in_file(path),
+                        _ => e.in_file(path),
+                    },
+                );
+            }
+        }
         // The first choice gets half the time, so that a fallback has some.
         let g = guard.share(0.5);
         let refused = match run_engine(first, &program, &model, cfg, g, &mut report) {

@@ -89,6 +89,45 @@ pub fn valuations(p: &Program, by: Use) -> Result<Option<Vec<Program>>> {
     }
 }
 
+/// Why the explicit engine cannot take `p` at all, known before it runs:
+/// an arbitrary initial value, or a free input or undefined value without
+/// exact representatives. `--engine auto` then gives the symbolic engine
+/// the whole time budget rather than half of it.
+pub fn explicit_refusal(p: &Program) -> Option<Error> {
+    if let Err(e) = crate::engine::paths::arbitrary_initial_values(p) {
+        return Some(e);
+    }
+    if let Err(e) = valuations_count(p) {
+        return Some(e);
+    }
+    for (th, t) in p.threads.iter().enumerate() {
+        for (i, ins) in t.instrs.iter().enumerate() {
+            if matches!(ins.kind, InstrKind::Havoc { .. }) {
+                if let Err(e) = havoc_domain(p, th, i) {
+                    return Some(e);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The number of valuations [`valuations`] would make, or its refusal,
+/// without copying the program.
+fn valuations_count(p: &Program) -> Result<usize> {
+    let mut total = 1usize;
+    for k in (0..p.inputs.len()).filter(|&k| p.inputs[k].value.is_none()) {
+        total = total.saturating_mul(input_domain(p, k, Use::Explicit)?.len());
+    }
+    if total > MAX_VALUATIONS {
+        return Err(unsupported(
+            format!("{total} valuations of the free inputs (at most {MAX_VALUATIONS})"),
+            Use::Explicit,
+        ));
+    }
+    Ok(total)
+}
+
 /// Representatives of the free input `k` (see the module docs).
 pub fn input_domain(p: &Program, k: usize, by: Use) -> Result<Vec<i64>> {
     let input = &p.inputs[k];

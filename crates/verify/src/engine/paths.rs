@@ -235,10 +235,9 @@ pub fn value_domains(p: &Program, bound: u32) -> Result<Domains> {
     value_domains_within(p, bound, MAX_PATHS)
 }
 
-/// [`value_domains`], refused (`unsupported`) once the rounds together
-/// explore more than `max_paths` thread paths.
-pub fn value_domains_within(p: &Program, bound: u32, max_paths: usize) -> Result<Domains> {
-    let mut budget = max_paths;
+/// The explicit engine enumerates values: a location with an arbitrary
+/// initial value is refused (`unsupported`, at its first access).
+pub fn arbitrary_initial_values(p: &Program) -> Result<()> {
     if let Some(l) = p.locations.iter().find(|l| l.init_arbitrary.is_some()) {
         let e = Error::new(
             crate::diag::ErrorKind::Unsupported,
@@ -258,6 +257,14 @@ pub fn value_domains_within(p: &Program, bound: u32, max_paths: usize) -> Result
             None => e,
         });
     }
+    Ok(())
+}
+
+/// [`value_domains`], refused (`unsupported`) once the rounds together
+/// explore more than `max_paths` thread paths.
+pub fn value_domains_within(p: &Program, bound: u32, max_paths: usize) -> Result<Domains> {
+    let mut budget = max_paths;
+    arbitrary_initial_values(p)?;
     let mut dom: Domains = HashMap::new();
     let mut asked: Vec<i64> = Vec::new();
     for c in p.filter.iter().chain(p.assertion.iter().map(|a| &a.cond)) {

@@ -383,7 +383,19 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<RaceResult> {
         ub: None,
         graph: opts.graph.as_ref(),
     };
-    explicit::enumerate(p, model, opts, &mut obs)?;
+    // A resource limit ends the enumeration; races (or undefined
+    // behaviour) found before it still decide the verdict, with the list
+    // marked incomplete.
+    let stopped = match explicit::enumerate(p, model, opts, &mut obs) {
+        Ok(()) => None,
+        Err(e) if e.kind == ErrorKind::Limit && (obs.witness.is_some() || obs.ub.is_some()) => {
+            Some(format!(
+                "the enumeration was stopped ({}): more racing pairs may exist",
+                e.message
+            ))
+        }
+        Err(e) => return Err(e),
+    };
     if let Some((note, w)) = obs.ub {
         return Ok(RaceResult {
             verdict: Verdict::Fail,
@@ -409,8 +421,8 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<RaceResult> {
         verdict,
         executions: obs.executions,
         races: obs.collected.races,
-        races_complete: !capped,
-        races_note: capped.then(|| cap_note(opts.max_races)),
+        races_complete: !capped && stopped.is_none(),
+        races_note: stopped.or_else(|| capped.then(|| cap_note(opts.max_races))),
         witness: obs.witness,
         bound_hit: obs.bound_hit,
         note: None,

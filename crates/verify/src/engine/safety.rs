@@ -4,7 +4,7 @@ use super::paths::{PathEnd, ThreadPath};
 use super::witness::{GraphData, GraphRequest, Violation, Witness};
 use super::{explicit, Candidate, Observer, Options};
 use crate::cat::{Evaluator, Model};
-use crate::diag::Result;
+use crate::diag::{ErrorKind, Result};
 use crate::ir::{Assertion, CmpOp, Cond, Program, Quantifier, Term};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -464,7 +464,20 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
         graph: opts.graph.as_ref(),
         drawn: GraphData::default(),
     };
-    explicit::enumerate(p, model, opts, &mut obs)?;
+    // A resource limit ends the enumeration; what was found before it may
+    // still decide the verdict (undefined behaviour, a reachable `exists`
+    // state, a violation of `~exists`/`forall`), with the states marked
+    // incomplete. Otherwise the limit is the answer (UNKNOWN).
+    let stopped = match explicit::enumerate(p, model, opts, &mut obs) {
+        Ok(()) => None,
+        Err(e)
+            if e.kind == ErrorKind::Limit
+                && (obs.ub.is_some() || (p.assertion.is_some() && obs.target_reached())) =>
+        {
+            Some(format!("the enumeration was stopped: {}", e.message))
+        }
+        Err(e) => return Err(e),
+    };
     if obs.target_reached() {
         obs.drawn.rejected = None;
     }
@@ -475,7 +488,7 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
             executions: obs.executions,
             observables: observables.iter().map(|t| term_name(p, t)).collect(),
             states: obs.states.into_iter().collect(),
-            states_incomplete: None,
+            states_incomplete: stopped,
             positive: None,
             negative: None,
             observation: None,
@@ -528,13 +541,22 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
         executions: obs.executions,
         observables: observables.iter().map(|t| term_name(p, t)).collect(),
         states: obs.states.into_iter().collect(),
-        states_incomplete: None,
-        positive: p.assertion.as_ref().map(|_| obs.positive),
-        negative: p.assertion.as_ref().map(|_| obs.negative),
+        positive: p
+            .assertion
+            .as_ref()
+            .map(|_| obs.positive)
+            .filter(|_| stopped.is_none()),
+        negative: p
+            .assertion
+            .as_ref()
+            .map(|_| obs.negative)
+            .filter(|_| stopped.is_none()),
         observation: p
             .assertion
             .as_ref()
+            .filter(|_| stopped.is_none())
             .map(|_| Observation::of(obs.positive > 0, obs.negative > 0)),
+        states_incomplete: stopped,
         witness: obs.witness,
         bound_hit: obs.bound_hit,
         note: None,
