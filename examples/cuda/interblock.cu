@@ -299,3 +299,36 @@ extern "C" __global__ void mp_module_globals(int *out) {
     out[0] = g_data;
   }
 }
+
+// gpumc-launch: --grid 2 --block 1 --param flag=zeros:4
+// gpumc-expect: no race
+// why: block 0 hands a flag over with atomicExch; block 1 spins on
+// why: atomicMax(flag, 0), which stores back what it reads. No other memory
+// why: access: atomics never race with each other. Every bound cuts the
+// why: spinning execution (the RMW writes), but the loop repeats iterations
+// why: that start alike, store nothing new and cannot race, so the verdict
+// why: holds for every bound (docs/SEMANTICS.md).
+extern "C" __global__ void flag_handover_atomics_only(unsigned *flag) {
+  if (blockIdx.x == 0) {
+    atomicExch(flag, 1u);
+  } else {
+    while (atomicMax(flag, 0u) != 1u) {
+    }
+  }
+}
+
+// gpumc-launch: --grid 2 --block 1 --param flag=zeros:4 --param data=zeros:8
+// gpumc-expect: race 327 332
+// why: flag_handover_atomics_only with plain data on both sides and no
+// why: fence: the atomics are relaxed, so block 1's plain read of data[0]
+// why: (line 332) is not ordered after block 0's plain write (line 327).
+extern "C" __global__ void flag_handover_plain_data(unsigned *flag, unsigned *data) {
+  if (blockIdx.x == 0) {
+    data[0] = 5;
+    atomicExch(flag, 1u);
+  } else {
+    while (atomicMax(flag, 0u) != 1u) {
+    }
+    data[1] = data[0];
+  }
+}

@@ -719,7 +719,15 @@ fn run_engine(
             } else {
                 crate::engine::races::check(program, model, &opts)
             }?;
-            report.verdict = r.verdict.to_string();
+            let mut verdict = r.verdict;
+            if verdict == Verdict::Unknown && r.bound_hit && r.note.is_none() {
+                // No race at this bound: it may be decided for every bound.
+                if let Some(why) = crate::engine::bound_free::races_bound_free(program, model)? {
+                    verdict = Verdict::Pass;
+                    report.bound_note = Some(why);
+                }
+            }
+            report.verdict = verdict.to_string();
             report.executions = counted(r.executions);
             report.bound_hit = r.bound_hit;
             report.races = r.races;
@@ -728,7 +736,7 @@ fn run_engine(
             report.witness = r.witness;
             report.message = r
                 .note
-                .or_else(|| bound_reason(r.verdict, r.bound_hit, cfg.bound));
+                .or_else(|| bound_reason(verdict, r.bound_hit, cfg.bound));
         }
         Property::Liveness => {
             let r = crate::engine::liveness::check(program, model, &opts, &cfg.progress, symbolic)?;

@@ -5,6 +5,7 @@
 //! into verdicts, final states and witnesses. See `docs/SEMANTICS.md` for
 //! loops, barriers and the meaning of each verdict.
 
+pub mod bound_free;
 pub mod exec;
 pub mod explicit;
 pub mod inputs;

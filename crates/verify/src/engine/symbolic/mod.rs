@@ -581,8 +581,7 @@ pub fn check_safety_stats(
     let names: Vec<String> = obs.iter().map(|t| term_name(p, t)).collect();
     let complete = complete_lit(&mut enc);
     let graph = opts.graph.as_ref();
-    let ub = undefined_behaviour(&mut enc, model, graph, &mut stats)?;
-    if ub.is_some() {
+    if let Some((note, w)) = undefined_behaviour(&mut enc, model, graph, &mut stats)? {
         // Undefined behaviour decides the verdict; the states of the
         // executions without it are still listed when asked (as the
         // explicit engine lists them).
@@ -590,7 +589,6 @@ pub fn check_safety_stats(
         let complete = enc.sat.and2(complete, -any);
         let states = ub_states(&mut enc, p, model, opts, complete, &mut stats)?;
         fill_stats(&enc, &mut stats);
-        let (note, w) = ub.expect("checked");
         let (states, states_incomplete) = states;
         return Ok((
             SafetyResult {
