@@ -299,3 +299,33 @@ fn damaged_kernels_never_panic() {
         }
     }
 }
+
+#[test]
+fn misaligned_accesses_are_undefined_with_their_cause() {
+    // A 4-byte store at byte offset 2 of an argument buffer (known
+    // offset), and one at an offset read from memory (run time: the
+    // check is a branch to undefined behaviour).
+    let src = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<8>;\n\tld.param.u64 %rd1, [k_param_0];\n\tst.global.u32 [%rd1+2], 1;\n\tld.global.u32 %r1, [%rd1];\n\tcvt.u64.u32 %rd2, %r1;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], 7;\n\tret;\n}\n";
+    let mut l = launch([1, 1, 1], [1, 1, 1]);
+    l.params = vec![(
+        "0".into(),
+        ParamValue::Buffer {
+            bytes: 16,
+            zero: false,
+        },
+    )];
+    let p = lower(src, &l);
+    let causes: Vec<String> = p.threads[0]
+        .instrs
+        .iter()
+        .filter_map(|i| match &i.kind {
+            InstrKind::Unreachable { cause } => cause.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        causes.first().map(String::as_str),
+        Some("misaligned access: `st.global.u32 [%rd1+2], 1` at 9:2 accesses 4 bytes at offset 2 of `param_0`"),
+        "{causes:?}"
+    );
+}

@@ -10,7 +10,7 @@ use super::memory::BufKind;
 use super::tx::{Assume, Tx, TxErr, TxResult};
 use super::value::{sext, BufId, Slot, State};
 use crate::diag::Error;
-use crate::ir::{Addr, BinOp, Indexed, InstrKind, Operand as IrOp, RmwOp, ValueType};
+use crate::ir::{Addr, BinOp, CmpOp, Indexed, InstrKind, Operand as IrOp, RmwOp, ValueType};
 use crate::ptx::ast::{Instr, Operand, Space, Type, TypeKind};
 use crate::ptx::launch::ParamValue;
 
@@ -259,11 +259,51 @@ impl<'m> Tx<'_, 'm> {
                     self.emit(InstrKind::Unreachable { cause: Some(what) }, vec![]);
                     return Ok(None);
                 }
+                if *o % i64::from(size) != 0 {
+                    // PTX requires naturally aligned addresses.
+                    let cause = format!(
+                        "misaligned access: `{}` at {pos} accesses {size} bytes at offset {o} of `{}`",
+                        self.text, b.name
+                    );
+                    self.emit(InstrKind::Unreachable { cause: Some(cause) }, vec![]);
+                    return Ok(None);
+                }
                 Ok(Some(Addr::Fixed(
                     self.sh.mem.cell(buf, copy, *o, size, write, pos),
                 )))
             }
             Arg::R(_) => {
+                if size > 1 {
+                    // A run-time offset that is not a multiple of the size
+                    // is a misaligned address (undefined): checked here, as
+                    // the index below drops the low bits.
+                    let low = self.bin(BinOp::And, off, &Arg::K(i64::from(size) - 1));
+                    let cause = format!(
+                        "misaligned access: `{}` at {pos} accesses {size} bytes of `{}` at an offset computed at run time that is not a multiple of {size}",
+                        self.text, self.sh.mem.buffers[buf].name
+                    );
+                    match low {
+                        Arg::K(0) => {}
+                        Arg::K(_) => {
+                            self.emit(InstrKind::Unreachable { cause: Some(cause) }, vec![]);
+                            return Ok(None);
+                        }
+                        Arg::R(_) => {
+                            let ok = self.label();
+                            self.emit(
+                                InstrKind::Branch {
+                                    op: CmpOp::Eq,
+                                    a: low.ir(),
+                                    b: IrOp::Const(0),
+                                    target: ok.clone(),
+                                },
+                                vec![],
+                            );
+                            self.emit(InstrKind::Unreachable { cause: Some(cause) }, vec![]);
+                            self.emit_label(ok);
+                        }
+                    }
+                }
                 let index = if size.is_power_of_two() {
                     self.bin(BinOp::Shr, off, &Arg::K(i64::from(size.trailing_zeros())))
                 } else {
