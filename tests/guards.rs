@@ -541,3 +541,36 @@ fn a_timeout_keeps_the_races_and_states_found() {
         "{v}"
     );
 }
+
+/// One thread of 16,000 stores (256 kB): its program order alone has 128
+/// million pairs. The check estimates them before building them and
+/// answers UNKNOWN (out of memory) in a few seconds, in a worker and
+/// without one, instead of a failed allocation (ERROR); `run` still judges
+/// what it observed.
+#[test]
+fn a_thread_of_sixteen_thousand_stores_is_estimated_not_allocated() {
+    let d = dir("po");
+    let mut src = String::from("PTX big\n{ x=0; }\n P0@cta 0,gpu 0 ;\n");
+    for i in 0..16_000 {
+        src += &format!(" st.weak x, {} ;\n", i % 7 + 1);
+    }
+    src += "exists (x=1)\n";
+    let f = write(&d, "big.litmus", &src);
+    for extra in [None, Some("--no-isolate")] {
+        let mut args = vec!["check", "--json"];
+        args.extend(extra);
+        args.push(&f);
+        let r = gpumc(&args);
+        assert_eq!(r.code, 0, "{extra:?}: {}", r.err);
+        let v = one_json(&r);
+        assert_eq!(v["verdict"], "UNKNOWN", "{extra:?}: {v}");
+        let msg = v["message"].as_str().expect("message");
+        assert!(
+            msg.contains("the program order of a thread of 16000 events"),
+            "{msg}"
+        );
+    }
+    let r = gpumc(&["run", "--backend", "interp", "--iterations", "2", &f]);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+    assert!(r.out.contains("1 conform"), "{}", r.out);
+}

@@ -439,15 +439,24 @@ fn pause_point(sat: &mut Sat, g: Lit, paused: &mut Vec<Lit>, ident: &mut Vec<Lit
 /// every relation built from `po` small). Events of one node with
 /// different `case`s (the cells of a run-time address) exclude each
 /// other and are not ordered either.
-fn program_order(dag: &Dag, event_node: &[usize], case: &[usize]) -> Vec<(usize, usize)> {
+fn program_order(dag: &Dag, event_node: &[usize], case: &[usize]) -> Result<Vec<(usize, usize)>> {
     let m = event_node.len();
     let nodes = dag.keys.len();
+    // The pairs are quadratic in the events of one thread (a thread of
+    // 16,000 stores has 128 million): estimated before they are built,
+    // with what follows from them (the program's list of pairs, the
+    // relation built from it).
+    let pairs = (m as u64) * (m as u64).saturating_sub(1) / 2;
+    crate::guard::check_estimate(
+        pairs.saturating_mul(3 * std::mem::size_of::<(usize, usize)>() as u64),
+        &format!("the program order of a thread of {m} events"),
+    )?;
     if (nodes as f64) * (m as f64) > 4e8 {
         // Too big to track: every later event (sound, relative to both
         // being executed).
-        return (0..m)
-            .flat_map(|a| (a + 1..m).map(move |b| (a, b)))
-            .collect();
+        let mut out = Vec::with_capacity(pairs as usize);
+        out.extend((0..m).flat_map(|a| (a + 1..m).map(move |b| (a, b))));
+        return Ok(out);
     }
     let mut at: Vec<Vec<usize>> = vec![Vec::new(); nodes];
     for (e, &nd) in event_node.iter().enumerate() {
@@ -472,7 +481,7 @@ fn program_order(dag: &Dag, event_node: &[usize], case: &[usize]) -> Vec<(usize,
                 .map(|b| (a, b)),
         );
     }
-    out
+    Ok(out)
 }
 
 /// The cells a memory access at guard `g` may reach, each with the guard
@@ -946,7 +955,7 @@ fn unroll_thread(
     }
     event_node.resize(events.len(), cur_node);
     case.resize(events.len(), 0);
-    let po = program_order(&dag, &event_node, &case);
+    let po = program_order(&dag, &event_node, &case)?;
     let ub = sat.or(&ub);
     let mut done_all = done;
     done_all.push(ub);
@@ -1135,7 +1144,13 @@ fn unroll_with<'p>(
             }
         }
         let m = out.events.len();
-        po.extend(out.po.iter().map(|&(a, b)| (base + a, base + b)));
+        if po.is_empty() && base == 0 {
+            // The first thread's pairs are the list (no copy of a
+            // quadratic list).
+            po = std::mem::take(&mut out.po);
+        } else {
+            po.extend(out.po.iter().map(|&(a, b)| (base + a, base + b)));
+        }
         for (k, list) in out.deps.iter().enumerate() {
             for &(a, b, l) in list {
                 dep_lists[k].push((base + a, base + b, l));
