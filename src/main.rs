@@ -375,8 +375,7 @@ fn load_model(m: &str) -> Result<gpumc::cat::Model, String> {
     let path = std::path::Path::new(m);
     let embedded = gpumc::models::EMBEDDED.iter().any(|(n, _)| *n == m);
     if !embedded && path.is_file() {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| gpumc::diag::Error::io(path, e).to_string())?;
+        let text = gpumc::diag::read_text(path).map_err(|e| e.to_string())?;
         if let Ok(lexed) = gpumc::cat::lexer::lex(&text) {
             if lexed.tokens.len() <= 1 {
                 let end = lexed
@@ -454,9 +453,13 @@ struct Spooled(PathBuf);
 
 impl Spooled {
     fn stdin() -> Result<Spooled, String> {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
             .map_err(|e| format!("{}: {e}", driver::STDIN_NAME))?;
+        // Checked here, so that the position of a bad byte is reported
+        // once, not by every worker.
+        let text = gpumc::diag::text(bytes)
+            .map_err(|e| e.in_file(Path::new(driver::STDIN_NAME)).to_string())?;
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
@@ -601,9 +604,9 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
         },
         Err(e) => return usage_error(&e),
     };
-    let src = match std::fs::read_to_string(csv) {
+    let src = match gpumc::diag::read_text(csv) {
         Ok(s) => s,
-        Err(e) => return usage_error(&gpumc::diag::Error::io(csv, e).to_string()),
+        Err(e) => return usage_error(&e.to_string()),
     };
     let rows = match driver::parse_expected_csv(&src, csv) {
         Ok(r) => r,

@@ -366,7 +366,7 @@ impl Mapping {
             return Ok(m);
         }
         let path = Path::new(name_or_path);
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let bytes = std::fs::read(path).map_err(|e| {
             let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
             Error::new(
                 ErrorKind::Io,
@@ -377,6 +377,7 @@ impl Mapping {
             )
             .in_file(path)
         })?;
+        let text = crate::diag::text(bytes).map_err(|e| e.in_file(path))?;
         Mapping::parse(&text, path)
     }
 

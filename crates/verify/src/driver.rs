@@ -380,7 +380,8 @@ pub fn load_program_as(file: &Path, name: &Path) -> Result<Program> {
 /// [`load_program_as`], a PTX kernel launched as `launch` says (over the
 /// file's own `// gpumc-launch:` lines).
 pub fn load_program_launched(file: &Path, name: &Path, launch: &Launch) -> Result<Program> {
-    let src = std::fs::read_to_string(file).map_err(|e| Error::io(name, e))?;
+    let bytes = std::fs::read(file).map_err(|e| Error::io(name, e))?;
+    let src = crate::diag::text(bytes).map_err(|e| e.in_file(name))?;
     parse_program_launched(&src, name, launch)
 }
 

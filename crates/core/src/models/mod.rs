@@ -47,7 +47,7 @@ pub fn load(name: &str) -> Result<Model> {
     }
     let path = Path::new(name);
     if path.exists() {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::diag::read_text(path)?;
         return Model::parse(&text, path, &resolve_include, &base);
     }
     Err(Error::new(
