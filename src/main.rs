@@ -96,23 +96,26 @@ struct CheckOpts {
     /// defines several.
     #[arg(long, value_name = "NAME")]
     kernel: Option<String>,
-    /// PTX kernels: blocks in the grid (default 1).
+    /// PTX kernels: blocks in the grid (default 1; CUDA's limits: X below
+    /// 2^31, Y and Z at most 65535).
     #[arg(long, value_name = "X[,Y[,Z]]")]
     grid: Option<String>,
     /// PTX kernels: threads per block (needed, here or in the file's
-    /// `// gpumc-launch:` line). Every thread of the launch is checked.
+    /// `// gpumc-launch:` line; CUDA's limits: X and Y at most 1024, Z at
+    /// most 64, 1024 in all). Every thread of the launch is checked (4096
+    /// at most).
     #[arg(long, value_name = "X[,Y[,Z]]")]
     block: Option<String>,
     /// PTX kernels: a kernel argument, named by position (0, 1, …), PTX
     /// name, or PTX name without the `KERNEL_` prefix (`param_1`): an
     /// integer, `buf:BYTES` (a pointer to a fresh buffer, arbitrary
-    /// contents) or `zeros:BYTES` (zero-filled). Repeatable. Arguments not
+    /// contents) or `zeros:BYTES` (zero-filled; at most 1 TiB). Repeatable. Arguments not
     /// given are free: any value (the same in every thread), pointers to
     /// distinct buffers.
     #[arg(long, value_name = "NAME=VALUE")]
     param: Vec<String>,
     /// PTX kernels: bytes of dynamic (`extern __shared__`) shared memory
-    /// per block.
+    /// per block (at most 227 KiB, CUDA's per-block limit).
     #[arg(long, value_name = "N")]
     shared_bytes: Option<u64>,
 }
@@ -337,13 +340,19 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
 
 /// The PTX kernel launch the options give.
 fn launch(opts: &CheckOpts) -> Result<gpumc::frontend::ptx::launch::Launch, String> {
-    use gpumc::frontend::ptx::launch::{parse_dims, parse_param, Launch};
-    let dims = |flag: &str, v: &Option<String>| -> Result<Option<[u32; 3]>, String> {
+    use gpumc::frontend::ptx::launch::{
+        check_shared_bytes, parse_block, parse_grid, parse_param, Launch,
+    };
+    type Parse = fn(&str) -> Result<[u32; 3], String>;
+    let dims = |flag: &str, parse: Parse, v: &Option<String>| {
         v.as_deref()
-            .map(parse_dims)
+            .map(parse)
             .transpose()
             .map_err(|e| format!("bad --{flag} {e}"))
     };
+    if let Some(n) = opts.shared_bytes {
+        check_shared_bytes(n).map_err(|e| format!("bad --shared-bytes: {e}"))?;
+    }
     let mut params = Vec::new();
     for p in &opts.param {
         let (k, v) = parse_param(p).map_err(|e| format!("bad --param {e}"))?;
@@ -352,8 +361,8 @@ fn launch(opts: &CheckOpts) -> Result<gpumc::frontend::ptx::launch::Launch, Stri
     }
     Ok(Launch {
         kernel: opts.kernel.clone(),
-        grid: dims("grid", &opts.grid)?,
-        block: dims("block", &opts.block)?,
+        grid: dims("grid", parse_grid, &opts.grid)?,
+        block: dims("block", parse_block, &opts.block)?,
         params,
         shared_bytes: opts.shared_bytes,
     })

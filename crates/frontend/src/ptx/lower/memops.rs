@@ -230,13 +230,18 @@ impl<'m> Tx<'_, 'm> {
         let pos = self.pos;
         match off {
             Arg::K(o) => {
-                let past = b.size.is_some_and(|n| *o + i64::from(size) > n as i64);
+                // The offset is the program's: its end may not fit in
+                // i64 (then it is past every buffer).
+                let end = o.checked_add(i64::from(size));
+                let past = b
+                    .size
+                    .is_some_and(|n| end.is_none_or(|e| i128::from(e) > i128::from(n)));
                 if *o < 0 || past {
                     let what = format!(
                         "out-of-bounds access: `{}` reaches bytes {}..{} of `{}`{}",
                         self.text,
                         o,
-                        o + i64::from(size),
+                        i128::from(*o) + i128::from(size),
                         b.name,
                         b.size.map(|n| format!(" ({n} bytes)")).unwrap_or_default()
                     );
