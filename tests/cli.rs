@@ -122,7 +122,11 @@ fn invalid_utf8_is_reported_at_the_first_bad_byte() {
     let cases: &[(&str, &[u8], &[&str])] = &[
         ("u.litmus", b"PTX u\nab\xc3\xa9\xff\n", &["check"]),
         ("u.spvasm", b"; SPIR-V\n; \xc3\xa9\xff\n", &["check"]),
-        ("u.ptx", b".version 7.0\n// \xff\n", &["check", "--block", "1"]),
+        (
+            "u.ptx",
+            b".version 7.0\n// \xff\n",
+            &["check", "--block", "1"],
+        ),
         ("u", b"C u\n{ x\xff\n", &["check"]),
     ];
     for (name, bytes, args) in cases {
@@ -131,7 +135,10 @@ fn invalid_utf8_is_reported_at_the_first_bad_byte() {
         a.push(&f);
         let (code, out, err) = gpumc(&a);
         assert_eq!(code, 2, "{name}: {out}{err}");
-        assert!(out.contains(&format!("{name}:2:4: invalid UTF-8")), "{name}: {out}{err}");
+        assert!(
+            out.contains(&format!("{name}:2:4: invalid UTF-8")),
+            "{name}: {out}{err}"
+        );
     }
     // Standard input, named `<stdin>`.
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpumc"))
@@ -149,7 +156,10 @@ fn invalid_utf8_is_reported_at_the_first_bad_byte() {
     let o = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("<stdin>:3:1: invalid UTF-8 (byte 0xFE)"), "{err}");
+    assert!(
+        err.contains("<stdin>:3:1: invalid UTF-8 (byte 0xFE)"),
+        "{err}"
+    );
     // A model, and a file it includes.
     let m = temp_bytes("u.cat", b"\"u\"\nlet a\xff = po\n");
     let (code, _, err) = gpumc(&["check", "--model", &m, "examples/MP-weak.litmus"]);
