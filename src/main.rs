@@ -605,7 +605,7 @@ fn run_check(opts: &CheckOpts, graph: &graphcli::GraphOpts, paths: &[PathBuf]) -
     }
 }
 
-fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_disabled: bool) -> u8 {
+fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabled: bool) -> u8 {
     let cfg = match config(opts) {
         Ok(c) => Config {
             graph: opts.html.is_some().then(gpumc::html::graph_request),
