@@ -293,17 +293,30 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
             opts.bound
         ));
     }
-    if let Some(m) = &opts.model {
-        let model = load_model(m)?;
-        for w in model_warnings(m, &model, property) {
-            warn(&w);
-        }
-    }
     if !(opts.timeout >= 0.0 && opts.timeout.is_finite()) {
         return Err(format!(
             "bad --timeout `{}` (expected seconds, 0 for none)",
             opts.timeout
         ));
+    }
+    if let Some(m) = &opts.model {
+        // Loading keeps `--timeout`. Past it, nothing is said here: each
+        // test loads the model again under its own deadline and ends
+        // UNKNOWN with the reason, as any check that runs out of time.
+        let limits = gpumc::guard::Limits {
+            timeout_s: (opts.timeout > 0.0).then_some(opts.timeout),
+            ..gpumc::guard::Limits::none()
+        };
+        let _loading = gpumc::guard::enter(gpumc::guard::Guard::new(&limits, Instant::now()));
+        match load_model(m) {
+            Ok(model) => {
+                for w in model_warnings(m, &model, property) {
+                    warn(&w);
+                }
+            }
+            Err(e) if e.kind == gpumc::diag::ErrorKind::Limit => {}
+            Err(e) => return Err(e.to_string()),
+        }
     }
     if opts.timeout > 0.0 && opts.timeout < MIN_SENSIBLE_TIMEOUT_S {
         warn(&format!(
@@ -380,11 +393,11 @@ fn warn(msg: &str) {
 /// Loads `--model`; a model file with nothing in it (no title, no
 /// statement: an empty or truncated file, or the wrong one) is an error at
 /// its first position.
-fn load_model(m: &str) -> Result<gpumc::cat::Model, String> {
+fn load_model(m: &str) -> Result<gpumc::cat::Model, gpumc::diag::Error> {
     let path = std::path::Path::new(m);
     let embedded = gpumc::models::EMBEDDED.iter().any(|(n, _)| *n == m);
     if !embedded && path.is_file() {
-        let text = gpumc::diag::read_text(path).map_err(|e| e.to_string())?;
+        let text = gpumc::diag::read_text(path)?;
         if let Ok(lexed) = gpumc::cat::lexer::lex(&text) {
             if lexed.tokens.len() <= 1 {
                 let end = lexed
@@ -396,12 +409,11 @@ fn load_model(m: &str) -> Result<gpumc::cat::Model, String> {
                     end,
                     "empty model: expected a title, definitions and axioms (`acyclic`, `irreflexive`, `empty`)",
                 )
-                .in_file(path)
-                .to_string());
+                .in_file(path));
             }
         }
     }
-    gpumc::models::load(m).map_err(|e| e.to_string())
+    gpumc::models::load(m)
 }
 
 /// What a model without the axioms a property needs means, said before

@@ -499,6 +499,9 @@ fn check_at_bound(
     let guard = Guard::new(&cfg.limits, start);
     let mut report = FileReport::new(path, cfg);
     let outcome = (|| -> Result<()> {
+        // Reading the program and the model (both the user's, of any
+        // length) keeps the deadline too; each engine enters its own share.
+        let _reading = crate::guard::enter(guard.clone());
         let mut program = load_program_launched(file, name, &cfg.launch)?;
         report.test = program.name.clone();
         if cfg.property == Property::Races {

@@ -72,6 +72,7 @@ fn load_file(
     }
     stack.push(identity(path));
     for stmt in parsed.stmts {
+        crate::guard::check()?;
         let Stmt::Include { file, pos } = &stmt else {
             l.stmts.push((id, stmt));
             continue;
@@ -95,10 +96,14 @@ fn load_file(
             continue;
         }
         let Some((inc_path, text)) = found else {
-            return Err(
-                Error::semantic(*pos, format!("cannot find included file \"{file}\""))
-                    .in_file(path),
-            );
+            return Err(Error::semantic(
+                *pos,
+                format!(
+                    "cannot find included file \"{}\"",
+                    crate::diag::excerpt(file)
+                ),
+            )
+            .in_file(path));
         };
         let inc_id = identity(&inc_path);
         if let Some(k) = stack.iter().position(|p| *p == inc_id) {
