@@ -177,6 +177,53 @@ fn invalid_utf8_is_reported_at_the_first_bad_byte() {
     assert!(err.contains("u.map:2:15: invalid UTF-8"), "{err}");
 }
 
+/// Found by fuzzing: a 50 MB token was echoed whole in its error (52 MB
+/// of output). Every format quotes a short excerpt; here 5 MB tokens.
+#[test]
+fn a_huge_token_is_quoted_short_in_every_format() {
+    let big = "x".repeat(5_000_000);
+    let files = [
+        (
+            "big.litmus",
+            format!("PTX big\n{{ x=0; }}\n P0 ;\n {big} ;\nexists (0:r0=0)\n"),
+        ),
+        (
+            "bigc.litmus",
+            format!("C big\n{{ x=0; }}\nP0(atomic_int* x) {{\n {big};\n}}\nexists (0:r0=0)\n"),
+        ),
+        ("big.ptx", format!(".version 7.0\n.target sm_70\n{big}\n")),
+        ("big.spvasm", format!("; SPIR-V\n%a = Op{big}\n")),
+    ];
+    for (name, text) in &files {
+        let f = temp(name, text);
+        let (code, out, err) = gpumc(&["check", "--block", "1", &f]);
+        assert_eq!(code, 2, "{name}: {}", &out[..out.len().min(300)]);
+        assert!(
+            out.len() + err.len() < 1000,
+            "{name}: {} bytes",
+            out.len() + err.len()
+        );
+        assert!(out.contains("xxxx…`"), "{name}: {out}");
+    }
+    let m = temp("big.cat", &format!("\"big\"\nacyclic {big}\n"));
+    let (code, out, err) = gpumc(&["check", "--model", &m, "examples/MP-weak.litmus"]);
+    assert_eq!(code, 2);
+    assert!(
+        out.len() + err.len() < 1000,
+        "{} bytes",
+        out.len() + err.len()
+    );
+    assert!(err.contains("unknown identifier `xxxx"), "{err}");
+    let map = temp("big.map", &format!("target ptx\nload rlx -> {big}\n"));
+    let (code, out, err) = gpumc(&["compile", "--check-mapping", &map]);
+    assert_eq!(code, 2);
+    assert!(
+        out.len() + err.len() < 1000,
+        "{} bytes",
+        out.len() + err.len()
+    );
+}
+
 #[test]
 fn missing_file_and_bad_usage_exit_2() {
     // A missing path is that path's ERROR; the other files are still

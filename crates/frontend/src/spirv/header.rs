@@ -315,8 +315,12 @@ impl Cursor<'_> {
         if w.is_empty() {
             return Err(Error::syntax(p, "expected an integer"));
         }
-        super::lex::parse_int(&w)
-            .ok_or_else(|| Error::syntax(p, format!("malformed integer `{w}`")))
+        super::lex::parse_int(&w).ok_or_else(|| {
+            Error::syntax(
+                p,
+                format!("malformed integer `{}`", crate::diag::excerpt(&w)),
+            )
+        })
     }
     fn name(&mut self) -> Result<(String, Pos)> {
         self.skip_ws();

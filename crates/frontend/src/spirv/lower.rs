@@ -944,7 +944,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 self.push(out, InstrKind::Unreachable, vec![])?;
                 Ok(Cont::Done)
             }
-            _ => Err(Error::unsupported(self.pos(), format!("opcode `{op}`")).into()),
+            _ => Err(Error::unsupported(
+                self.pos(),
+                format!("opcode `{}`", crate::diag::excerpt(&op)),
+            )
+            .into()),
         }
     }
 
@@ -1866,7 +1870,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 }
                 (None, Some(self.arg(st, li, 4)?))
             }
-            _ => return Err(Error::unsupported(pos, format!("opcode `{op}`")).into()),
+            _ => {
+                return Err(Error::unsupported(
+                    pos,
+                    format!("opcode `{}`", crate::diag::excerpt(op)),
+                )
+                .into())
+            }
         };
         let rid = if store { None } else { Some(m.result(li)?) };
         match pa.region() {
@@ -1909,7 +1919,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         )?;
                         self.bind(st, li, Val::Reg(dst))
                     }
-                    _ => Err(Error::unsupported(pos, format!("opcode `{op}`")).into()),
+                    _ => Err(Error::unsupported(
+                        pos,
+                        format!("opcode `{}`", crate::diag::excerpt(op)),
+                    )
+                    .into()),
                 }
             }
             r @ Region::Local { var } => {
@@ -1948,7 +1962,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     "OpAtomicAnd" => self.scalar2(out, &dst, Op2::And, &old, &x, w)?,
                     "OpAtomicOr" => self.scalar2(out, &dst, Op2::Or, &old, &x, w)?,
                     "OpAtomicXor" => self.scalar2(out, &dst, Op2::Xor, &old, &x, w)?,
-                    _ => return Err(Error::unsupported(pos, format!("opcode `{op}`")).into()),
+                    _ => {
+                        return Err(Error::unsupported(
+                            pos,
+                            format!("opcode `{}`", crate::diag::excerpt(op)),
+                        )
+                        .into())
+                    }
                 };
                 self.local_write(st, var, p.offset, w, new, out)?;
                 self.bind(st, li, old)
@@ -2114,7 +2134,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             if op == "OpSMod" {
                 return Err(Error::unsupported(pos, "opcode `OpSMod`").into());
             }
-            return Err(Error::unsupported(pos, format!("opcode `{op}`")).into());
+            return Err(
+                Error::unsupported(pos, format!("opcode `{}`", crate::diag::excerpt(op))).into(),
+            );
         }
         let rid = m.result(li)?;
         let dst = self.fresh(rid);
