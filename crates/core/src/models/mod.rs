@@ -53,7 +53,8 @@ pub fn load(name: &str) -> Result<Model> {
     Err(Error::new(
         ErrorKind::Usage,
         format!(
-            "unknown model `{name}`: not an embedded model ({}) and no such file",
+            "unknown model `{}`: not an embedded model ({}) and no such file",
+            crate::diag::excerpt(name),
             EMBEDDED
                 .iter()
                 .map(|(n, _)| *n)
