@@ -53,15 +53,19 @@ pub fn run(a: &CompileArgs) -> u8 {
         },
     };
     let (text, name) = if test.as_os_str() == "-" {
-        let mut s = String::new();
-        if let Err(e) = std::io::stdin().lock().read_to_string(&mut s) {
+        let mut bytes = Vec::new();
+        if let Err(e) = std::io::stdin().lock().read_to_end(&mut bytes) {
             return fail(format!("<stdin>: {e}"));
         }
-        (s, PathBuf::from("<stdin>"))
+        let name = PathBuf::from("<stdin>");
+        match gpumc::diag::text(bytes) {
+            Ok(s) => (s, name),
+            Err(e) => return fail(e.in_file(&name)),
+        }
     } else {
-        match std::fs::read_to_string(test) {
+        match gpumc::diag::read_text(test) {
             Ok(s) => (s, test.clone()),
-            Err(e) => return fail(format!("{}: {e}", test.display())),
+            Err(e) => return fail(e),
         }
     };
     let program = match gpumc::driver::parse_program(&text, &name) {

@@ -96,23 +96,26 @@ struct CheckOpts {
     /// defines several.
     #[arg(long, value_name = "NAME")]
     kernel: Option<String>,
-    /// PTX kernels: blocks in the grid (default 1).
+    /// PTX kernels: blocks in the grid (default 1; CUDA's limits: X below
+    /// 2^31, Y and Z at most 65535).
     #[arg(long, value_name = "X[,Y[,Z]]")]
     grid: Option<String>,
     /// PTX kernels: threads per block (needed, here or in the file's
-    /// `// gpumc-launch:` line). Every thread of the launch is checked.
+    /// `// gpumc-launch:` line; CUDA's limits: X and Y at most 1024, Z at
+    /// most 64, 1024 in all). Every thread of the launch is checked (4096
+    /// at most).
     #[arg(long, value_name = "X[,Y[,Z]]")]
     block: Option<String>,
     /// PTX kernels: a kernel argument, named by position (0, 1, …), PTX
     /// name, or PTX name without the `KERNEL_` prefix (`param_1`): an
     /// integer, `buf:BYTES` (a pointer to a fresh buffer, arbitrary
-    /// contents) or `zeros:BYTES` (zero-filled). Repeatable. Arguments not
+    /// contents) or `zeros:BYTES` (zero-filled; at most 1 TiB). Repeatable. Arguments not
     /// given are free: any value (the same in every thread), pointers to
     /// distinct buffers.
     #[arg(long, value_name = "NAME=VALUE")]
     param: Vec<String>,
     /// PTX kernels: bytes of dynamic (`extern __shared__`) shared memory
-    /// per block.
+    /// per block (at most 227 KiB, CUDA's per-block limit).
     #[arg(long, value_name = "N")]
     shared_bytes: Option<u64>,
 }
@@ -290,17 +293,30 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
             opts.bound
         ));
     }
-    if let Some(m) = &opts.model {
-        let model = load_model(m)?;
-        for w in model_warnings(m, &model, property) {
-            warn(&w);
-        }
-    }
     if !(opts.timeout >= 0.0 && opts.timeout.is_finite()) {
         return Err(format!(
             "bad --timeout `{}` (expected seconds, 0 for none)",
             opts.timeout
         ));
+    }
+    if let Some(m) = &opts.model {
+        // Loading keeps `--timeout`. Past it, nothing is said here: each
+        // test loads the model again under its own deadline and ends
+        // UNKNOWN with the reason, as any check that runs out of time.
+        let limits = gpumc::guard::Limits {
+            timeout_s: (opts.timeout > 0.0).then_some(opts.timeout),
+            ..gpumc::guard::Limits::none()
+        };
+        let _loading = gpumc::guard::enter(gpumc::guard::Guard::new(&limits, Instant::now()));
+        match load_model(m) {
+            Ok(model) => {
+                for w in model_warnings(m, &model, property) {
+                    warn(&w);
+                }
+            }
+            Err(e) if e.kind == gpumc::diag::ErrorKind::Limit => {}
+            Err(e) => return Err(e.to_string()),
+        }
     }
     if opts.timeout > 0.0 && opts.timeout < MIN_SENSIBLE_TIMEOUT_S {
         warn(&format!(
@@ -337,13 +353,19 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
 
 /// The PTX kernel launch the options give.
 fn launch(opts: &CheckOpts) -> Result<gpumc::frontend::ptx::launch::Launch, String> {
-    use gpumc::frontend::ptx::launch::{parse_dims, parse_param, Launch};
-    let dims = |flag: &str, v: &Option<String>| -> Result<Option<[u32; 3]>, String> {
+    use gpumc::frontend::ptx::launch::{
+        check_shared_bytes, parse_block, parse_grid, parse_param, Launch,
+    };
+    type Parse = fn(&str) -> Result<[u32; 3], String>;
+    let dims = |flag: &str, parse: Parse, v: &Option<String>| {
         v.as_deref()
-            .map(parse_dims)
+            .map(parse)
             .transpose()
             .map_err(|e| format!("bad --{flag} {e}"))
     };
+    if let Some(n) = opts.shared_bytes {
+        check_shared_bytes(n).map_err(|e| format!("bad --shared-bytes: {e}"))?;
+    }
     let mut params = Vec::new();
     for p in &opts.param {
         let (k, v) = parse_param(p).map_err(|e| format!("bad --param {e}"))?;
@@ -352,8 +374,8 @@ fn launch(opts: &CheckOpts) -> Result<gpumc::frontend::ptx::launch::Launch, Stri
     }
     Ok(Launch {
         kernel: opts.kernel.clone(),
-        grid: dims("grid", &opts.grid)?,
-        block: dims("block", &opts.block)?,
+        grid: dims("grid", parse_grid, &opts.grid)?,
+        block: dims("block", parse_block, &opts.block)?,
         params,
         shared_bytes: opts.shared_bytes,
     })
@@ -371,12 +393,11 @@ fn warn(msg: &str) {
 /// Loads `--model`; a model file with nothing in it (no title, no
 /// statement: an empty or truncated file, or the wrong one) is an error at
 /// its first position.
-fn load_model(m: &str) -> Result<gpumc::cat::Model, String> {
+fn load_model(m: &str) -> Result<gpumc::cat::Model, gpumc::diag::Error> {
     let path = std::path::Path::new(m);
     let embedded = gpumc::models::EMBEDDED.iter().any(|(n, _)| *n == m);
     if !embedded && path.is_file() {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| gpumc::diag::Error::io(path, e).to_string())?;
+        let text = gpumc::diag::read_text(path)?;
         if let Ok(lexed) = gpumc::cat::lexer::lex(&text) {
             if lexed.tokens.len() <= 1 {
                 let end = lexed
@@ -388,12 +409,11 @@ fn load_model(m: &str) -> Result<gpumc::cat::Model, String> {
                     end,
                     "empty model: expected a title, definitions and axioms (`acyclic`, `irreflexive`, `empty`)",
                 )
-                .in_file(path)
-                .to_string());
+                .in_file(path));
             }
         }
     }
-    gpumc::models::load(m).map_err(|e| e.to_string())
+    gpumc::models::load(m)
 }
 
 /// What a model without the axioms a property needs means, said before
@@ -454,9 +474,13 @@ struct Spooled(PathBuf);
 
 impl Spooled {
     fn stdin() -> Result<Spooled, String> {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
             .map_err(|e| format!("{}: {e}", driver::STDIN_NAME))?;
+        // Checked here, so that the position of a bad byte is reported
+        // once, not by every worker.
+        let text = gpumc::diag::text(bytes)
+            .map_err(|e| e.in_file(Path::new(driver::STDIN_NAME)).to_string())?;
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
@@ -593,7 +617,7 @@ fn run_check(opts: &CheckOpts, graph: &graphcli::GraphOpts, paths: &[PathBuf]) -
     }
 }
 
-fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_disabled: bool) -> u8 {
+fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabled: bool) -> u8 {
     let cfg = match config(opts) {
         Ok(c) => Config {
             graph: opts.html.is_some().then(gpumc::html::graph_request),
@@ -601,9 +625,9 @@ fn run_suite(opts: &CheckOpts, csv: &PathBuf, root: Option<PathBuf>, include_dis
         },
         Err(e) => return usage_error(&e),
     };
-    let src = match std::fs::read_to_string(csv) {
+    let src = match gpumc::diag::read_text(csv) {
         Ok(s) => s,
-        Err(e) => return usage_error(&gpumc::diag::Error::io(csv, e).to_string()),
+        Err(e) => return usage_error(&e.to_string()),
     };
     let rows = match driver::parse_expected_csv(&src, csv) {
         Ok(r) => r,

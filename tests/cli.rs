@@ -103,6 +103,127 @@ fn malformed_cat_gives_position_and_exit_2() {
     assert!(err.contains("bad.cat:"), "{err}");
 }
 
+fn temp_bytes(name: &str, bytes: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("gpumc-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.display().to_string()
+}
+
+/// Found by fuzzing: a file that is not UTF-8 was reported without a
+/// position ("stream did not contain valid UTF-8"). Every input format
+/// the driver reads, the model and a mapping: the line and column of the
+/// first bad byte.
+#[test]
+fn invalid_utf8_is_reported_at_the_first_bad_byte() {
+    // `\xff` at line 2, column 4 of each (after three characters, one of
+    // them two bytes long where the format allows it).
+    let cases: &[(&str, &[u8], &[&str])] = &[
+        ("u.litmus", b"PTX u\nab\xc3\xa9\xff\n", &["check"]),
+        ("u.spvasm", b"; SPIR-V\n; \xc3\xa9\xff\n", &["check"]),
+        (
+            "u.ptx",
+            b".version 7.0\n// \xff\n",
+            &["check", "--block", "1"],
+        ),
+        ("u", b"C u\n{ x\xff\n", &["check"]),
+    ];
+    for (name, bytes, args) in cases {
+        let f = temp_bytes(name, bytes);
+        let mut a = args.to_vec();
+        a.push(&f);
+        let (code, out, err) = gpumc(&a);
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        assert!(
+            out.contains(&format!("{name}:2:4: invalid UTF-8")),
+            "{name}: {out}{err}"
+        );
+    }
+    // Standard input, named `<stdin>`.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpumc"))
+        .args(["check", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = stdin.write_all(b"PTX u\n{ x=0; }\n\xfe\n");
+    }
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("<stdin>:3:1: invalid UTF-8 (byte 0xFE)"),
+        "{err}"
+    );
+    // A model, and a file it includes.
+    let m = temp_bytes("u.cat", b"\"u\"\nlet a\xff = po\n");
+    let (code, _, err) = gpumc(&["check", "--model", &m, "examples/MP-weak.litmus"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("u.cat:2:6: invalid UTF-8"), "{err}");
+    temp_bytes("u-inc.cat", b"let b = po\n\xff\n");
+    let m = temp("u-top.cat", "\"t\"\ninclude \"u-inc.cat\"\nacyclic po\n");
+    let (code, _, err) = gpumc(&["check", "--model", &m, "examples/MP-weak.litmus"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("u-inc.cat:2:1: invalid UTF-8"), "{err}");
+    // A mapping file.
+    let map = temp_bytes("u.map", b"target ptx\nload rlx -> ld\xff\n");
+    let (code, _, err) = gpumc(&["compile", "--check-mapping", &map]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("u.map:2:15: invalid UTF-8"), "{err}");
+}
+
+/// Found by fuzzing: a 50 MB token was echoed whole in its error (52 MB
+/// of output). Every format quotes a short excerpt; here 5 MB tokens.
+#[test]
+fn a_huge_token_is_quoted_short_in_every_format() {
+    let big = "x".repeat(5_000_000);
+    let files = [
+        (
+            "big.litmus",
+            format!("PTX big\n{{ x=0; }}\n P0 ;\n {big} ;\nexists (0:r0=0)\n"),
+        ),
+        (
+            "bigc.litmus",
+            format!("C big\n{{ x=0; }}\nP0(atomic_int* x) {{\n {big};\n}}\nexists (0:r0=0)\n"),
+        ),
+        ("big.ptx", format!(".version 7.0\n.target sm_70\n{big}\n")),
+        ("big.spvasm", format!("; SPIR-V\n%a = Op{big}\n")),
+    ];
+    for (name, text) in &files {
+        let f = temp(name, text);
+        let (code, out, err) = gpumc(&["check", "--block", "1", &f]);
+        assert_eq!(code, 2, "{name}: {}", &out[..out.len().min(300)]);
+        assert!(
+            out.len() + err.len() < 1000,
+            "{name}: {} bytes",
+            out.len() + err.len()
+        );
+        assert!(out.contains("xxxx…`"), "{name}: {out}");
+    }
+    let m = temp("big.cat", &format!("\"big\"\nacyclic {big}\n"));
+    let (code, out, err) = gpumc(&["check", "--model", &m, "examples/MP-weak.litmus"]);
+    assert_eq!(code, 2);
+    assert!(
+        out.len() + err.len() < 1000,
+        "{} bytes",
+        out.len() + err.len()
+    );
+    assert!(err.contains("unknown identifier `xxxx"), "{err}");
+    let map = temp("big.map", &format!("target ptx\nload rlx -> {big}\n"));
+    let (code, out, err) = gpumc(&["compile", "--check-mapping", &map]);
+    assert_eq!(code, 2);
+    assert!(
+        out.len() + err.len() < 1000,
+        "{} bytes",
+        out.len() + err.len()
+    );
+}
+
 #[test]
 fn missing_file_and_bad_usage_exit_2() {
     // A missing path is that path's ERROR; the other files are still

@@ -574,3 +574,36 @@ fn a_thread_of_sixteen_thousand_stores_is_estimated_not_allocated() {
     assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
     assert!(r.out.contains("1 conform"), "{}", r.out);
 }
+
+/// Loading a model keeps `--timeout`, in the parent (which loads it once
+/// to warn about it) and in the check: a model whose loading is long
+/// (many flags over a long chain of definitions: each flag lists every
+/// unit it needs, quadratic in all) ends the test UNKNOWN with the reason.
+/// Unguarded, loading it would list 1.8·10⁹ unit indices (7 GB). (Should
+/// its loading ever become fast, this test needs a slower model.)
+#[test]
+fn a_model_that_loads_slowly_keeps_the_timeout() {
+    const N: usize = 60_000;
+    let d = dir("model-timeout");
+    let mut text = String::from("\"slow\"\nlet r0 = po\n");
+    for i in 1..N {
+        text.push_str(&format!("let r{i} = r{} ; po\n", i - 1));
+    }
+    for i in 0..N {
+        text.push_str(&format!("flag ~empty r{i} as f{i}\n"));
+    }
+    let m = write(&d, "slow.cat", &text);
+    for extra in [None, Some("--no-isolate")] {
+        let mut args = vec!["check", "--json", "--timeout", "1", "--model", &m];
+        args.extend(extra);
+        args.push("examples/MP-weak.litmus");
+        let r = gpumc(&args);
+        assert_eq!(r.code, 0, "{extra:?}: {}", r.err);
+        assert!(r.secs < 15.0, "{extra:?}: took {} s", r.secs);
+        let v = one_json(&r);
+        assert_eq!(v["verdict"], "UNKNOWN", "{extra:?}: {v}");
+        let msg = v["message"].as_str().unwrap_or("");
+        assert!(msg.starts_with("timeout:"), "{extra:?}: {msg}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

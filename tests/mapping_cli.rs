@@ -155,3 +155,45 @@ fn bad_input_is_exit_status_2() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Found by fuzzing: a rule line with nothing before `->` panicked (an
+/// index past the words of the left side) in every command that reads a
+/// mapping. Now an error at its position, exit status 2.
+#[test]
+fn a_rule_without_its_operation_is_an_error_in_every_mapping_command() {
+    let dir = scratch("arrow");
+    let f = dir.join("arrow.map");
+    std::fs::write(&f, "target ptx\n->\n").unwrap();
+    let m = f.to_str().unwrap();
+    let commands: [&[&str]; 3] = [
+        &["compile", "--check-mapping", m],
+        &[
+            "compile",
+            "--to",
+            "ptx",
+            "--mapping",
+            m,
+            "examples/c/CoRR.litmus",
+        ],
+        &[
+            "mapping",
+            "check",
+            "--to",
+            "ptx-v7.5",
+            "--events",
+            "2",
+            "--mapping",
+            m,
+        ],
+    ];
+    for args in commands {
+        let (code, out, err) = gpumc(args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(
+            err.contains("arrow.map:2:1: missing the operation before `->`"),
+            "{args:?}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -146,7 +146,16 @@ fn bad_launches_are_usage_errors() {
         (&["--block", "2", "--param", "x"], "bad --param"),
         (&["--block", "2", "--param", "n=3"], "has no parameter `n`"),
         (&["--block", "2", "--kernel", "nope"], "no kernel `nope`"),
-        (&["--block", "4096", "--grid", "2"], "at most 4096"),
+        (&["--block", "1024", "--grid", "8"], "at most 4096"),
+        // CUDA's limits, checked before the sizes multiply.
+        (&["--block", "2048"], "CUDA allows at most 1024"),
+        (&["--block", "32,32,2"], "a block of 2048 threads"),
+        (
+            &["--block", "2", "--grid", "1,65536"],
+            "CUDA allows at most 65535",
+        ),
+        (&["--block", "2", "--shared-bytes", "232449"], "227 KiB"),
+        (&["--block", "2", "--param", "0=buf:0x10000000001"], "1 TiB"),
     ];
     for (args, want) in cases {
         let mut a = vec!["check", "--property", "races"];
@@ -159,6 +168,29 @@ fn bad_launches_are_usage_errors() {
             "{args:?}: {out}{err}"
         );
     }
+}
+
+/// Found by fuzzing: 65536² blocks of 65536² threads are 2^64 threads,
+/// which wrapped to 0 in u64, slipped under the launch limit and were
+/// checked as a kernel of no threads: PASS, one execution.
+#[test]
+fn a_launch_whose_thread_count_wraps_is_refused_not_passed() {
+    let huge = ["--grid", "65536,65536", "--block", "65536,65536"];
+    let mut args: Vec<&str> = huge.to_vec();
+    args.push(EXAMPLE);
+    let (code, out, err) = races(&args);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(!out.contains("PASS"), "{out}");
+    assert!(err.contains("bad --grid"), "{err}");
+    // The same launch in the file's header: refused at its position.
+    let text = std::fs::read_to_string(EXAMPLE).unwrap();
+    let header = format!("// gpumc-launch: {}\n{text}", huge.join(" "));
+    let f = scratch("wraps.ptx", &header);
+    let (code, out, err) = races(&[f.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(!out.contains("PASS"), "{out}");
+    assert!(out.contains("wraps.ptx:1:17"), "{out}");
+    assert!(out.contains("CUDA allows at most 65535"), "{out}");
 }
 
 #[test]

@@ -44,9 +44,9 @@ pub fn run(args: &MutantsArgs) -> u8 {
     };
     let mut all = Vec::new();
     for f in &files {
-        let src = match std::fs::read_to_string(f) {
+        let src = match gpumc::diag::read_text(f) {
             Ok(s) => s,
-            Err(e) => return usage_error(&format!("{}: {e}", f.display())),
+            Err(e) => return usage_error(&e.to_string()),
         };
         let arch = match driver::load_program(f) {
             Ok(p) => p.arch,

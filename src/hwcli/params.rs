@@ -36,7 +36,7 @@ pub fn tuned_file(device: &DeviceInfo) -> PathBuf {
 }
 
 fn read(path: &std::path::Path) -> Result<Params, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = gpumc::diag::read_text(path).map_err(|e| e.to_string())?;
     serde_json::from_str(&text).map_err(|e| format!("{}: not a parameter set: {e}", path.display()))
 }
 

@@ -265,9 +265,10 @@ pub fn load_tests(paths: &[PathBuf]) -> Result<Vec<TestFile>> {
         }
         stdin_read = true;
         let name = Path::new(STDIN_NAME);
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
             .map_err(|e| Error::io(name, e))?;
+        let text = crate::diag::text(bytes).map_err(|e| e.in_file(name))?;
         let test = super::parse::parse(&text).map_err(|e| e.in_file(name))?;
         out.push(TestFile {
             path: name.to_path_buf(),

@@ -28,7 +28,7 @@
 //! a typo is an error at its `file:line:col`, and the compiled program has
 //! exactly the tags a hand-written test would have).
 
-use crate::diag::{Error, ErrorKind, Result};
+use crate::diag::{excerpt, Error, ErrorKind, Result};
 use crate::ir::{Arch, Instr, InstrKind, Pos};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -366,7 +366,7 @@ impl Mapping {
             return Ok(m);
         }
         let path = Path::new(name_or_path);
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let bytes = std::fs::read(path).map_err(|e| {
             let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
             Error::new(
                 ErrorKind::Io,
@@ -377,6 +377,7 @@ impl Mapping {
             )
             .in_file(path)
         })?;
+        let text = crate::diag::text(bytes).map_err(|e| e.in_file(path))?;
         Mapping::parse(&text, path)
     }
 
@@ -449,18 +450,23 @@ struct Word<'a> {
 
 fn words(s: &str, col0: u32) -> Vec<Word<'_>> {
     let mut out = Vec::new();
-    let mut start: Option<usize> = None;
+    // The start of the current word: byte offset and column. Columns are
+    // counted along the way: counting each from the line start made a
+    // line of many words quadratic (a 1.2 MB line took half a minute).
+    let mut start: Option<(usize, u32)> = None;
+    let mut col = col0;
     for (i, c) in s.char_indices().chain([(s.len(), ' ')]) {
         if c.is_whitespace() {
-            if let Some(b) = start.take() {
+            if let Some((b, at)) = start.take() {
                 out.push(Word {
                     text: &s[b..i],
-                    col: col0 + col_of(s, b),
+                    col: at,
                 });
             }
         } else if start.is_none() {
-            start = Some(i);
+            start = Some((i, col));
         }
+        col = col.saturating_add(1);
     }
     out
 }
@@ -468,6 +474,38 @@ fn words(s: &str, col0: u32) -> Vec<Word<'_>> {
 /// Columns count characters.
 fn col_of(s: &str, byte: usize) -> u32 {
     u32::try_from(s[..byte].chars().count()).unwrap_or(u32::MAX)
+}
+
+/// The columns of byte offsets of one line, asked in increasing order:
+/// each character is counted once (see [`words`]).
+struct Columns<'a> {
+    line: &'a str,
+    byte: usize,
+    /// Characters before `byte`.
+    chars: u32,
+}
+
+impl<'a> Columns<'a> {
+    fn new(line: &'a str) -> Columns<'a> {
+        Columns {
+            line,
+            byte: 0,
+            chars: 0,
+        }
+    }
+
+    /// The 1-based column of byte `byte` (a character boundary).
+    fn at(&mut self, byte: usize) -> u32 {
+        if byte < self.byte {
+            // Asked out of order: count again from the start.
+            *self = Columns::new(self.line);
+        }
+        self.chars = self
+            .chars
+            .saturating_add(col_of(&self.line[self.byte..], byte - self.byte));
+        self.byte = byte;
+        self.chars.saturating_add(1)
+    }
 }
 
 #[derive(Default)]
@@ -517,20 +555,25 @@ impl Parser {
     }
 
     fn target_line(&mut self, ws: &[Word]) -> Result<()> {
+        // The line's first word (`target`; the caller found it).
+        let at = ws.first().map_or(1, |w| w.col);
         if self.target.is_some() {
-            return Err(self.syntax(ws[0].col, "a second `target` line"));
+            return Err(self.syntax(at, "a second `target` line"));
         }
         let Some(w) = ws.get(1) else {
-            return Err(self.syntax(ws[0].col, "`target` needs `ptx` or `vulkan`"));
+            return Err(self.syntax(at, "`target` needs `ptx` or `vulkan`"));
         };
         let Some(t) = Target::parse(w.text) else {
             return Err(self.syntax(
                 w.col,
-                format!("unknown target `{}` (expected `ptx` or `vulkan`)", w.text),
+                format!(
+                    "unknown target `{}` (expected `ptx` or `vulkan`)",
+                    excerpt(w.text)
+                ),
             ));
         };
         if let Some(extra) = ws.get(2) {
-            return Err(self.syntax(extra.col, format!("unexpected `{}`", extra.text)));
+            return Err(self.syntax(extra.col, format!("unexpected `{}`", excerpt(extra.text))));
         }
         self.target = Some(t);
         Ok(())
@@ -538,11 +581,13 @@ impl Parser {
 
     /// `scope cta = wg`
     fn scope_line(&mut self, ws: &[Word]) -> Result<()> {
+        // The line's first word (`scope`; the caller found it).
+        let at = ws.first().map_or(1, |w| w.col);
         if self.target.is_none() {
-            return Err(self.syntax(ws[0].col, "`scope` lines come after the `target` line"));
+            return Err(self.syntax(at, "`scope` lines come after the `target` line"));
         }
         let [_, from, eq, to] = ws else {
-            let col = ws.get(4).map_or(ws[0].col, |w| w.col);
+            let col = ws.get(4).map_or(at, |w| w.col);
             return Err(self.syntax(col, "expected `scope cta|gpu|sys = WORD`"));
         };
         let Some(s) = Scope::parse(from.text) else {
@@ -550,12 +595,15 @@ impl Parser {
                 from.col,
                 format!(
                     "unknown source scope `{}` (expected `cta`, `gpu` or `sys`)",
-                    from.text
+                    excerpt(from.text)
                 ),
             ));
         };
         if eq.text != "=" && eq.text != "->" {
-            return Err(self.syntax(eq.col, format!("expected `=`, found `{}`", eq.text)));
+            return Err(self.syntax(
+                eq.col,
+                format!("expected `=`, found `{}`", excerpt(eq.text)),
+            ));
         }
         if !to
             .text
@@ -564,7 +612,10 @@ impl Parser {
         {
             return Err(self.syntax(
                 to.col,
-                format!("`{}` is not a scope qualifier of the target", to.text),
+                format!(
+                    "`{}` is not a scope qualifier of the target",
+                    excerpt(to.text)
+                ),
             ));
         }
         let slots = self.scopes.get_or_insert_with(Default::default);
@@ -576,38 +627,45 @@ impl Parser {
     }
 
     fn rule_line(&mut self, body: &str) -> Result<Rule> {
+        let mut cols = Columns::new(body);
+        let first_col = words(body, 1).first().map_or(1, |w| w.col);
         let Some(arrow) = body.find("->") else {
             let ws = words(body, 1);
-            let w = ws[0];
-            if OpKind::parse(w.text).is_none() {
+            if let Some(w) = ws.first().filter(|w| OpKind::parse(w.text).is_none()) {
                 return Err(self.syntax(
                     w.col,
                     format!(
                         "unknown operation `{}` (expected `load`, `store`, `rmw`, `fence`, `target` or `scope`)",
-                        w.text
+                        excerpt(w.text)
                     ),
                 ));
             }
             return Err(self.syntax(
-                1 + col_of(body, body.trim_end().len()),
+                cols.at(body.trim_end().len()),
                 "missing `->` and the target sequence",
             ));
         };
         if self.target.is_none() {
             return Err(self.syntax(
-                words(body, 1)[0].col,
+                first_col,
                 "a mapping starts with a `target ptx` or `target vulkan` line",
             ));
         }
         let lhs = words(&body[..arrow], 1);
-        let arrow_col = 1 + col_of(body, arrow);
-        let kind_w = lhs[0];
+        let arrow_col = cols.at(arrow);
+        // A line `->` (nothing before the arrow) once indexed past `lhs`.
+        let Some(&kind_w) = lhs.first() else {
+            return Err(self.syntax(
+                arrow_col,
+                "missing the operation before `->` (`load`, `store`, `rmw` or `fence`)",
+            ));
+        };
         let Some(kind) = OpKind::parse(kind_w.text) else {
             return Err(self.syntax(
                 kind_w.col,
                 format!(
                     "unknown operation `{}` (expected `load`, `store`, `rmw` or `fence`)",
-                    kind_w.text
+                    excerpt(kind_w.text)
                 ),
             ));
         };
@@ -625,7 +683,7 @@ impl Parser {
                     order_w.col,
                     format!(
                         "unknown memory order `{}` (expected `na`, `rlx`, `acq`, `rel`, `acq_rel`, `sc` or `*`)",
-                        order_w.text
+                        excerpt(order_w.text)
                     ),
                 ));
             };
@@ -653,7 +711,7 @@ impl Parser {
                         w.col,
                         format!(
                             "unknown scope `{}` (expected `cta`, `gpu`, `sys`, `*` or `$s`)",
-                            w.text
+                            excerpt(w.text)
                         ),
                     ))
                 }
@@ -663,7 +721,10 @@ impl Parser {
             return Err(self.syntax(w.col, "non-atomic accesses have no scope"));
         }
         if let Some(w) = lhs.get(3) {
-            return Err(self.syntax(w.col, format!("unexpected `{}` before `->`", w.text)));
+            return Err(self.syntax(
+                w.col,
+                format!("unexpected `{}` before `->`", excerpt(w.text)),
+            ));
         }
         // The sequence.
         let rhs_off = arrow + 2;
@@ -673,7 +734,7 @@ impl Parser {
         for piece in rhs.split(';') {
             let trimmed = piece.trim();
             let lead = piece.len() - piece.trim_start().len();
-            let col = 1 + col_of(body, rhs_off + start + lead);
+            let col = cols.at(rhs_off + start + lead);
             start += piece.len() + 1;
             if trimmed.is_empty() {
                 return Err(self.syntax(
@@ -685,14 +746,15 @@ impl Parser {
                 .char_indices()
                 .find(|&(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$')))
             {
+                let shown = excerpt(trimmed);
                 let msg = if bad.1.is_whitespace() || bad.1 == ',' {
                     format!(
-                        "target instruction `{trimmed}` has operands: write the mnemonic only (the operands are the source instruction's)"
+                        "target instruction `{shown}` has operands: write the mnemonic only (the operands are the source instruction's)"
                     )
                 } else {
-                    format!("unexpected `{}` in target instruction `{trimmed}`", bad.1)
+                    format!("unexpected `{}` in target instruction `{shown}`", bad.1)
                 };
-                return Err(self.syntax(col + col_of(trimmed, bad.0), msg));
+                return Err(self.syntax(col.saturating_add(col_of(trimmed, bad.0)), msg));
             }
             templates.push(Template {
                 text: trimmed.to_string(),
@@ -719,7 +781,7 @@ impl Parser {
                     return Err(Error::syntax(
                         Pos {
                             line: t.pos.line,
-                            col: t.pos.col + col_of(&t.text, i),
+                            col: t.pos.col.saturating_add(col_of(&t.text, i)),
                         },
                         "`$s` in a rule for non-atomic accesses, which have no scope",
                     ));
@@ -837,7 +899,7 @@ fn check_roles(rule: &Rule, key: &Key, steps: &[Step]) -> Result<()> {
                         OpKind::Store => "store",
                         _ => "read-modify-write",
                     },
-                    rule.templates[k].text
+                    excerpt(&rule.templates[k].text)
                 ),
             ));
         }
@@ -907,7 +969,7 @@ fn probe(target: Target, t: &Template, word: Option<&str>) -> Result<Step> {
             t.pos,
             format!(
                 "`{}` is neither a memory access nor a fence of the {} dialect (a mapping emits {})",
-                t.text,
+                excerpt(&t.text),
                 target.name(),
                 heads.join(", ")
             ),
@@ -938,21 +1000,18 @@ fn probe(target: Target, t: &Template, word: Option<&str>) -> Result<Step> {
             }
             _ => t.pos,
         };
-        Error {
-            kind: e.kind,
-            file: None,
-            pos: Some(pos),
-            message: match e.message.strip_prefix("unsupported: ") {
-                Some(rest) => format!("unsupported: in target instruction `{}`: {rest}", t.text),
-                None => format!("in target instruction `{}`: {}", t.text, e.message),
-            },
-        }
+        let shown = excerpt(&t.text);
+        let message = match e.message.strip_prefix("unsupported: ") {
+            Some(rest) => format!("unsupported: in target instruction `{shown}`: {rest}"),
+            None => format!("in target instruction `{shown}`: {}", e.message),
+        };
+        Error::new(e.kind, message).at(pos)
     })?;
-    let instrs = &parsed.threads[0].instrs;
-    let [ins] = instrs.as_slice() else {
+    let instrs = parsed.threads.first().map_or(&[][..], |th| &th.instrs);
+    let [ins] = instrs else {
         return Err(Error::syntax(
             t.pos,
-            format!("`{}` is not one target instruction", t.text),
+            format!("`{}` is not one target instruction", excerpt(&t.text)),
         ));
     };
     let access = match &ins.kind {
@@ -970,7 +1029,7 @@ fn probe(target: Target, t: &Template, word: Option<&str>) -> Result<Step> {
                 t.pos,
                 format!(
                     "`{}` is neither a memory access nor a fence (a mapping emits only those)",
-                    t.text
+                    excerpt(&t.text)
                 ),
             ))
         }
@@ -984,6 +1043,6 @@ fn probe(target: Target, t: &Template, word: Option<&str>) -> Result<Step> {
 fn shift(p: Pos, text: &str, off: usize) -> Pos {
     Pos {
         line: p.line,
-        col: p.col + col_of(text, off.min(text.len())),
+        col: p.col.saturating_add(col_of(text, off.min(text.len()))),
     }
 }

@@ -221,6 +221,20 @@ fn errors_have_file_line_and_column() {
         ("target ptx\nload acq blk -> ld.weak\n", "m.map:2:10: unknown scope `blk`"),
         ("target ptx\nload na gpu -> ld.weak\n", "m.map:2:9: non-atomic accesses have no scope"),
         ("target ptx\nload acq gpu\n", "m.map:2:13: missing `->`"),
+        // Nothing before the arrow (this panicked).
+        ("target ptx\n->\n", "m.map:2:1: missing the operation before `->`"),
+        ("target ptx\n  -> ld.weak\n", "m.map:2:3: missing the operation before `->`"),
+        // Columns count characters.
+        ("target ptx\nload é -> ld.weak\n", "m.map:2:6: unknown memory order `é`"),
+        // No-break spaces (two bytes each) separate words.
+        (
+            "target ptx\nload\u{a0}rlx\u{a0}->\u{a0}ld.relaxed.gpu;\n",
+            "m.map:2:28: missing target instruction",
+        ),
+        (
+            "target ptx\nload acq $s -> ld.acquire.$s;ld.é\n",
+            "m.map:2:33: unexpected `é` in target instruction `ld.é`",
+        ),
         ("target ptx\nload acq gpu -> \n", "m.map:2:17: missing target instruction"),
         ("target ptx\nload acq gpu -> fence.sc.gpu ;\n", "m.map:2:31: missing target instruction"),
         (
@@ -390,6 +404,43 @@ fn the_documented_examples_load() {
 
 /// Damaged mapping files are errors with a position (or load), never a
 /// panic.
+/// Found by fuzzing: every word's column was counted from the line
+/// start, so a 1.2 MB line of words took over 30 s, and one of 400,000
+/// instructions over 10 s. Columns are now counted once along the line.
+/// (The bound is generous: quadratic would be minutes; speed belongs to
+/// benchmarks.)
+#[test]
+fn long_lines_are_read_in_linear_time() {
+    let words = format!("target ptx\n{}\n", "a ".repeat(600_000));
+    let pieces = format!("target ptx\nload rlx -> {}ld\n", "ld;".repeat(400_000));
+    for (text, want) in [
+        (words, "m.map:2:1: unknown operation `a`"),
+        (pieces, "m.map:2:16: a load rule compiles to exactly one"),
+    ] {
+        let start = std::time::Instant::now();
+        let got = err(&text);
+        let took = start.elapsed();
+        assert!(got.starts_with(want), "{got}");
+        assert!(took.as_secs_f64() < 5.0, "{took:?}");
+    }
+}
+
+/// An error quotes a long word short (a 5 MB word was echoed whole).
+#[test]
+fn long_words_are_quoted_short() {
+    let long = "x".repeat(5_000_000);
+    for text in [
+        format!("target ptx\n{long}\n"),
+        format!("target ptx\nload rlx -> {long}\n"),
+        format!("target {long}\n"),
+        format!("target ptx\nload acq $s -> ld.acquire.$s {long}\n"),
+    ] {
+        let got = err(&text);
+        assert!(got.len() < 400, "{}: {}", got.len(), &got[..400]);
+        assert!(got.contains("xxxx…`"), "{got}");
+    }
+}
+
 #[test]
 fn damaged_mappings_never_panic() {
     let alphabet = b"$;#->.*\n loadstrmwfenceacqrelsc_ptxvulkanscope=ctagpusys0";

@@ -2,8 +2,91 @@
 //! comes from an input file, and maps to exit status 2.
 
 use crate::ir::Pos;
+use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+/// How many characters of input text an error quotes (a token, a word, a
+/// line): enough to recognise it, and a 50 MB token is not echoed whole.
+pub const EXCERPT_CHARS: usize = 40;
+
+/// `s` as an error quotes it: its first [`EXCERPT_CHARS`] characters, then
+/// `…` if there is more.
+pub fn excerpt(s: &str) -> String {
+    match s.char_indices().nth(EXCERPT_CHARS) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_string(),
+    }
+}
+
+/// The safety net under [`excerpt`], for the places that quote input
+/// without it: a run of a message between two backticks (a quote, or the
+/// text between quotes) longer than this is cut to an excerpt. Our own
+/// wording never has runs this long.
+const RUN_LIMIT: usize = 200;
+/// And a message is at most this many characters (the runs of many short
+/// quotes add up: a list of every name of a huge model).
+const MESSAGE_LIMIT: usize = 4000;
+
+/// `message` within the limits of the safety net (borrowed when it already
+/// is, which is almost always).
+fn bounded(message: &str) -> Cow<'_, str> {
+    // Bytes bound characters from above: short messages need no scan.
+    if message.len() <= RUN_LIMIT {
+        return Cow::Borrowed(message);
+    }
+    let long_run = message
+        .split('`')
+        .any(|run| run.len() > RUN_LIMIT && run.chars().nth(RUN_LIMIT).is_some());
+    let mut out = if long_run {
+        let runs: Vec<Cow<str>> = message
+            .split('`')
+            .map(|run| match run.chars().nth(RUN_LIMIT) {
+                Some(_) => Cow::Owned(excerpt(run)),
+                None => Cow::Borrowed(run),
+            })
+            .collect();
+        Cow::Owned(runs.join("`"))
+    } else {
+        Cow::Borrowed(message)
+    };
+    if let Some((cut, _)) = out.char_indices().nth(MESSAGE_LIMIT) {
+        out = Cow::Owned(format!("{}…", &out[..cut]));
+    }
+    out
+}
+
+/// The text of `bytes`, or a syntax error at the line and column
+/// (characters, 1-based) of the first byte that is not UTF-8.
+pub fn text(bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let ok = &bytes[..at];
+        let line_start = ok.iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1);
+        let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;
+        // The line up to the bad byte is valid UTF-8: count its characters.
+        let col = String::from_utf8_lossy(&ok[line_start..]).chars().count() + 1;
+        let pos = Pos {
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            col: u32::try_from(col).unwrap_or(u32::MAX),
+        };
+        Error::syntax(
+            pos,
+            format!(
+                "invalid UTF-8 (byte 0x{:02X}): input files are UTF-8 text",
+                bytes[at]
+            ),
+        )
+    })
+}
+
+/// Reads a text file: an I/O error, or [`text`]'s error at the first byte
+/// that is not UTF-8, in `path`.
+pub fn read_text(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    text(bytes).map_err(|e| e.in_file(path))
+}
 
 /// What went wrong, coarsely (for JSON output and exit codes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -34,12 +117,19 @@ pub struct Error {
 }
 
 impl Error {
+    /// An error with `message`, held within the safety net's limits
+    /// (see [`bounded`]).
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        let message = message.into();
+        let message = match bounded(&message) {
+            Cow::Borrowed(_) => message,
+            Cow::Owned(m) => m,
+        };
         Error {
             kind,
             file: None,
             pos: None,
-            message: message.into(),
+            message,
         }
     }
 
@@ -85,10 +175,63 @@ impl fmt::Display for Error {
             (None, Some(pos)) => write!(f, "{}: ", pos)?,
             (None, None) => {}
         }
-        f.write_str(&self.message)
+        // Again: `message` is public, and some errors are built whole.
+        f.write_str(&bounded(&self.message))
     }
 }
 
 impl std::error::Error for Error {}
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_are_short() {
+        assert_eq!(excerpt("short"), "short");
+        let forty = "x".repeat(EXCERPT_CHARS);
+        assert_eq!(excerpt(&forty), forty);
+        let long = "é".repeat(EXCERPT_CHARS + 1);
+        assert_eq!(excerpt(&long), format!("{}…", "é".repeat(EXCERPT_CHARS)));
+    }
+
+    #[test]
+    fn a_huge_quote_is_cut_by_the_safety_net() {
+        let token = "x".repeat(1_000_000);
+        let e = Error::syntax(Pos { line: 1, col: 1 }, format!("unknown `{token}` here"));
+        assert_eq!(
+            e.message,
+            format!("unknown `{}…` here", "x".repeat(EXCERPT_CHARS))
+        );
+        // Built whole, past `new`: Display cuts it.
+        let e = Error {
+            message: format!("unknown `{token}`"),
+            ..e
+        };
+        assert!(e.to_string().len() < 100, "{}", e.to_string().len());
+        // Many short quotes: the message as a whole is cut.
+        let many = vec!["`a`"; 100_000].join(" ");
+        let e = Error::new(ErrorKind::Usage, many);
+        assert!(e.message.chars().count() <= MESSAGE_LIMIT + 1);
+        // Our own wording is kept.
+        let ours = "expected `,` (`@Config: <threads per subgroup>, <subgroups per workgroup>, <workgroups>`)";
+        assert_eq!(Error::new(ErrorKind::Syntax, ours).message, ours);
+    }
+
+    #[test]
+    fn invalid_utf8_is_reported_at_its_line_and_column() {
+        assert_eq!(text(b"ok\n".to_vec()).unwrap(), "ok\n");
+        let e = text(b"line one\n\xc3\xa9t\xff\n".to_vec()).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Syntax);
+        // `é` is one character: the bad byte is the third.
+        assert_eq!(e.pos, Some(Pos { line: 2, col: 3 }));
+        assert!(e.message.contains("0xFF"), "{}", e.message);
+        let e = text(b"\x80".to_vec()).unwrap_err();
+        assert_eq!(e.pos, Some(Pos { line: 1, col: 1 }));
+        // A sequence cut short at the end of the file.
+        let e = text(b"ab\xe2\x82".to_vec()).unwrap_err();
+        assert_eq!(e.pos, Some(Pos { line: 1, col: 3 }));
+    }
+}

@@ -306,6 +306,62 @@ fn repeated_checks_reuse_static_work() {
     );
 }
 
+/// Found by fuzzing: each name was looked up through every definition
+/// before it, so 160,000 `let`s took over 20 s. The bound is generous
+/// (speed belongs to benchmarks): quadratic would be minutes.
+#[test]
+fn a_model_of_160000_lets_loads_in_linear_time() {
+    const N: usize = 160_000;
+    // Names of one length with a long common prefix: a scan compares
+    // each whole (a linear scan per lookup takes a minute here).
+    let name = |i: usize| format!("a_long_prefix_that_every_name_shares_{i:06}");
+    let r0 = name(0);
+    // Each definition reads the first one, the last a scan finds.
+    let first: String = (1..N)
+        .map(|i| format!("let {} = {r0} ; po\n", name(i)))
+        .collect();
+    // Each definition names a base relation: a lookup that fails.
+    let free: String = (1..N).map(|i| format!("let {} = po\n", name(i))).collect();
+    // One name, shadowed again and again.
+    let shadowed: String = (1..N).map(|_| format!("let {r0} = {r0} ; po\n")).collect();
+    for (what, body, last) in [
+        ("first", first, name(N - 1)),
+        ("free", free, name(N - 1)),
+        ("shadowed", shadowed, r0.clone()),
+    ] {
+        let src = format!("\"lets\"\nlet {r0} = po\n{body}acyclic {last} as last\n");
+        let start = Instant::now();
+        let m = load(&src);
+        let took = start.elapsed();
+        assert!(took.as_secs_f64() < 10.0, "{what}: {took:?}");
+        assert_eq!(m.axioms().len(), 1, "{what}");
+        assert_eq!(m.inputs().len(), 1, "{what}: only `po` is an input");
+    }
+}
+
+/// Loading a model keeps the deadline of the check (`--timeout`): the
+/// lexer, the parser, the loader and the compiler test the guard.
+#[test]
+fn loading_a_model_keeps_the_deadline() {
+    use gpumc_core::guard::{self, Guard, Limits};
+    let src: String = std::iter::once("\"slow\"\nlet r0 = po\n".to_string())
+        .chain((1..50_000).map(|i| format!("let r{i} = r{} ; po\n", i - 1)))
+        .collect();
+    let limits = Limits {
+        timeout_s: Some(0.001),
+        ..Limits::none()
+    };
+    {
+        let _scope = guard::enter(Guard::new(&limits, Instant::now()));
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let e = Model::parse(&src, Path::new("slow.cat"), &resolver, &base).unwrap_err();
+        assert_eq!(e.kind, gpumc_core::diag::ErrorKind::Limit, "{e}");
+        assert!(e.message.starts_with("timeout:"), "{e}");
+    }
+    // Without the guard it loads.
+    load(&src);
+}
+
 #[test]
 fn errors_carry_file_line_and_column() {
     let src = "\"m\"\nlet a = po\nlet b = a | W\n";

@@ -285,6 +285,42 @@ fn every_compiled_test_kernel_translates_or_is_refused_as_unsupported() {
     }
 }
 
+/// A `Launch` built in code is held to CUDA's limits too, and its thread
+/// count never wraps (2^64 threads once counted as 0).
+#[test]
+fn launches_past_cudas_limits_are_usage_errors() {
+    let src = kernel(STORE_TID, ".param .u64 k_param_0");
+    for (grid, block) in [
+        ([65536, 65536, 1], [65536, 65536, 1]),
+        ([1, 1, 1], [2048, 1, 1]),
+        ([u32::MAX, 1, 1], [1, 1, 1]),
+    ] {
+        let e = parse_kernel(&src, Path::new("k.ptx"), &launch(grid, block)).unwrap_err();
+        assert_eq!(e.kind, gpumc_core::diag::ErrorKind::Usage, "{e}");
+        assert!(e.message.contains("CUDA allows"), "{e}");
+    }
+    // Within CUDA's limits but past ours: 2^73 threads, counted exactly.
+    let e = parse_kernel(
+        &src,
+        Path::new("k.ptx"),
+        &launch([(1 << 31) - 1, 65535, 65535], [1024, 1, 1]),
+    )
+    .unwrap_err();
+    assert!(e.message.contains("at most 4096"), "{e}");
+    // A variable whose declared size overflows (2^32 · 2^32 · 4 bytes is 0
+    // in u64): refused where it is used, not wrapped.
+    let big = kernel(
+        "\tmov.u32 %r1, 7;\n\tst.global.u32 [g], %r1;",
+        ".param .u64 k_param_0",
+    )
+    .replace(
+        ".visible .entry",
+        ".global .align 4 .b32 g[4294967296][4294967296];\n.visible .entry",
+    );
+    let e = parse_kernel(&big, Path::new("k.ptx"), &launch([1, 1, 1], [1, 1, 1])).unwrap_err();
+    assert!(e.message.contains("1 TiB"), "{e}");
+}
+
 #[test]
 fn damaged_kernels_never_panic() {
     let src = std::fs::read(data("kernels-O0.ptx")).unwrap();

@@ -29,15 +29,8 @@ pub fn parse(text: &str) -> Result<Test> {
 
 /// Reads and parses a test file; errors carry the file name.
 pub fn parse_file(path: &Path) -> Result<Test> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
-        // Report the line of the first invalid byte.
-        let ok = &bytes[..e.valid_up_to()];
-        let line = ok.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-        let col = ok.iter().rev().take_while(|&&b| b != b'\n').count() as u32 + 1;
-        Error::syntax(Pos { line, col }, "invalid UTF-8").in_file(path)
-    })?;
-    parse(text).map_err(|e| e.in_file(path))
+    let text = crate::diag::read_text(path)?;
+    parse(&text).map_err(|e| e.in_file(path))
 }
 
 /// A target as written, checked once the thread's length is known.

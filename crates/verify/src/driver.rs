@@ -380,7 +380,8 @@ pub fn load_program_as(file: &Path, name: &Path) -> Result<Program> {
 /// [`load_program_as`], a PTX kernel launched as `launch` says (over the
 /// file's own `// gpumc-launch:` lines).
 pub fn load_program_launched(file: &Path, name: &Path, launch: &Launch) -> Result<Program> {
-    let src = std::fs::read_to_string(file).map_err(|e| Error::io(name, e))?;
+    let bytes = std::fs::read(file).map_err(|e| Error::io(name, e))?;
+    let src = crate::diag::text(bytes).map_err(|e| e.in_file(name))?;
     parse_program_launched(&src, name, launch)
 }
 
@@ -498,6 +499,9 @@ fn check_at_bound(
     let guard = Guard::new(&cfg.limits, start);
     let mut report = FileReport::new(path, cfg);
     let outcome = (|| -> Result<()> {
+        // Reading the program and the model (both the user's, of any
+        // length) keeps the deadline too; each engine enters its own share.
+        let _reading = crate::guard::enter(guard.clone());
         let mut program = load_program_launched(file, name, &cfg.launch)?;
         report.test = program.name.clone();
         if cfg.property == Property::Races {

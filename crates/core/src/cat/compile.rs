@@ -22,7 +22,8 @@
 use super::ast::{BinOp, Binding, Expr, ExprKind, Stmt, Test, UnOp};
 use super::prelude::{self, prelude};
 use super::{AxiomKind, BaseKind};
-use crate::diag::{Error, Result};
+use crate::diag::{excerpt, Error, Result};
+use crate::guard;
 use crate::ir::Pos;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -40,6 +41,8 @@ const MAX_EXPR_DEPTH: u32 = 500;
 /// Bound on compilation work (expression nodes visited, counting each
 /// function expansion), against exponential expansion.
 const BUDGET: usize = 2_000_000;
+/// The deadline (`--timeout`) is tested every this many units of work.
+const GUARD_PERIOD: usize = 4096;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OpCode {
@@ -174,6 +177,54 @@ struct FixBuilder {
     body: Vec<Op>,
 }
 
+/// The top-level bindings in definition order, indexed by name: a name is
+/// found without scanning the bindings before it (a scan per lookup made
+/// 160,000 `let`s take half a minute).
+#[derive(Default)]
+struct Globals {
+    entries: Vec<(String, Entry)>,
+    /// Per name, the indices of its entries, increasing.
+    by_name: HashMap<String, Vec<usize>>,
+}
+
+impl Globals {
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn push(&mut self, name: String, entry: Entry) {
+        self.by_name
+            .entry(name.clone())
+            .or_default()
+            .push(self.entries.len());
+        self.entries.push((name, entry));
+    }
+
+    /// Forgets the entries from `len` on (a rolled-back trial).
+    fn truncate(&mut self, len: usize) {
+        while self.entries.len() > len {
+            let Some((name, _)) = self.entries.pop() else {
+                break;
+            };
+            // The popped entry is the last of its name's indices.
+            if let Some(v) = self.by_name.get_mut(&name) {
+                v.pop();
+                if v.is_empty() {
+                    self.by_name.remove(&name);
+                }
+            }
+        }
+    }
+
+    /// The last entry named `name` among the first `before`: later `let`s
+    /// shadow earlier ones, and a function sees only those before it.
+    fn get(&self, name: &str, before: usize) -> Option<&Entry> {
+        let v = self.by_name.get(name)?;
+        let k = v.partition_point(|&i| i < before).checked_sub(1)?;
+        Some(&self.entries[v[k]].1)
+    }
+}
+
 struct Checkpoint {
     slots: usize,
     units: usize,
@@ -189,7 +240,7 @@ struct Compiler<'a> {
     cse: HashMap<(OpCode, Slot, Slot), Slot>,
     inputs: Vec<(String, BaseKind)>,
     input_index: HashMap<String, usize>,
-    globals: Vec<(String, Entry)>,
+    globals: Globals,
     /// Standard-library values compiled so far (on first use).
     lib_vals: Vec<(String, Val)>,
     fix: Option<FixBuilder>,
@@ -229,7 +280,7 @@ pub fn compile(
         cse: HashMap::new(),
         inputs: Vec::new(),
         input_index: HashMap::new(),
-        globals: Vec::new(),
+        globals: Globals::default(),
         lib_vals: Vec::new(),
         fix: None,
         work: 0,
@@ -238,11 +289,12 @@ pub fn compile(
     };
     let mut axioms = Vec::new();
     for (file, stmt) in stmts {
+        guard::check()?;
         c.stmt(*file, stmt, &mut axioms)
             .map_err(|e| e.in_file(&files[*file]))?;
     }
     let mut bindings = Vec::new();
-    for (name, e) in &c.globals {
+    for (name, e) in &c.globals.entries {
         if let Entry::Val(v) = e {
             bindings.push((name.clone(), *v));
         }
@@ -284,7 +336,9 @@ impl Compiler<'_> {
                     };
                     new.push((b.name.clone(), entry));
                 }
-                self.globals.extend(new);
+                for (name, entry) in new {
+                    self.globals.push(name, entry);
+                }
                 Ok(())
             }
             Stmt::LetRec(bs) => self.let_rec(bs),
@@ -392,7 +446,10 @@ impl Compiler<'_> {
             if !seen.insert(b.name.as_str()) {
                 return Err(Error::semantic(
                     b.pos,
-                    format!("`{}` is defined twice in the same `let rec`", b.name),
+                    format!(
+                        "`{}` is defined twice in the same `let rec`",
+                        excerpt(&b.name)
+                    ),
                 ));
             }
         }
@@ -460,7 +517,7 @@ impl Compiler<'_> {
                 }
                 None => Val::Konst(false),
             };
-            self.globals.push((b.name.clone(), Entry::Val(v)));
+            self.globals.push(b.name.clone(), Entry::Val(v));
         }
         self.fix = Some(fb);
         let scope = Scope {
@@ -484,10 +541,9 @@ impl Compiler<'_> {
                     return Err(Error::semantic(
                         b.pos,
                         format!(
-                            "type error: the definition of `{}` is a {}, but `{}` is used as a {}",
-                            b.name,
+                            "type error: the definition of `{0}` is a {1}, but `{0}` is used as a {2}",
+                            excerpt(&b.name),
                             kind_name(rk),
-                            b.name,
                             kind_name(*k)
                         ),
                     ));
@@ -607,7 +663,10 @@ impl Compiler<'_> {
                     format!("the herd7/Dat3M built-in `{name}`: {why}"),
                 ));
             }
-            return Err(Error::semantic(pos, format!("unknown identifier `{name}`")));
+            return Err(Error::semantic(
+                pos,
+                format!("unknown identifier `{}`", excerpt(name)),
+            ));
         };
         let i = self.inputs.len();
         let unit = self.prog.units.len() as u32;
@@ -620,17 +679,18 @@ impl Compiler<'_> {
     }
 
     fn lookup<'s>(&'s self, name: &str, scope: &'s Scope<'_>) -> Option<&'s Entry> {
-        scope
-            .locals
-            .iter()
-            .rev()
-            .chain(self.globals[..scope.env_len].iter().rev())
-            .find(|(n, _)| n == name)
-            .map(|(_, e)| e)
+        // Parameters: one function's few.
+        match scope.locals.iter().rev().find(|(n, _)| n == name) {
+            Some((_, e)) => Some(e),
+            None => self.globals.get(name, scope.env_len),
+        }
     }
 
     fn expr(&mut self, e: &Expr, scope: &Scope<'_>) -> Result<Val> {
         self.work += 1;
+        if self.work.is_multiple_of(GUARD_PERIOD) {
+            guard::check()?;
+        }
         if self.work > BUDGET {
             return Err(Error::unsupported(
                 e.pos,
@@ -657,7 +717,10 @@ impl Compiler<'_> {
                 Some(Entry::Val(v)) => Ok(*v),
                 Some(Entry::Func(_)) => Err(Error::semantic(
                     e.pos,
-                    format!("`{n}` is a function: apply it to arguments, as in `{n}(...)`"),
+                    format!(
+                        "`{0}` is a function: apply it to arguments, as in `{0}(...)`",
+                        excerpt(n)
+                    ),
                 )),
                 None => self.free_name(n, e.pos, scope),
             },
@@ -791,7 +854,10 @@ impl Compiler<'_> {
             if b.params.is_some() {
                 return Err(Error::semantic(
                     pos,
-                    format!("`{n}` is a function: apply it to arguments, as in `{n}(...)`"),
+                    format!(
+                        "`{0}` is a function: apply it to arguments, as in `{0}(...)`",
+                        excerpt(n)
+                    ),
                 ));
             }
             if let Some((_, v)) = self.lib_vals.iter().find(|(m, _)| m == n) {
@@ -818,7 +884,10 @@ impl Compiler<'_> {
         let def = match self.lookup(name, scope) {
             Some(Entry::Func(f)) => Some(f.clone()),
             Some(Entry::Val(_)) => {
-                return Err(Error::semantic(pos, format!("`{name}` is not a function")))
+                return Err(Error::semantic(
+                    pos,
+                    format!("`{}` is not a function", excerpt(name)),
+                ))
             }
             None => None,
         };
@@ -875,13 +944,22 @@ impl Compiler<'_> {
             if (self.base)(name).is_some() || prelude().get(name, ALL_LIB).is_some() {
                 return Err(Error::semantic(
                     pos,
-                    format!("`{name}` is not a function (an operator missing after it?)"),
+                    format!(
+                        "`{}` is not a function (an operator missing after it?)",
+                        excerpt(name)
+                    ),
                 ));
             }
-            return Err(Error::semantic(pos, format!("unknown function `{name}`")));
+            return Err(Error::semantic(
+                pos,
+                format!("unknown function `{}`", excerpt(name)),
+            ));
         };
         let Some(params) = &b.params else {
-            return Err(Error::semantic(pos, format!("`{name}` is not a function")));
+            return Err(Error::semantic(
+                pos,
+                format!("`{}` is not a function", excerpt(name)),
+            ));
         };
         let params: Vec<String> = params.iter().map(|p| p.0.clone()).collect();
         let callee = Callee {
@@ -909,7 +987,8 @@ impl Compiler<'_> {
             return Err(Error::semantic(
                 pos,
                 format!(
-                    "`{name}` takes {} argument{}, but {} were given",
+                    "`{}` takes {} argument{}, but {} were given",
+                    excerpt(name),
                     f.params.len(),
                     if f.params.len() == 1 { "" } else { "s" },
                     args.len()
@@ -971,11 +1050,12 @@ fn in_library(e: Error, name: &str, pos: Pos) -> Error {
 }
 
 fn check_params(ps: &[(String, Pos)]) -> Result<()> {
-    for (i, (p, pos)) in ps.iter().enumerate() {
-        if ps[..i].iter().any(|(q, _)| q == p) {
+    let mut seen = HashSet::new();
+    for (p, pos) in ps {
+        if !seen.insert(p.as_str()) {
             return Err(Error::semantic(
                 *pos,
-                format!("parameter `{p}` appears twice"),
+                format!("parameter `{}` appears twice", excerpt(p)),
             ));
         }
     }

@@ -7,7 +7,7 @@
 //! token after `^` (for `^-1`). Comments are `(* ... *)` (nestable),
 //! `/* ... */` and `// ...` to the end of the line.
 
-use crate::diag::{Error, Result};
+use crate::diag::{excerpt, Error, Result};
 use crate::ir::Pos;
 use std::fmt;
 
@@ -170,8 +170,9 @@ pub enum Tok {
 impl fmt::Display for Tok {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Tok::Ident(s) => write!(f, "`{s}`"),
-            Tok::Str(s) => write!(f, "string \"{s}\""),
+            // Input text: quoted short (a 50 MB name is not echoed whole).
+            Tok::Ident(s) => write!(f, "`{}`", excerpt(s)),
+            Tok::Str(s) => write!(f, "string \"{}\"", excerpt(s)),
             Tok::Kw(k) => write!(f, "`{}`", k.as_str()),
             Tok::Zero => f.write_str("`0`"),
             Tok::Underscore => f.write_str("`_`"),
@@ -195,7 +196,7 @@ impl fmt::Display for Tok {
             Tok::Comma => f.write_str("`,`"),
             Tok::PlusPlus => f.write_str("`++`"),
             Tok::Arrow => f.write_str("`->`"),
-            Tok::Tag(s) => write!(f, "tag `'{s}`"),
+            Tok::Tag(s) => write!(f, "tag `'{}`", excerpt(s)),
             Tok::Eof => f.write_str("end of file"),
         }
     }
@@ -433,6 +434,10 @@ pub fn lex(src: &str) -> Result<Lexed> {
             start,
             end: cur.off,
         });
+        if tokens.len().is_multiple_of(4096) {
+            // `--timeout` holds while a model loads.
+            crate::guard::check()?;
+        }
     }
     tokens.push(Token {
         tok: Tok::Eof,

@@ -72,14 +72,23 @@ fn load_file(
     }
     stack.push(identity(path));
     for stmt in parsed.stmts {
+        crate::guard::check()?;
         let Stmt::Include { file, pos } = &stmt else {
             l.stmts.push((id, stmt));
             continue;
         };
-        let local = path.parent().map(|d| d.join(file)).and_then(|p| {
-            let text = std::fs::read_to_string(&p).ok()?;
-            Some((p, text))
-        });
+        // A file next to the includer that cannot be read is looked for
+        // elsewhere; one that is not UTF-8 is an error at its bad byte.
+        let local = match path.parent().map(|d| d.join(file)) {
+            Some(p) => match std::fs::read(&p) {
+                Ok(bytes) => {
+                    let text = crate::diag::text(bytes).map_err(|e| e.in_file(&p))?;
+                    Some((p, text))
+                }
+                Err(_) => None,
+            },
+            None => None,
+        };
         let found = local.or_else(|| resolve(file, path));
         if found.is_none() && prelude::is_standard_include(file) {
             // herd7's / Dat3M's own library file: its definitions are the
@@ -87,10 +96,14 @@ fn load_file(
             continue;
         }
         let Some((inc_path, text)) = found else {
-            return Err(
-                Error::semantic(*pos, format!("cannot find included file \"{file}\""))
-                    .in_file(path),
-            );
+            return Err(Error::semantic(
+                *pos,
+                format!(
+                    "cannot find included file \"{}\"",
+                    crate::diag::excerpt(file)
+                ),
+            )
+            .in_file(path));
         };
         let inc_id = identity(&inc_path);
         if let Some(k) = stack.iter().position(|p| *p == inc_id) {

@@ -222,16 +222,27 @@ impl Model {
         let deps = unit_deps(&prog);
         let mut axiom_units = Vec::new();
         let mut seen = vec![false; prog.units.len()];
+        let mut flag_units = 0u64;
         for (a, &slot) in axioms.iter().zip(&axiom_slots) {
+            crate::guard::check()?;
             let root = prog.producer[slot as usize];
             if a.flag {
+                // Every flag keeps all of its units: many flags over a
+                // long chain of definitions are quadratic in memory, so
+                // their size is held to the budget as it grows.
                 let mut own = vec![false; prog.units.len()];
-                axiom_units.push(closure(&deps, root, &mut own));
+                let units = closure(&deps, root, &mut own);
+                flag_units += units.len() as u64;
+                crate::guard::check_estimate(
+                    flag_units * std::mem::size_of::<u32>() as u64,
+                    "listing the units of the model's flag axioms",
+                )?;
+                axiom_units.push(units);
             } else {
                 axiom_units.push(closure(&deps, root, &mut seen));
             }
         }
-        let input_dependents = dependents(&prog, &deps);
+        let input_dependents = dependents(&prog, &deps)?;
         Ok(Model {
             name,
             inputs: compiled.inputs,
@@ -386,11 +397,14 @@ fn closure(deps: &[Vec<u32>], root: u32, seen: &mut [bool]) -> Vec<u32> {
 }
 
 /// For each input, the non-input units depending on it.
-fn dependents(prog: &Prog, deps: &[Vec<u32>]) -> Vec<Vec<u32>> {
+fn dependents(prog: &Prog, deps: &[Vec<u32>]) -> Result<Vec<Vec<u32>>> {
     let ni = prog.input_slots.len();
     let words = ni.div_ceil(64);
     let mut reach = vec![0u64; prog.units.len() * words];
     for (u, unit) in prog.units.iter().enumerate() {
+        if u.is_multiple_of(4096) {
+            crate::guard::check()?;
+        }
         if let Unit::Input(i) = unit {
             reach[u * words + i / 64] |= 1 << (i % 64);
         }
@@ -412,5 +426,5 @@ fn dependents(prog: &Prog, deps: &[Vec<u32>]) -> Vec<Vec<u32>> {
             }
         }
     }
-    out
+    Ok(out)
 }

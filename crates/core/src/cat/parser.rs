@@ -39,6 +39,8 @@ pub fn parse_file(src: &str) -> Result<File> {
     let mut stmts = Vec::new();
     let mut after_expr = false;
     while !p.at(&Tok::Eof) {
+        // A model's length is the user's: `--timeout` holds while it loads.
+        crate::guard::check()?;
         match p.statement(after_expr)? {
             Some((s, ends_with_expr)) => {
                 after_expr = ends_with_expr;

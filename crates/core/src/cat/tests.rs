@@ -928,6 +928,53 @@ fn shadowing_uses_the_base_value_first() {
     assert!(co.contains(0, 2) && co.contains(3, 1));
 }
 
+/// Names are found through an index by name (a scan per lookup was
+/// quadratic): a later `let` still shadows, a function still sees only
+/// the definitions before it, and a `let rec`'s trial rounds and a
+/// function's check, both rolled back, leave no name behind.
+#[test]
+fn the_name_index_keeps_shadowing_and_function_scopes() {
+    let src = "let a = po\n\
+               let f(x) = a | x\n\
+               let a = rf\n\
+               let g(x) = a | x\n\
+               let fa = f(0)\n\
+               let ga = g(0)\n\
+               let rec r = a | r ; a\n\
+               let a = a | co\n\
+               let ra = r\n\
+               let aa = a\n\
+               acyclic aa";
+    let m = model(src);
+    let n = 3;
+    let mut ev = m.evaluator(n);
+    set_named(&m, &mut ev, "po", rel(n, &[(0, 1)]));
+    set_named(&m, &mut ev, "rf", rel(n, &[(1, 2)]));
+    set_named(&m, &mut ev, "co", rel(n, &[(2, 1)]));
+    assert_eq!(ev.first_violation(), Some(0));
+    assert_eq!(as_rel(ev.binding("fa")), Relation::from_pairs(n, [(0, 1)]));
+    assert_eq!(as_rel(ev.binding("ga")), Relation::from_pairs(n, [(1, 2)]));
+    // `r` is the closure of the second `a` (rf), before `a | co`.
+    assert_eq!(as_rel(ev.binding("ra")), Relation::from_pairs(n, [(1, 2)]));
+    assert_eq!(
+        as_rel(ev.binding("aa")),
+        Relation::from_pairs(n, [(1, 2), (2, 1)])
+    );
+    // A parameter shadows a definition of the same name; the definition
+    // is seen again after the call.
+    let m = model("let x = po\nlet h(x) = x\nlet hx = h(rf)\nlet xx = x\nacyclic hx | xx");
+    let mut ev = m.evaluator(n);
+    set_named(&m, &mut ev, "po", rel(n, &[(0, 1)]));
+    set_named(&m, &mut ev, "rf", rel(n, &[(1, 2)]));
+    assert_eq!(as_rel(ev.binding("hx")), Relation::from_pairs(n, [(1, 2)]));
+    assert_eq!(as_rel(ev.binding("xx")), Relation::from_pairs(n, [(0, 1)]));
+    // A name of a failed trial (a `let rec` group whose kinds are
+    // learned in rounds) is not visible once it is rolled back: `y` is
+    // defined only by the last, real round.
+    let e = err("let rec y = y | z and z = po\nlet w = y\nacyclic w | q");
+    assert!(e.message.contains("unknown identifier `q`"), "{e}");
+}
+
 #[test]
 fn caching_recomputes_only_dirty_units() {
     // `stat` depends only on static inputs; `dyn` on rf.

@@ -47,13 +47,14 @@ pub fn load(name: &str) -> Result<Model> {
     }
     let path = Path::new(name);
     if path.exists() {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::diag::read_text(path)?;
         return Model::parse(&text, path, &resolve_include, &base);
     }
     Err(Error::new(
         ErrorKind::Usage,
         format!(
-            "unknown model `{name}`: not an embedded model ({}) and no such file",
+            "unknown model `{}`: not an embedded model ({}) and no such file",
+            crate::diag::excerpt(name),
             EMBEDDED
                 .iter()
                 .map(|(n, _)| *n)

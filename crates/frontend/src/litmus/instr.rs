@@ -148,9 +148,10 @@ impl Cx<'_, '_> {
         self.src.err_unsupported(
             self.qual_off(qual),
             format!(
-                "qualifier `.{qual}` in {} instruction `{}`",
+                "qualifier `.{}` in {} instruction `{}`",
+                crate::diag::excerpt(qual),
                 arch_name(self.arch),
-                self.mnemonic
+                crate::diag::excerpt(self.mnemonic)
             ),
         )
     }
@@ -159,7 +160,11 @@ impl Cx<'_, '_> {
     pub fn unsupported(&self) -> Error {
         self.src.err_unsupported(
             self.off,
-            format!("{} instruction `{}`", arch_name(self.arch), self.mnemonic),
+            format!(
+                "{} instruction `{}`",
+                arch_name(self.arch),
+                crate::diag::excerpt(self.mnemonic)
+            ),
         )
     }
 
@@ -227,8 +232,9 @@ fn parse_instr(src: &Source, locs: &mut Locs, arch: Arch, text: &str) -> Result<
         return Err(src.err_syntax(
             off + bad.0,
             format!(
-                "unexpected character `{}` in instruction `{mnemonic}`",
-                bad.1
+                "unexpected character `{}` in instruction `{}`",
+                bad.1,
+                crate::diag::excerpt(mnemonic)
             ),
         ));
     }

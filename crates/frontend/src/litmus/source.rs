@@ -140,8 +140,12 @@ pub(super) fn parse_usize(src: &Source, off: usize, digits: &str) -> Result<usiz
 
 /// Parses a decimal integer with an optional leading `-`.
 pub(super) fn parse_i64(src: &Source, off: usize, text: &str) -> Result<i64> {
-    text.parse::<i64>()
-        .map_err(|_| src.err_syntax(off, format!("integer `{text}` is out of range")))
+    text.parse::<i64>().map_err(|_| {
+        src.err_syntax(
+            off,
+            format!("integer `{}` is out of range", crate::diag::excerpt(text)),
+        )
+    })
 }
 
 /// A token of the free-form parts.
@@ -158,7 +162,8 @@ impl Tok<'_> {
     /// For error messages: "`x`" or "end of input".
     pub fn describe(&self) -> String {
         match self {
-            Tok::Ident(s) | Tok::Int(s) => format!("`{s}`"),
+            // Input text: quoted short.
+            Tok::Ident(s) | Tok::Int(s) => format!("`{}`", crate::diag::excerpt(s)),
             Tok::Punct(p) => format!("`{p}`"),
             Tok::Eof => "end of input".to_string(),
         }

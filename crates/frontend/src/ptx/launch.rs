@@ -22,6 +22,22 @@ pub enum ParamValue {
 /// the checked program.
 pub const MAX_THREADS: u64 = 4096;
 
+/// CUDA's limits on a launch (compute capability 5.0 and later): a
+/// launch no GPU runs is refused rather than checked, and sizes within
+/// them multiply without overflow (the thread count is still counted
+/// with checked arithmetic).
+pub const MAX_BLOCK_DIMS: [u32; 3] = [1024, 1024, 64];
+/// Threads in one block, all dimensions together.
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+pub const MAX_GRID_DIMS: [u32; 3] = [(1 << 31) - 1, 65535, 65535];
+/// Dynamic shared memory per block: CUDA's per-block limit on current
+/// GPUs (227 KiB, compute capability 9.0; less on older ones).
+pub const MAX_SHARED_BYTES: u64 = 227 * 1024;
+/// The largest `buf:BYTES`/`zeros:BYTES` buffer and declared variable:
+/// 1 TiB, past any GPU's memory, so that offsets into a buffer never come
+/// near the ends of the 64-bit integers they are computed in.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 40;
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Launch {
     /// The `.entry` to check; `None`: the file's only kernel.
@@ -68,19 +84,123 @@ impl Launch {
     pub fn is_empty(&self) -> bool {
         *self == Launch::empty()
     }
+
+    /// Every size within CUDA's limits (what the command line and the
+    /// header lines already ensure; a library caller may build any
+    /// `Launch`).
+    pub fn check_limits(&self) -> std::result::Result<(), String> {
+        if let Some(g) = self.grid {
+            check_grid(g)?;
+        }
+        if let Some(b) = self.block {
+            check_block(b)?;
+        }
+        if let Some(n) = self.shared_bytes {
+            check_shared_bytes(n)?;
+        }
+        for (name, v) in &self.params {
+            if let ParamValue::Buffer { bytes, .. } = v {
+                check_buffer_bytes(*bytes).map_err(|e| format!("parameter `{name}`: {e}"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+const AXES: [&str; 3] = ["x", "y", "z"];
+
+/// A grid shape within CUDA's limits.
+pub fn check_grid(d: [u32; 3]) -> std::result::Result<(), String> {
+    for (k, (&v, &max)) in d.iter().zip(&MAX_GRID_DIMS).enumerate() {
+        if v > max {
+            return Err(format!(
+                "a grid of {v} blocks in {} (CUDA allows at most {max})",
+                AXES[k]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A block shape within CUDA's limits.
+pub fn check_block(d: [u32; 3]) -> std::result::Result<(), String> {
+    for (k, (&v, &max)) in d.iter().zip(&MAX_BLOCK_DIMS).enumerate() {
+        if v > max {
+            return Err(format!(
+                "a block of {v} threads in {} (CUDA allows at most {max})",
+                AXES[k]
+            ));
+        }
+    }
+    // Each factor is at most 1024 now: no overflow.
+    let n: u64 = d.iter().map(|&v| u64::from(v)).product();
+    if n > MAX_BLOCK_THREADS {
+        return Err(format!(
+            "a block of {n} threads (CUDA allows at most {MAX_BLOCK_THREADS})"
+        ));
+    }
+    Ok(())
+}
+
+/// Dynamic shared memory within CUDA's per-block limit.
+pub fn check_shared_bytes(n: u64) -> std::result::Result<(), String> {
+    if n > MAX_SHARED_BYTES {
+        return Err(format!(
+            "{n} bytes of dynamic shared memory per block (CUDA allows at most {MAX_SHARED_BYTES}, 227 KiB)"
+        ));
+    }
+    Ok(())
+}
+
+/// A buffer size within [`MAX_BUFFER_BYTES`].
+pub fn check_buffer_bytes(n: u64) -> std::result::Result<(), String> {
+    if n > MAX_BUFFER_BYTES {
+        return Err(format!(
+            "a buffer of {n} bytes (at most {MAX_BUFFER_BYTES}, 1 TiB)"
+        ));
+    }
+    Ok(())
+}
+
+/// `--grid X[,Y[,Z]]`: [`parse_dims`] within CUDA's grid limits.
+pub fn parse_grid(s: &str) -> std::result::Result<[u32; 3], String> {
+    let d = parse_dims(s)?;
+    check_grid(d).map_err(|e| format!("`{}`: {e}", crate::diag::excerpt(s)))?;
+    Ok(d)
+}
+
+/// `--block X[,Y[,Z]]`: [`parse_dims`] within CUDA's block limits.
+pub fn parse_block(s: &str) -> std::result::Result<[u32; 3], String> {
+    let d = parse_dims(s)?;
+    check_block(d).map_err(|e| format!("`{}`: {e}", crate::diag::excerpt(s)))?;
+    Ok(d)
+}
+
+/// `--shared-bytes N`: a byte count within CUDA's per-block limit.
+pub fn parse_shared_bytes(s: &str) -> std::result::Result<u64, String> {
+    let n =
+        parse_uint(s).ok_or_else(|| format!("`{}`: not a byte count", crate::diag::excerpt(s)))?;
+    check_shared_bytes(n)?;
+    Ok(n)
 }
 
 /// `X[,Y[,Z]]`: a grid or block shape, each extent at least 1.
 pub fn parse_dims(s: &str) -> std::result::Result<[u32; 3], String> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    let quoted = crate::diag::excerpt(s);
     if parts.is_empty() || parts.len() > 3 {
-        return Err(format!("`{s}`: expected X, X,Y or X,Y,Z"));
+        return Err(format!("`{quoted}`: expected X, X,Y or X,Y,Z"));
     }
     let mut d = [1u32; 3];
     for (i, p) in parts.iter().enumerate() {
         d[i] = match p.parse::<u32>() {
             Ok(v) if v >= 1 => v,
-            _ => return Err(format!("`{s}`: `{p}` is not a positive integer")),
+            _ => {
+                return Err(format!(
+                    "`{quoted}`: `{}` is not a positive integer",
+                    crate::diag::excerpt(p)
+                ))
+            }
         };
     }
     Ok(d)
@@ -89,20 +209,24 @@ pub fn parse_dims(s: &str) -> std::result::Result<[u32; 3], String> {
 /// `NAME=VALUE` with VALUE an integer (decimal, `0x` hex, negative),
 /// `buf:BYTES` or `zeros:BYTES`.
 pub fn parse_param(s: &str) -> std::result::Result<(String, ParamValue), String> {
+    let quoted = crate::diag::excerpt(s);
     let Some((name, value)) = s.split_once('=') else {
-        return Err(format!("`{s}`: expected NAME=VALUE"));
+        return Err(format!("`{quoted}`: expected NAME=VALUE"));
     };
     let name = name.trim();
     if name.is_empty() {
-        return Err(format!("`{s}`: the parameter name is empty"));
+        return Err(format!("`{quoted}`: the parameter name is empty"));
     }
     let value = value.trim();
-    let buffer = |rest: &str, zero: bool| match parse_int(rest) {
-        Some(b) if b > 0 => Ok(ParamValue::Buffer {
-            bytes: b as u64,
-            zero,
-        }),
-        _ => Err(format!("`{s}`: `{rest}` is not a positive byte count")),
+    let buffer = |rest: &str, zero: bool| match parse_uint(rest) {
+        Some(bytes) if bytes > 0 => match check_buffer_bytes(bytes) {
+            Ok(()) => Ok(ParamValue::Buffer { bytes, zero }),
+            Err(e) => Err(format!("`{quoted}`: {e}")),
+        },
+        _ => Err(format!(
+            "`{quoted}`: `{}` is not a positive byte count",
+            crate::diag::excerpt(rest)
+        )),
     };
     let v = if let Some(rest) = value.strip_prefix("buf:") {
         buffer(rest, false)?
@@ -113,7 +237,7 @@ pub fn parse_param(s: &str) -> std::result::Result<(String, ParamValue), String>
             Some(v) => ParamValue::Int(v),
             None => {
                 return Err(format!(
-                    "`{s}`: expected an integer, buf:BYTES or zeros:BYTES"
+                    "`{quoted}`: expected an integer, buf:BYTES or zeros:BYTES"
                 ))
             }
         }
@@ -121,17 +245,23 @@ pub fn parse_param(s: &str) -> std::result::Result<(String, ParamValue), String>
     Ok((name.to_string(), v))
 }
 
+/// An integer argument: its 64 bits, so `0xffffffffffffffff` is -1 (the
+/// kernel reads it at its parameter's width).
 fn parse_int(s: &str) -> Option<i64> {
     let (neg, body) = match s.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, s),
     };
-    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16).ok()? as i64
-    } else {
-        body.parse::<u64>().ok()? as i64
-    };
+    let v = parse_uint(body)? as i64;
     Some(if neg { v.wrapping_neg() } else { v })
+}
+
+/// A size: decimal or `0x` hex, no sign, no wrapping.
+fn parse_uint(s: &str) -> Option<u64> {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse::<u64>().ok(),
+    }
 }
 
 /// The marker of a launch line in a `.ptx` file.
@@ -180,8 +310,8 @@ fn apply_words(launch: &mut Launch, words: &str) -> std::result::Result<(), Stri
         };
         match flag {
             "--kernel" => launch.kernel = Some(value()?),
-            "--grid" => launch.grid = Some(parse_dims(&value()?)?),
-            "--block" => launch.block = Some(parse_dims(&value()?)?),
+            "--grid" => launch.grid = Some(parse_grid(&value()?)?),
+            "--block" => launch.block = Some(parse_block(&value()?)?),
             "--param" => {
                 let (k, v) = parse_param(&value()?)?;
                 launch.params.retain(|(b, _)| *b != k);
@@ -189,14 +319,14 @@ fn apply_words(launch: &mut Launch, words: &str) -> std::result::Result<(), Stri
             }
             "--shared-bytes" => {
                 let v = value()?;
-                launch.shared_bytes =
-                    Some(parse_int(&v).filter(|&b| b >= 0).ok_or_else(|| {
-                        format!("`--shared-bytes {v}`: not a byte count")
-                    })? as u64);
+                launch.shared_bytes = Some(
+                    parse_shared_bytes(&v).map_err(|e| format!("`--shared-bytes`: {e}"))?,
+                );
             }
             other => {
                 return Err(format!(
-                    "unknown option `{other}` (expected --kernel, --grid, --block, --param or --shared-bytes)"
+                    "unknown option `{}` (expected --kernel, --grid, --block, --param or --shared-bytes)",
+                    crate::diag::excerpt(other)
                 ))
             }
         }
@@ -216,6 +346,61 @@ mod tests {
         assert!(parse_dims("0").is_err());
         assert!(parse_dims("1,2,3,4").is_err());
         assert!(parse_dims("x").is_err());
+    }
+
+    #[test]
+    fn sizes_past_cudas_limits_are_refused() {
+        assert_eq!(
+            parse_grid("2147483647,65535,65535"),
+            Ok([(1 << 31) - 1, 65535, 65535])
+        );
+        assert_eq!(parse_block("1024"), Ok([1024, 1, 1]));
+        assert_eq!(parse_block("16,16,4"), Ok([16, 16, 4]));
+        for bad in ["2147483648", "1,65536", "1,1,65536"] {
+            assert!(parse_grid(bad).is_err(), "{bad}");
+        }
+        for bad in ["1025", "1,1025", "1,1,65", "32,32,2", "65536,65536"] {
+            assert!(parse_block(bad).is_err(), "{bad}");
+        }
+        assert!(parse_block("32,32,2").unwrap_err().contains("2048 threads"));
+        assert_eq!(parse_shared_bytes("0x38c00"), Ok(MAX_SHARED_BYTES));
+        assert!(parse_shared_bytes("232449").is_err());
+        assert!(parse_shared_bytes("-1").is_err());
+        assert!(parse_shared_bytes("18446744073709551616").is_err());
+        assert!(parse_param("a=buf:0x10000000000").is_ok());
+        assert!(parse_param("a=buf:0x10000000001").is_err());
+        // No wrapping through the sign: this is not -1, and not a size.
+        assert!(parse_param("a=zeros:0xffffffffffffffff")
+            .unwrap_err()
+            .contains("1 TiB"));
+        // A launch built in code is checked whole.
+        let l = Launch {
+            grid: Some([65536, 65536, 1]),
+            block: Some([65536, 65536, 1]),
+            ..Launch::empty()
+        };
+        assert!(l.check_limits().is_err());
+        let l = Launch {
+            block: Some([4, 1, 1]),
+            shared_bytes: Some(1 << 20),
+            ..Launch::empty()
+        };
+        assert!(l.check_limits().unwrap_err().contains("shared memory"));
+    }
+
+    #[test]
+    fn a_huge_word_is_quoted_short() {
+        let word = "9".repeat(100_000);
+        for e in [
+            parse_dims(&word).unwrap_err(),
+            parse_param(&format!("a=buf:{word}")).unwrap_err(),
+            parse_param(&word).unwrap_err(),
+            from_header(&format!("// gpumc-launch: {word}"))
+                .unwrap_err()
+                .message,
+        ] {
+            assert!(e.len() < 300, "{}", e.len());
+        }
     }
 
     #[test]
@@ -279,5 +464,10 @@ mod tests {
         );
         let e = from_header("// gpumc-launch: --grid").unwrap_err();
         assert!(e.message.contains("needs a value"), "{}", e.message);
+        let e = from_header("//\n// gpumc-launch: --block 1 --grid 65536,65536").unwrap_err();
+        assert_eq!(e.pos, Some(Pos { line: 2, col: 17 }));
+        assert!(e.message.contains("at most 65535"), "{}", e.message);
+        let e = from_header("// gpumc-launch: --shared-bytes 1000000").unwrap_err();
+        assert!(e.message.contains("227 KiB"), "{}", e.message);
     }
 }

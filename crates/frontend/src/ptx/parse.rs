@@ -189,7 +189,10 @@ impl<'a> Parser<'a> {
             Kind::Bad(msg) => return Error::syntax(t.pos, msg.clone()),
             Kind::Eof => "the end of the input".to_string(),
             Kind::Str(_) => "a string".to_string(),
-            _ => format!("`{}`", self.src.get(t.start..t.end).unwrap_or("")),
+            _ => format!(
+                "`{}`",
+                crate::diag::excerpt(self.src.get(t.start..t.end).unwrap_or(""))
+            ),
         };
         Error::syntax(t.pos, format!("expected {what}, found {found}"))
     }

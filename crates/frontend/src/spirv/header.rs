@@ -190,9 +190,11 @@ pub(super) fn parse_headers(src: &str) -> Result<Headers> {
                     sgs_per_wg: v[1],
                     wgs: v[2],
                 };
+                // Three u32 factors cannot wrap in u128 (in u64 they
+                // could, to a total under the limit: 2^31 · 2^31 · 4).
                 let total =
-                    u64::from(g.threads_per_sg) * u64::from(g.sgs_per_wg) * u64::from(g.wgs);
-                if total > u64::from(MAX_THREADS) {
+                    u128::from(g.threads_per_sg) * u128::from(g.sgs_per_wg) * u128::from(g.wgs);
+                if total > u128::from(MAX_THREADS) {
                     return Err(Error::unsupported(
                         tag_pos,
                         format!("grid of {total} invocations (at most {MAX_THREADS})"),
@@ -313,8 +315,12 @@ impl Cursor<'_> {
         if w.is_empty() {
             return Err(Error::syntax(p, "expected an integer"));
         }
-        super::lex::parse_int(&w)
-            .ok_or_else(|| Error::syntax(p, format!("malformed integer `{w}`")))
+        super::lex::parse_int(&w).ok_or_else(|| {
+            Error::syntax(
+                p,
+                format!("malformed integer `{}`", crate::diag::excerpt(&w)),
+            )
+        })
     }
     fn name(&mut self) -> Result<(String, Pos)> {
         self.skip_ws();

@@ -163,8 +163,12 @@ fn lex_line(text: &str, line: u32) -> Result<Option<Line>> {
             }
             let word: String = chars[i..j].iter().collect();
             raws.push(Raw::Tok(Tok {
-                kind: number(&word)
-                    .ok_or_else(|| Error::syntax(pos(i), format!("malformed number `{word}`")))?,
+                kind: number(&word).ok_or_else(|| {
+                    Error::syntax(
+                        pos(i),
+                        format!("malformed number `{}`", crate::diag::excerpt(&word)),
+                    )
+                })?,
                 col,
             }));
             i = j;

@@ -945,7 +945,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 self.push(out, InstrKind::Unreachable { cause: None }, vec![])?;
                 Ok(Cont::Done)
             }
-            _ => Err(Error::unsupported(self.pos(), format!("opcode `{op}`")).into()),
+            _ => Err(Error::unsupported(
+                self.pos(),
+                format!("opcode `{}`", crate::diag::excerpt(&op)),
+            )
+            .into()),
         }
     }
 
@@ -1867,7 +1871,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 }
                 (None, Some(self.arg(st, li, 4)?))
             }
-            _ => return Err(Error::unsupported(pos, format!("opcode `{op}`")).into()),
+            _ => {
+                return Err(Error::unsupported(
+                    pos,
+                    format!("opcode `{}`", crate::diag::excerpt(op)),
+                )
+                .into())
+            }
         };
         let rid = if store { None } else { Some(m.result(li)?) };
         match pa.region() {
@@ -1910,7 +1920,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         )?;
                         self.bind(st, li, Val::Reg(dst))
                     }
-                    _ => Err(Error::unsupported(pos, format!("opcode `{op}`")).into()),
+                    _ => Err(Error::unsupported(
+                        pos,
+                        format!("opcode `{}`", crate::diag::excerpt(op)),
+                    )
+                    .into()),
                 }
             }
             r @ Region::Local { var } => {
@@ -1949,7 +1963,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     "OpAtomicAnd" => self.scalar2(out, &dst, Op2::And, &old, &x, w)?,
                     "OpAtomicOr" => self.scalar2(out, &dst, Op2::Or, &old, &x, w)?,
                     "OpAtomicXor" => self.scalar2(out, &dst, Op2::Xor, &old, &x, w)?,
-                    _ => return Err(Error::unsupported(pos, format!("opcode `{op}`")).into()),
+                    _ => {
+                        return Err(Error::unsupported(
+                            pos,
+                            format!("opcode `{}`", crate::diag::excerpt(op)),
+                        )
+                        .into())
+                    }
                 };
                 self.local_write(st, var, p.offset, w, new, out)?;
                 self.bind(st, li, old)
@@ -2115,7 +2135,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             if op == "OpSMod" {
                 return Err(Error::unsupported(pos, "opcode `OpSMod`").into());
             }
-            return Err(Error::unsupported(pos, format!("opcode `{op}`")).into());
+            return Err(
+                Error::unsupported(pos, format!("opcode `{}`", crate::diag::excerpt(op))).into(),
+            );
         }
         let rid = m.result(li)?;
         let dst = self.fresh(rid);

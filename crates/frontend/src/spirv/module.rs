@@ -511,8 +511,9 @@ impl Module {
     }
 
     /// `%name` for messages.
+    /// An id as errors quote it (its name short).
     pub fn show(&self, id: Id) -> String {
-        format!("%{}", self.name(id))
+        format!("%{}", crate::diag::excerpt(self.name(id)))
     }
 
     pub fn line(&self, li: usize) -> &Line {
@@ -773,7 +774,10 @@ impl Module {
                     }
                 },
                 _ => {
-                    return Err(Error::unsupported(pos, format!("opcode `{op}`")));
+                    return Err(Error::unsupported(
+                        pos,
+                        format!("opcode `{}`", crate::diag::excerpt(op)),
+                    ));
                 }
             }
         }
@@ -1268,7 +1272,10 @@ impl Module {
             "OpConstantNull" => self.zero(ty, lpos, 0)?,
             "OpUndef" => self.undef(ty, format!("%{}", self.display(id)), li, 0)?,
             _ => {
-                return Err(Error::unsupported(lpos, format!("opcode `{op}`")));
+                return Err(Error::unsupported(
+                    lpos,
+                    format!("opcode `{}`", crate::diag::excerpt(&op)),
+                ));
             }
         };
         if op.starts_with("OpSpecConstant") {

@@ -191,6 +191,16 @@ fn header_errors_have_positions() {
     assert!(e.message.contains("`@Bound`"), "{}", e.message);
     let e = parse_headers("; @Config: 64, 64, 64").unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported);
+    // 2^31 · 2^31 · 4 is 0 in u64: a grid that wrapped under the limit
+    // was checked as no invocations at all.
+    for wraps in [
+        "; @Config: 2147483648, 2147483648, 4",
+        "; @Config: 4294967295, 4294967295, 4294967295",
+    ] {
+        let e = parse_headers(wraps).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Unsupported, "{wraps}");
+        assert!(e.message.contains("at most 1024"), "{wraps}: {}", e.message);
+    }
     let e = parse_cond("%a == ").unwrap_err();
     assert_eq!(e.pos, Some(Pos { line: 1, col: 7 }));
     let e = parse_cond("%a[-1] == 0").unwrap_err();

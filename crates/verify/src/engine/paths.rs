@@ -281,7 +281,8 @@ pub fn value_domains_within(p: &Program, bound: u32, max_paths: usize) -> Result
         .flat_map(|t| &t.instrs)
         .filter(|i| matches!(i.kind, InstrKind::Store { .. } | InstrKind::Rmw { .. }))
         .count();
-    let rounds = writers * bound.max(1) as usize;
+    // `--bound` is the user's: a product that cannot wrap.
+    let rounds = writers.saturating_mul(bound.max(1) as usize);
     for _ in 0..rounds {
         let mut next = dom.clone();
         for th in 0..p.threads.len() {

@@ -203,7 +203,8 @@ impl<'s, 'a> Thread<'s, 'a> {
             src.err_semantic(
                 e.off,
                 format!(
-                    "unknown variable `{n}` in {} (declare it, or take it as a parameter)",
+                    "unknown variable `{}` in {} (declare it, or take it as a parameter)",
+                    crate::diag::excerpt(n),
                     self.name
                 ),
             )

@@ -131,7 +131,10 @@ fn instruction<'a>(src: &Source<'a>, text: &'a str) -> Result<Ins<'a>> {
     {
         return Err(src.err_syntax(
             off + i,
-            format!("unexpected character `{c}` in instruction `{mnemonic}`"),
+            format!(
+                "unexpected character `{c}` in instruction `{}`",
+                crate::diag::excerpt(mnemonic)
+            ),
         ));
     }
     let parts: Vec<&str> = mnemonic.split('.').collect();

@@ -152,7 +152,10 @@ impl At<'_, '_> {
     fn unsupported(&self) -> Error {
         self.src.err_unsupported(
             self.ins.off,
-            format!("PTX instruction `{}`", self.ins.mnemonic),
+            format!(
+                "PTX instruction `{}`",
+                crate::diag::excerpt(self.ins.mnemonic)
+            ),
         )
     }
 
@@ -164,8 +167,9 @@ impl At<'_, '_> {
         self.src.err_unsupported(
             self.qual_off(q),
             format!(
-                "qualifier `.{q}` in PTX instruction `{}`",
-                self.ins.mnemonic
+                "qualifier `.{}` in PTX instruction `{}`",
+                crate::diag::excerpt(q),
+                crate::diag::excerpt(self.ins.mnemonic)
             ),
         )
     }

@@ -195,7 +195,8 @@ impl<'m> Tx<'_, 'm> {
             "%lanemask_le" => k(((1u64 << (lane + 1)) - 1) as u32),
             "%lanemask_gt" => k(!(((1u64 << (lane + 1)) - 1) as u32)),
             "%lanemask_ge" => k(!((1u32 << lane) - 1)),
-            "%dynamic_smem_size" => k(th.shared_bytes as u32),
+            // At most 227 KiB (`launch::check_shared_bytes`).
+            "%dynamic_smem_size" => k(u32::try_from(th.shared_bytes).unwrap_or(u32::MAX)),
             b if ARBITRARY_SREGS.contains(&b)
                 || b.starts_with("%envreg")
                 || b.starts_with("%pm") =>

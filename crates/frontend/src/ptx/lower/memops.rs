@@ -230,7 +230,12 @@ impl<'m> Tx<'_, 'm> {
         let pos = self.pos;
         match off {
             Arg::K(o) => {
-                let past = b.size.is_some_and(|n| *o + i64::from(size) > n as i64);
+                // The offset is the program's: its end may not fit in
+                // i64 (then it is past every buffer).
+                let end = o.checked_add(i64::from(size));
+                let past = b
+                    .size
+                    .is_some_and(|n| end.is_none_or(|e| i128::from(e) > i128::from(n)));
                 if *o < 0 || past {
                     let bytes = |n: u64| format!("{n} byte{}", if n == 1 { "" } else { "s" });
                     let decl = b.decl.clone().unwrap_or_else(|| format!(".{}", b.space()));
@@ -252,7 +257,7 @@ impl<'m> Tx<'_, 'm> {
                             "out-of-bounds access: `{}` at {pos} reaches bytes {}..{} of `{}`{has}",
                             self.text,
                             o,
-                            o + i64::from(size),
+                            i128::from(*o) + i128::from(size),
                             b.name,
                         )
                     };

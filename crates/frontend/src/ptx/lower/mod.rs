@@ -15,7 +15,7 @@ mod tx;
 pub mod value;
 
 use super::ast::{FnKind, Function, Init, Instr, Module, Space, Type, TypeKind, VarDecl};
-use super::launch::{Launch, ParamValue, MAX_THREADS};
+use super::launch::{Launch, ParamValue, MAX_BUFFER_BYTES, MAX_THREADS};
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{self, Arch, Placement, Pos, Program, SourceLoc, Thread};
 use cfg::Cfg;
@@ -109,18 +109,24 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
             .at(kernel.pos))
         }
     };
-    let per_block = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
-    let blocks = u64::from(grid[0]) * u64::from(grid[1]) * u64::from(grid[2]);
-    if per_block * blocks > MAX_THREADS {
+    launch
+        .check_limits()
+        .map_err(|e| Error::new(ErrorKind::Usage, e).at(kernel.pos))?;
+    // Within CUDA's limits a launch has at most 2^73 threads: counted in
+    // u128, it cannot wrap (a wrapped count once slipped under the limit).
+    let count = |d: [u32; 3]| d.iter().map(|&v| u128::from(v)).product::<u128>();
+    let threads = count(block) * count(grid);
+    if threads > u128::from(MAX_THREADS) {
         // (checked before anything is built)
         return Err(Error::new(
             ErrorKind::Unsupported,
             format!(
-                "unsupported: a launch of {} threads (at most {MAX_THREADS}: every thread is checked)",
-                per_block * blocks
+                "unsupported: a launch of {threads} threads (at most {MAX_THREADS}: every thread is checked)"
             ),
         ));
     }
+    // Both fit in u32 now (at most MAX_THREADS).
+    let blocks = count(grid) as u32;
     let mut code = Code {
         declared: module.functions.iter().map(|f| f.name.as_str()).collect(),
         funcs: HashMap::new(),
@@ -138,7 +144,7 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
     // used as an integer, a buffer some thread writes) starts again.
     for _ in 0..10_000 {
         let mut sh = Shared {
-            mem: Memory::new(blocks as u32, launch.shared_bytes),
+            mem: Memory::new(blocks, launch.shared_bytes),
             params: Vec::new(),
             kparam_buf: HashMap::new(),
             param_buf: HashMap::new(),
@@ -330,10 +336,7 @@ fn choose_kernel<'m>(module: &'m Module, launch: &Launch) -> Result<&'m Function
 fn bind_params(sh: &mut Shared, k: &Function, launch: &Launch) -> Result<()> {
     let prefix = format!("{}_", k.name);
     for p in &k.params {
-        let bytes = match p.array {
-            Some(n) => n * u64::from(p.ty.bytes()),
-            None => u64::from(p.ty.bytes()),
-        };
+        let bytes = byte_size(p.array, u64::from(p.ty.bytes()), p.pos, &p.name)?;
         sh.params.push(ParamInfo {
             name: p.name.clone(),
             ty: p.ty,
@@ -443,7 +446,7 @@ pub(super) fn declare_var(mem: &mut Memory, v: &VarDecl) -> Result<Option<BufId>
     let elem = u64::from(v.ty.bytes()) * u64::from(v.vector.unwrap_or(1));
     let size = if v.dims.contains(&None) {
         match (&v.init, kind) {
-            (Some(init), _) => Some(count_init(init) * elem),
+            (Some(init), _) => Some(byte_size([count_init(init)], elem, v.pos, &v.name)?),
             // Dynamic shared memory: `--shared-bytes`, decided per launch.
             (None, BufKind::Shared) if extern_ => mem.dynamic_shared,
             _ => {
@@ -454,7 +457,12 @@ pub(super) fn declare_var(mem: &mut Memory, v: &VarDecl) -> Result<Option<BufId>
             }
         }
     } else {
-        Some(v.dims.iter().map(|d| d.unwrap_or(1)).product::<u64>() * elem)
+        Some(byte_size(
+            v.dims.iter().flatten().copied(),
+            elem,
+            v.pos,
+            &v.name,
+        )?)
     };
     let mut pointers = Vec::new();
     let contents = match (&v.init, kind) {
@@ -493,6 +501,24 @@ pub(super) fn declare_var(mem: &mut Memory, v: &VarDecl) -> Result<Option<BufId>
     }
     mem.named.insert(v.name.clone(), b);
     Ok(Some(b))
+}
+
+/// The bytes of an array of `dims` elements of `elem` bytes each: the
+/// sizes the file declares multiply, so the product is checked, and kept
+/// within [`MAX_BUFFER_BYTES`] (offsets into it then never overflow).
+fn byte_size(dims: impl IntoIterator<Item = u64>, elem: u64, pos: Pos, name: &str) -> Result<u64> {
+    dims.into_iter()
+        .try_fold(elem, u64::checked_mul)
+        .filter(|&n| n <= MAX_BUFFER_BYTES)
+        .ok_or_else(|| {
+            Error::unsupported(
+                pos,
+                format!(
+                    "`{}`: an array of more than {MAX_BUFFER_BYTES} bytes (1 TiB)",
+                    crate::diag::excerpt(name)
+                ),
+            )
+        })
 }
 
 fn count_init(i: &Init) -> u64 {
@@ -559,22 +585,17 @@ impl Shared {
     /// A fresh private buffer for a `.local` or call `.param` variable.
     pub fn private_buffer(&mut self, d: &VarDecl) -> Result<BufId> {
         let elem = u64::from(d.ty.bytes()) * u64::from(d.vector.unwrap_or(1));
-        let mut n = 1u64;
-        for dim in &d.dims {
-            match dim {
-                Some(k) => n *= k,
-                None => {
-                    return Err(Error::unsupported(
-                        d.pos,
-                        format!("`{}`: a private array without a size", d.name),
-                    ))
-                }
-            }
+        if d.dims.contains(&None) {
+            return Err(Error::unsupported(
+                d.pos,
+                format!("`{}`: a private array without a size", d.name),
+            ));
         }
+        let size = byte_size(d.dims.iter().flatten().copied(), elem, d.pos, &d.name)?;
         Ok(self.mem.add(Buffer {
             name: d.name.clone(),
             kind: BufKind::Private,
-            size: Some(n * elem),
+            size: Some(size),
             contents: Contents::Arbitrary,
             decl: None,
             size_hint: None,
