@@ -545,7 +545,9 @@ fn check_at_bound(
         // When the explicit engine cannot take the program at all (free
         // values it cannot enumerate), the symbolic engine gets the whole
         // budget and there is no fallback to wait for.
-        if first == Engine::Symbolic {
+        // (Liveness fixes free inputs per valuation on either engine: its
+        // refusals are shared, reported once below.)
+        if first == Engine::Symbolic && cfg.property != Property::Liveness {
             if let Some(refused) = crate::engine::inputs::explicit_refusal(&program) {
                 return run_engine(first, &program, &model, cfg, guard, &mut report).map_err(
                     |e| match e.kind {
