@@ -10,7 +10,8 @@
 //! toolkit ([`progress`]) stands beside it. What is its own is the part
 //! that needs clap or talks to processes: test generation with its option
 //! enums ([`gen`]), the `gpumc progress` subcommands ([`progress::cli`]),
-//! worker-process isolation ([`isolate`]), the progress bar ([`bar`]) and
+//! worker-process isolation ([`isolate`]), the progress bar ([`bar`]), the
+//! per-format fuzz inputs shared by the fuzz targets and tests ([`fuzzing`]) and
 //! the HTML reports ([`html`]), which combine verification reports and
 //! hardware runs.
 
@@ -21,6 +22,7 @@ pub use gpumc_mapping as mapping;
 pub use gpumc_verify::{driver, engine, report};
 
 pub mod bar;
+pub mod fuzzing;
 pub mod gen;
 pub mod html;
 pub mod isolate;
