@@ -187,7 +187,7 @@ fn litmus(src: &str) -> Outcome {
         return Outcome::Rejected;
     };
     if p.arch == Arch::C {
-        compile_both(&p, &builtin_mappings()[..]);
+        compile_with(&p, &builtin_mappings()[..]);
     } else {
         let _ = crate::compile::print::litmus(&p, &[]);
     }
@@ -202,7 +202,7 @@ fn builtin_mappings() -> &'static [Mapping; 2] {
 
 /// Compiles a C program with each mapping and prints the result (the
 /// printer parses its own output again and compares).
-fn compile_both(p: &Program, mappings: &[Mapping]) {
+fn compile_with(p: &Program, mappings: &[Mapping]) {
     for m in mappings {
         if let Ok(c) = crate::compile::compile(p, m, m.target) {
             let _ = crate::compile::print::litmus(&c.program, &[]);
@@ -309,7 +309,7 @@ fn mapping(src: &str) -> Outcome {
     let _ = m.describe();
     let _ = m.uncovered();
     for p in mapping_programs() {
-        compile_both(p, std::slice::from_ref(&m));
+        compile_with(p, std::slice::from_ref(&m));
     }
     Outcome::Accepted
 }
