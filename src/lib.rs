@@ -10,9 +10,10 @@
 //! toolkit ([`progress`]) stands beside it. What is its own is the part
 //! that needs clap or talks to processes: test generation with its option
 //! enums ([`gen`]), the `gpumc progress` subcommands ([`progress::cli`]),
-//! worker-process isolation ([`isolate`]), the progress bar ([`bar`]) and
-//! the HTML reports ([`html`]), which combine verification reports and
-//! hardware runs.
+//! worker-process isolation ([`isolate`]), the progress bar ([`bar`]), one
+//! fuzz input per input format for the fuzz targets and the tests
+//! ([`fuzzing`]), and the HTML reports ([`html`]), which combine
+//! verification reports and hardware runs.
 
 pub use gpumc_compile as compile;
 pub use gpumc_core::{cat, diag, guard, ir, models, rel, vocab};
@@ -21,6 +22,7 @@ pub use gpumc_mapping as mapping;
 pub use gpumc_verify::{driver, engine, report};
 
 pub mod bar;
+pub mod fuzzing;
 pub mod gen;
 pub mod html;
 pub mod isolate;

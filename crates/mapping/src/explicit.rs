@@ -255,7 +255,7 @@ pub fn check_program(
     let mo_choices = CoChoices::new(&sk, setup.source.partial_co());
     let mo_sizes = mo_choices.sizes();
     let sf_orders = if setup.source.uses("sync_fence") {
-        setup.source.sync_fence_orders(&sk)
+        setup.source.sync_fence_orders(&sk)?
     } else {
         vec![Relation::empty(n)]
     };
@@ -370,7 +370,7 @@ impl<'s> TargetSide<'s> {
         }
         let co = CoChoices::new(&tsk, setup.target.partial_co());
         let sizes = co.sizes();
-        let sfs = setup.target.sync_fence_orders(&tsk);
+        let sfs = setup.target.sync_fence_orders(&tsk)?;
         let empty = Relation::empty(n);
         let mut ev = setup.target.evaluator(&tsk);
         let mut choice = vec![0usize; sizes.len()];

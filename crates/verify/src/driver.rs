@@ -460,10 +460,39 @@ pub fn check_file(path: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
 /// [`check_file`] of the program in `file`, reported under the name
 /// `name` (see [`load_program_as`]).
 pub fn check_file_as(file: &Path, name: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
+    check_input(Input::File(file), name, cfg, cache)
+}
+
+/// [`check_file`] of a program given as text, named `name` (its
+/// extension chooses the front-end, as [`parse_program`] says): for
+/// callers that hold the text already, such as the fuzz targets, which
+/// must not touch the file system.
+pub fn check_source(src: &str, name: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
+    check_input(Input::Text(src), name, cfg, cache)
+}
+
+/// Where a checked program comes from: read at each attempt (a file is
+/// read again when `--max-bound` raises the bound, as it always was).
+#[derive(Clone, Copy)]
+enum Input<'a> {
+    File(&'a Path),
+    Text(&'a str),
+}
+
+impl Input<'_> {
+    fn load(self, name: &Path, launch: &Launch) -> Result<Program> {
+        match self {
+            Input::File(file) => load_program_launched(file, name, launch),
+            Input::Text(src) => parse_program_launched(src, name, launch),
+        }
+    }
+}
+
+fn check_input(input: Input<'_>, name: &Path, cfg: &Config, cache: &ModelCache) -> FileReport {
     let start = Instant::now();
     let mut c = cfg.clone();
     loop {
-        let mut report = check_at_bound(file, name, &c, cache, start);
+        let mut report = check_at_bound(input, name, &c, cache, start);
         let undecided = report.verdict == "UNKNOWN" && report.bound_hit && report.error.is_none();
         match cfg.max_bound {
             Some(max) if undecided && c.bound < max => {
@@ -486,10 +515,10 @@ pub fn check_file_as(file: &Path, name: &Path, cfg: &Config, cache: &ModelCache)
     }
 }
 
-/// One check of `file` at `cfg.bound`, its time limit counted from
+/// One check of `input` at `cfg.bound`, its time limit counted from
 /// `start`.
 fn check_at_bound(
-    file: &Path,
+    input: Input<'_>,
     name: &Path,
     cfg: &Config,
     cache: &ModelCache,
@@ -502,7 +531,7 @@ fn check_at_bound(
         // Reading the program and the model (both the user's, of any
         // length) keeps the deadline too; each engine enters its own share.
         let _reading = crate::guard::enter(guard.clone());
-        let mut program = load_program_launched(file, name, &cfg.launch)?;
+        let mut program = input.load(name, &cfg.launch)?;
         report.test = program.name.clone();
         if cfg.property == Property::Races {
             let (sliced, n) = crate::engine::slice::for_races(&program);

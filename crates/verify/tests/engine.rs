@@ -222,3 +222,54 @@ fn the_bound_counts_iterations_of_a_loop_not_of_each_back_edge() {
     assert_eq!(run_both(two, SC, 2), (Verdict::Unknown, Verdict::Unknown));
     assert_eq!(run_both(two, SC, 3), (Verdict::Pass, Verdict::Pass));
 }
+
+/// Ten SC fences at one scope: every one of their 10! total orders is a
+/// distinct `sync_fence` candidate. A program found by fuzzing, with eight,
+/// took seconds past its deadline (each candidate was compared with every
+/// one kept before, without looking at the clock); ten took hours.
+fn ten_sc_fences() -> gpumc_core::ir::Program {
+    let fences = " fence.sc.gpu | fence.sc.gpu ;\n".repeat(5);
+    let test = format!(
+        "PTX F10\n{{ x=0; }}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n{fences} st.weak x, 1 | ld.weak r0, x ;\nexists (P1:r0 == 1)\n"
+    );
+    gpumc_frontend::litmus::parse(&test, Path::new("f10.litmus")).expect("test parses")
+}
+
+const SC_FENCES: &str =
+    "SCF\n// gpumc: total-co\nlet fr = rf^-1 ; co\nacyclic po | rf | co | fr | sync_fence as sc\n";
+
+fn check_limited(limits: gpumc_core::guard::Limits) -> (gpumc_core::diag::Result<Verdict>, f64) {
+    let p = ten_sc_fences();
+    let m = model(SC_FENCES);
+    let start = std::time::Instant::now();
+    let _scope = gpumc_core::guard::enter(gpumc_core::guard::Guard::new(&limits, start));
+    let r = safety::check(&p, &m, &Options::default()).map(|r| r.verdict);
+    (r, start.elapsed().as_secs_f64())
+}
+
+#[test]
+fn sync_fence_candidates_stop_at_the_deadline() {
+    let (r, secs) = check_limited(gpumc_core::guard::Limits {
+        timeout_s: Some(0.3),
+        ..Default::default()
+    });
+    let e = r.expect_err("ten fences take longer than 0.3 s");
+    assert_eq!(e.kind, gpumc_core::diag::ErrorKind::Limit, "{e}");
+    // Building the 10! orders is not interrupted; the rest is.
+    assert!(secs < 20.0, "stopped after {secs:.1} s");
+}
+
+#[test]
+fn sync_fence_candidates_are_estimated_before_they_are_built() {
+    // The orders themselves fit in 512 MiB (10! of 88 bytes), their
+    // relations do not. (The deadline only ends the test if the estimate
+    // is missing: with another message.)
+    let (r, _) = check_limited(gpumc_core::guard::Limits {
+        max_memory_mb: Some(512),
+        timeout_s: Some(60.0),
+        ..Default::default()
+    });
+    let e = r.expect_err("over the budget");
+    assert_eq!(e.kind, gpumc_core::diag::ErrorKind::Limit, "{e}");
+    assert!(e.message.contains("the sync_fence candidates"), "{e}");
+}

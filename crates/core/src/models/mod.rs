@@ -38,17 +38,26 @@ fn resolve_include(name: &str, _from: &Path) -> Option<(PathBuf, String)> {
     embedded(name).map(|t| (PathBuf::from(format!("<embedded>/{name}")), t.to_string()))
 }
 
+/// Parses a model's text as [`load`] does a model file at `path`: an
+/// `include` is looked for next to `path`, then among the embedded files.
+/// A path without a directory (the empty path) makes the embedded files
+/// the only ones an `include` can reach (the fuzz targets, which must not
+/// read whatever file an input names).
+pub fn parse_text(text: &str, path: &Path) -> Result<Model> {
+    let base = |n: &str| crate::vocab::base_kind(n, None);
+    Model::parse(text, path, &resolve_include, &base)
+}
+
 /// Loads a model by embedded name or file path.
 pub fn load(name: &str) -> Result<Model> {
-    let base = |n: &str| crate::vocab::base_kind(n, None);
     if let Some(text) = embedded(name) {
         let path = PathBuf::from(format!("<embedded>/{name}.cat"));
-        return Model::parse(text, &path, &resolve_include, &base);
+        return parse_text(text, &path);
     }
     let path = Path::new(name);
     if path.exists() {
         let text = crate::diag::read_text(path)?;
-        return Model::parse(&text, path, &resolve_include, &base);
+        return parse_text(&text, path);
     }
     Err(Error::new(
         ErrorKind::Usage,

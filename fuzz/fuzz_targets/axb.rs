@@ -1,0 +1,11 @@
+//! Fuzz target `axb`: a progress test (AXB).
+//! What one input goes through is `gpumc::fuzzing::one` (shared with
+//! `tests/fuzz_smoke.rs`); seeds in `fuzz/seeds/axb/`.
+#![no_main]
+
+use gpumc::fuzzing::{one, Format};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    one(Format::Axb, data);
+});
