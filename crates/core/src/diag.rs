@@ -35,15 +35,20 @@ fn bounded(message: &str) -> Cow<'_, str> {
     if message.len() <= RUN_LIMIT {
         return Cow::Borrowed(message);
     }
+    // Only what stands between a pair of backticks (the odd runs) is
+    // quoted input; the rest is our own wording, however long.
+    let quoted = |k: usize, run: &str| k % 2 == 1 && run.chars().nth(RUN_LIMIT).is_some();
     let long_run = message
         .split('`')
-        .any(|run| run.len() > RUN_LIMIT && run.chars().nth(RUN_LIMIT).is_some());
+        .enumerate()
+        .any(|(k, run)| run.len() > RUN_LIMIT && quoted(k, run));
     let mut out = if long_run {
         let runs: Vec<Cow<str>> = message
             .split('`')
-            .map(|run| match run.chars().nth(RUN_LIMIT) {
-                Some(_) => Cow::Owned(excerpt(run)),
-                None => Cow::Borrowed(run),
+            .enumerate()
+            .map(|(k, run)| match quoted(k, run) {
+                true => Cow::Owned(excerpt(run)),
+                false => Cow::Borrowed(run),
             })
             .collect();
         Cow::Owned(runs.join("`"))
@@ -218,6 +223,13 @@ mod tests {
         // Our own wording is kept.
         let ours = "expected `,` (`@Config: <threads per subgroup>, <subgroups per workgroup>, <workgroups>`)";
         assert_eq!(Error::new(ErrorKind::Syntax, ours).message, ours);
+        // However long, outside quotes: two engines' reasons together.
+        let both = format!(
+            "symbolic engine: {}; explicit engine: `x` {}",
+            "a ".repeat(200),
+            "b ".repeat(200)
+        );
+        assert_eq!(Error::new(ErrorKind::Limit, both.clone()).message, both);
     }
 
     #[test]
