@@ -164,13 +164,9 @@ fn read_only_globals_fold_and_out_of_bounds_is_undefined() {
         )),
         "{k:?}"
     );
-    let cause = p.threads[1]
-        .instrs
-        .iter()
-        .find_map(|i| match &i.kind {
-            InstrKind::Unreachable { cause } => cause.clone(),
-            _ => None,
-        })
+    let cause = causes(&p, 1)
+        .into_iter()
+        .next()
         .expect("undefined behaviour with its cause");
     assert_eq!(
         cause,
@@ -183,13 +179,9 @@ fn an_access_wider_than_its_variable_names_both_sizes() {
     // `atomicInc((unsigned *)&c, 10)` on `__device__ char c`.
     let src = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .global .align 1 .u8 c;\n.visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<4>;\n\tmov.u64 %rd3, c;\n\tcvta.global.u64 %rd4, %rd3;\n\tatom.inc.u32 %r1, [%rd4], 10;\n\tret;\n}\n";
     let p = lower(src, &launch([1, 1, 1], [1, 1, 1]));
-    let cause = p.threads[0]
-        .instrs
-        .iter()
-        .find_map(|i| match &i.kind {
-            InstrKind::Unreachable { cause } => cause.clone(),
-            _ => None,
-        })
+    let cause = causes(&p, 0)
+        .into_iter()
+        .next()
         .expect("undefined behaviour with its cause");
     assert_eq!(
         cause,
@@ -351,17 +343,22 @@ fn misaligned_accesses_are_undefined_with_their_cause() {
         },
     )];
     let p = lower(src, &l);
-    let causes: Vec<String> = p.threads[0]
+    let causes = causes(&p, 0);
+    assert_eq!(
+        causes.first().map(String::as_str),
+        Some("misaligned access: `st.global.u32 [%rd1+2], 1` at 9:2 accesses 4 bytes at offset 2 of `param_0`"),
+        "{causes:?}"
+    );
+}
+
+/// The causes of the `Unreachable` instructions of thread `th`, in order.
+fn causes(p: &gpumc_core::ir::Program, th: usize) -> Vec<String> {
+    p.threads[th]
         .instrs
         .iter()
         .filter_map(|i| match &i.kind {
             InstrKind::Unreachable { cause } => cause.clone(),
             _ => None,
         })
-        .collect();
-    assert_eq!(
-        causes.first().map(String::as_str),
-        Some("misaligned access: `st.global.u32 [%rd1+2], 1` at 9:2 accesses 4 bytes at offset 2 of `param_0`"),
-        "{causes:?}"
-    );
+        .collect()
 }

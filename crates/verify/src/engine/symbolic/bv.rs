@@ -369,6 +369,29 @@ pub fn rmw(sat: &mut Sat, op: &RmwOp, old: &[Lit], v: &[Lit]) -> Bv {
 mod tests {
     use super::*;
 
+    /// Encodes each of `ops` on `a` and `b` (whose values are `x` and
+    /// `y`) and checks it against `BinOp::eval`: the value, and whether it
+    /// is defined.
+    fn agree_with_eval(sat: &mut Sat, ops: &[BinOp], (a, x): (&Bv, i64), (b, y): (&Bv, i64)) {
+        let outs: Vec<(BinOp, Bv, Lit)> = ops
+            .iter()
+            .map(|&op| {
+                let (v, ok) = binop(sat, op, a, b);
+                (op, v, ok)
+            })
+            .collect();
+        assert_eq!(sat.solve(&[]), Some(true));
+        for (op, v, ok) in outs {
+            match op.eval(x, y) {
+                Some(want) => {
+                    assert!(sat.value(ok), "{op:?} {x} {y} defined");
+                    assert_eq!(value(sat, &v), want, "{op:?} {x} {y}");
+                }
+                None => assert!(!sat.value(ok), "{op:?} {x} {y} undefined"),
+            }
+        }
+    }
+
     /// Every operation agrees with `BinOp::eval` on values fixed by unit
     /// clauses (so the gates cannot fold them away).
     #[test]
@@ -387,23 +410,7 @@ mod tests {
                 };
                 fix(&mut sat, &a, x);
                 fix(&mut sat, &b, y);
-                let outs: Vec<(BinOp, Bv, Lit)> = ops
-                    .iter()
-                    .map(|&op| {
-                        let (v, ok) = binop(&mut sat, op, &a, &b);
-                        (op, v, ok)
-                    })
-                    .collect();
-                assert_eq!(sat.solve(&[]), Some(true));
-                for (op, v, ok) in outs {
-                    match op.eval(x, y) {
-                        Some(want) => {
-                            assert!(sat.value(ok), "{op:?} {x} {y} defined");
-                            assert_eq!(value(&sat, &v), want, "{op:?} {x} {y}");
-                        }
-                        None => assert!(!sat.value(ok), "{op:?} {x} {y} undefined"),
-                    }
-                }
+                agree_with_eval(&mut sat, &ops, (&a, x), (&b, y));
             }
         }
     }
@@ -445,23 +452,7 @@ mod tests {
                     };
                     let a = narrow(&mut sat, wa, x);
                     let b = narrow(&mut sat, wb, y);
-                    let outs: Vec<(BinOp, Bv, Lit)> = ops
-                        .iter()
-                        .map(|&op| {
-                            let (v, ok) = binop(&mut sat, op, &a, &b);
-                            (op, v, ok)
-                        })
-                        .collect();
-                    assert_eq!(sat.solve(&[]), Some(true));
-                    for (op, v, ok) in outs {
-                        match op.eval(x, y) {
-                            Some(want) => {
-                                assert!(sat.value(ok), "{op:?} {x} {y}");
-                                assert_eq!(value(&sat, &v), want, "{op:?} {x} {y} ({wa}, {wb})");
-                            }
-                            None => assert!(!sat.value(ok), "{op:?} {x} {y}"),
-                        }
-                    }
+                    agree_with_eval(&mut sat, &ops, (&a, x), (&b, y));
                 }
             }
         }

@@ -609,16 +609,7 @@ pub fn check_safety_stats(
         ));
     }
     let mut finals = HashMap::new();
-    let filter_cond = p.filter.as_ref().filter(|_| !opts.ignore_filter);
-    let filter = match filter_cond {
-        Some(f) => enc.cond(f, &mut finals, false),
-        None => TRUE,
-    };
-    // Values of every observable, for the witness and the states.
-    let obs_vals: Vec<encode::TermVal> = obs
-        .iter()
-        .map(|t| enc.term(t, &mut finals, false))
-        .collect();
+    let (filter_cond, filter, obs_vals) = filter_and_values(&mut enc, p, opts, &obs, &mut finals);
     let prop = p
         .assertion
         .as_ref()
@@ -673,7 +664,7 @@ pub fn check_safety_stats(
                 obs: &obs,
                 obs_vals: &obs_vals,
             };
-            match list_states(
+            let r = list_states(
                 &mut enc,
                 model,
                 &mut stats,
@@ -681,16 +672,8 @@ pub fn check_safety_stats(
                 cap,
                 &mut bound_hit,
                 &mut listed,
-            ) {
-                Ok(()) if listed.exhausted => None,
-                Ok(()) if cap == 0 => Some("--max-states 0".into()),
-                Ok(()) => Some(format!("the enumeration stopped at --max-states {cap}")),
-                Err(e) if e.kind == ErrorKind::Limit => Some(format!(
-                    "the enumeration of states was stopped: {}",
-                    e.message
-                )),
-                Err(e) => return Err(e),
-            }
+            );
+            listing_note(r, &listed, cap)?
         }
     };
     fill_stats(&enc, &mut stats);
@@ -1019,6 +1002,41 @@ fn undefined_behaviour(
     )))
 }
 
+/// The filter a check applies (`None` under `--ignore-filter`), its
+/// literal, and the values of the observables, for the verdict's queries
+/// and the states.
+fn filter_and_values<'c>(
+    enc: &mut Enc<'_>,
+    p: &'c Program,
+    opts: &Options,
+    obs: &[crate::ir::Term],
+    finals: &mut HashMap<usize, Vec<(usize, Lit)>>,
+) -> (Option<&'c crate::ir::Cond>, Lit, Vec<encode::TermVal>) {
+    let filter_cond = p.filter.as_ref().filter(|_| !opts.ignore_filter);
+    let filter = match filter_cond {
+        Some(f) => enc.cond(f, finals, false),
+        None => TRUE,
+    };
+    let vals = obs.iter().map(|t| enc.term(t, finals, false)).collect();
+    (filter_cond, filter, vals)
+}
+
+/// Why a listing of states (`r`, what [`list_states`] answered) is
+/// incomplete, if it is; a limit reached while listing leaves the list
+/// incomplete, any other error is the check's.
+fn listing_note(r: Result<()>, listed: &Listing, cap: u64) -> Result<Option<String>> {
+    Ok(match r {
+        Ok(()) if listed.exhausted => None,
+        Ok(()) if cap == 0 => Some("--max-states 0".into()),
+        Ok(()) => Some(format!("the enumeration stopped at --max-states {cap}")),
+        Err(e) if e.kind == ErrorKind::Limit => Some(format!(
+            "the enumeration of states was stopped: {}",
+            e.message
+        )),
+        Err(e) => return Err(e),
+    })
+}
+
 /// Some thread reaches undefined behaviour (`FALSE` when none can).
 fn any_ub(enc: &mut Enc<'_>) -> Lit {
     let lits: Vec<Lit> = enc
@@ -1051,15 +1069,7 @@ fn ub_states(
     };
     let obs = observables(p);
     let mut finals = HashMap::new();
-    let filter_cond = p.filter.as_ref().filter(|_| !opts.ignore_filter);
-    let filter = match filter_cond {
-        Some(f) => enc.cond(f, &mut finals, false),
-        None => TRUE,
-    };
-    let obs_vals: Vec<encode::TermVal> = obs
-        .iter()
-        .map(|t| enc.term(t, &mut finals, false))
-        .collect();
+    let (filter_cond, filter, obs_vals) = filter_and_values(enc, p, opts, &obs, &mut finals);
     let q = Queries {
         complete,
         filter,
@@ -1077,16 +1087,8 @@ fn ub_states(
     };
     // Whether a thread is cut does not matter here: the verdict is FAIL.
     let mut bound_hit = Some(false);
-    let why = match list_states(enc, model, stats, &q, cap, &mut bound_hit, &mut listed) {
-        Ok(()) if listed.exhausted => None,
-        Ok(()) if cap == 0 => Some("--max-states 0".into()),
-        Ok(()) => Some(format!("the enumeration stopped at --max-states {cap}")),
-        Err(e) if e.kind == ErrorKind::Limit => Some(format!(
-            "the enumeration of states was stopped: {}",
-            e.message
-        )),
-        Err(e) => return Err(e),
-    };
+    let r = list_states(enc, model, stats, &q, cap, &mut bound_hit, &mut listed);
+    let why = listing_note(r, &listed, cap)?;
     Ok((listed.states.into_iter().collect(), why))
 }
 
