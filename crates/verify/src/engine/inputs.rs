@@ -47,25 +47,11 @@ fn unsupported(what: String, by: Use) -> Error {
 /// Each valuation of the program's free inputs, as a copy of `p` with
 /// those inputs fixed; `None` when no input is free.
 pub fn valuations(p: &Program, by: Use) -> Result<Option<Vec<Program>>> {
-    let free: Vec<usize> = (0..p.inputs.len())
-        .filter(|&k| p.inputs[k].value.is_none())
-        .collect();
+    let (free, domains) = free_domains(p, by)?;
     if free.is_empty() {
         return Ok(None);
     }
-    let mut domains = Vec::new();
-    let mut total = 1usize;
-    for &k in &free {
-        let d = input_domain(p, k, by)?;
-        total = total.saturating_mul(d.len());
-        domains.push(d);
-    }
-    if total > MAX_VALUATIONS {
-        return Err(unsupported(
-            format!("{total} valuations of the free inputs (at most {MAX_VALUATIONS})"),
-            by,
-        ));
-    }
+    let total = domains.iter().map(Vec::len).product();
     let mut out = Vec::with_capacity(total);
     let mut choice = vec![0usize; free.len()];
     loop {
@@ -97,7 +83,7 @@ pub fn explicit_refusal(p: &Program) -> Option<Error> {
     if let Err(e) = crate::engine::paths::arbitrary_initial_values(p) {
         return Some(e);
     }
-    if let Err(e) = valuations_count(p) {
+    if let Err(e) = free_domains(p, Use::Explicit) {
         return Some(e);
     }
     for (th, t) in p.threads.iter().enumerate() {
@@ -112,20 +98,26 @@ pub fn explicit_refusal(p: &Program) -> Option<Error> {
     None
 }
 
-/// The number of valuations [`valuations`] would make, or its refusal,
-/// without copying the program.
-fn valuations_count(p: &Program) -> Result<usize> {
+/// The free inputs of `p` and their representatives, or the refusal when
+/// they have none or too many valuations together.
+fn free_domains(p: &Program, by: Use) -> Result<(Vec<usize>, Vec<Vec<i64>>)> {
+    let free: Vec<usize> = (0..p.inputs.len())
+        .filter(|&k| p.inputs[k].value.is_none())
+        .collect();
+    let mut domains = Vec::new();
     let mut total = 1usize;
-    for k in (0..p.inputs.len()).filter(|&k| p.inputs[k].value.is_none()) {
-        total = total.saturating_mul(input_domain(p, k, Use::Explicit)?.len());
+    for &k in &free {
+        let d = input_domain(p, k, by)?;
+        total = total.saturating_mul(d.len());
+        domains.push(d);
     }
     if total > MAX_VALUATIONS {
         return Err(unsupported(
             format!("{total} valuations of the free inputs (at most {MAX_VALUATIONS})"),
-            Use::Explicit,
+            by,
         ));
     }
-    Ok(total)
+    Ok((free, domains))
 }
 
 /// Representatives of the free input `k` (see the module docs).

@@ -122,15 +122,11 @@ impl Ub {
         let t = &p.threads[th];
         match *self {
             Ub::Unreachable { instr } => match t.instrs.get(instr) {
-                // The cause names its position.
+                // The cause names its position (and quotes in excerpts).
                 Some(Instr {
                     kind: InstrKind::Unreachable { cause: Some(cause) },
                     ..
-                }) => format!(
-                    "undefined behaviour: {} (thread {})",
-                    excerpt_of::<240>(cause),
-                    t.name
-                ),
+                }) => format!("undefined behaviour: {} (thread {})", cause, t.name),
                 i => format!(
                     "undefined behaviour: thread {} reaches unreachable code (line {})",
                     t.name,
@@ -177,7 +173,7 @@ impl Ub {
                 let from: Vec<String> = origin
                     .iter()
                     .filter_map(|&k| t.instrs.get(k))
-                    .map(|r| format!("`{}` at {}", excerpt_of::<60>(&r.text), r.pos))
+                    .map(|r| format!("`{}` at {}", crate::diag::excerpt(&r.text), r.pos))
                     .collect();
                 let from = match from.is_empty() {
                     true => String::new(),
@@ -186,19 +182,11 @@ impl Ub {
                 format!(
                     "undefined behaviour: {what} at {} (`{}`, thread {}): the divisor {operand}{from}",
                     ins.pos,
-                    excerpt_of::<60>(&ins.text),
+                    crate::diag::excerpt(&ins.text),
                     t.name
                 )
             }
         }
-    }
-}
-
-/// At most a short prefix (`MAX` characters) of a text, for notes.
-fn excerpt_of<const MAX: usize>(s: &str) -> String {
-    match s.char_indices().nth(MAX) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
     }
 }
 

@@ -248,14 +248,14 @@ impl<'m> Tx<'_, 'm> {
                         // atomic on a `char`).
                         format!(
                             "`{}` at {pos} accesses {} of `{}`{has}",
-                            self.text,
+                            crate::diag::excerpt(&self.text),
                             bytes(size.into()),
                             b.name
                         )
                     } else {
                         format!(
                             "out-of-bounds access: `{}` at {pos} reaches bytes {}..{} of `{}`{has}",
-                            self.text,
+                            crate::diag::excerpt(&self.text),
                             o,
                             i128::from(*o) + i128::from(size),
                             b.name,
@@ -268,7 +268,8 @@ impl<'m> Tx<'_, 'm> {
                     // PTX requires naturally aligned addresses.
                     let cause = format!(
                         "misaligned access: `{}` at {pos} accesses {size} bytes at offset {o} of `{}`",
-                        self.text, b.name
+                        crate::diag::excerpt(&self.text),
+                        b.name
                     );
                     self.emit(InstrKind::Unreachable { cause: Some(cause) }, vec![]);
                     return Ok(None);
@@ -285,7 +286,8 @@ impl<'m> Tx<'_, 'm> {
                     let low = self.bin(BinOp::And, off, &Arg::K(i64::from(size) - 1));
                     let cause = format!(
                         "misaligned access: `{}` at {pos} accesses {size} bytes of `{}` at an offset computed at run time that is not a multiple of {size}",
-                        self.text, self.sh.mem.buffers[buf].name
+                        crate::diag::excerpt(&self.text),
+                        self.sh.mem.buffers[buf].name
                     );
                     match low {
                         Arg::K(0) => {}
