@@ -43,7 +43,8 @@ struct CheckOpts {
     /// Names as in `gpumc progress` (docs/PROGRESS.md; `weak-obe` is `obe`).
     #[arg(long, default_value = "fair")]
     progress: String,
-    /// Engine: explicit | symbolic | auto (symbolic for large tests; liveness: its stuck-configuration search).
+    /// Engine: explicit | symbolic | auto (symbolic for large tests; liveness: its stuck-configuration search;
+    /// races of PTX kernels over 4,096 threads: parametric) | parametric (PTX kernel races for any launch size, docs/PTX-KERNELS.md).
     #[arg(long, default_value = "auto")]
     engine: String,
     /// Ignore the tests' `filter` clauses.
@@ -276,7 +277,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
         .map_err(|e| format!("bad --progress `{}`: {e}", opts.progress))?;
     let engine = driver::Engine::parse(&opts.engine).ok_or_else(|| {
         format!(
-            "unknown engine `{}` (expected explicit, symbolic or auto)",
+            "unknown engine `{}` (expected explicit, symbolic, auto or parametric)",
             opts.engine
         )
     })?;

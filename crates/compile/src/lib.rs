@@ -490,6 +490,10 @@ impl ThreadCx<'_> {
                     ins.pos,
                     format!("compiling the run-time address `{}`", x.array),
                 )),
+                Addr::Region(_) => Err(Error::unsupported(
+                    ins.pos,
+                    "compiling an access into memory of unknown size",
+                )),
             }
         };
         if let Some(key) = classify(ins)? {

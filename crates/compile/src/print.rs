@@ -188,6 +188,10 @@ fn loc(p: &Program, i: &Instr, a: &Addr) -> Result<String> {
             i,
             format!("a run-time address (`{}`) in a litmus test", x.array),
         )),
+        Addr::Region(_) => Err(err_at(
+            i,
+            "an access into memory of unknown size in a litmus test".into(),
+        )),
     }
 }
 

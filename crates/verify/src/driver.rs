@@ -50,6 +50,9 @@ pub enum Engine {
     /// The explicit engine for small tests, the symbolic one otherwise.
     #[default]
     Auto,
+    /// PTX kernels' races for any launch size, from two symbolic threads
+    /// (`engine::parametric`).
+    Parametric,
 }
 
 impl Engine {
@@ -58,6 +61,7 @@ impl Engine {
             "explicit" => Some(Engine::Explicit),
             "symbolic" => Some(Engine::Symbolic),
             "auto" => Some(Engine::Auto),
+            "parametric" => Some(Engine::Parametric),
             _ => None,
         }
     }
@@ -92,6 +96,7 @@ impl std::fmt::Display for Engine {
             Engine::Explicit => "explicit",
             Engine::Symbolic => "symbolic",
             Engine::Auto => "auto",
+            Engine::Parametric => "parametric",
         })
     }
 }
@@ -480,6 +485,27 @@ enum Input<'a> {
 }
 
 impl Input<'_> {
+    /// Whether the input is a PTX kernel (by extension, or by content
+    /// for a name without one).
+    fn is_ptx(self, name: &Path) -> bool {
+        match name.extension().and_then(|e| e.to_str()) {
+            Some(e) => e == "ptx",
+            None => self
+                .text(name)
+                .is_ok_and(|s| SourceFormat::sniff(&s) == SourceFormat::PtxKernel),
+        }
+    }
+
+    fn text(self, name: &Path) -> Result<String> {
+        match self {
+            Input::File(file) => {
+                let bytes = std::fs::read(file).map_err(|e| Error::io(name, e))?;
+                crate::diag::text(bytes).map_err(|e| e.in_file(name))
+            }
+            Input::Text(src) => Ok(src.to_string()),
+        }
+    }
+
     fn load(self, name: &Path, launch: &Launch) -> Result<Program> {
         match self {
             Input::File(file) => load_program_launched(file, name, launch),
@@ -531,6 +557,31 @@ fn check_at_bound(
         // Reading the program and the model (both the user's, of any
         // length) keeps the deadline too; each engine enters its own share.
         let _reading = crate::guard::enter(guard.clone());
+        let concrete_cfg;
+        let mut cfg = cfg;
+        if cfg.property == Property::Races
+            && matches!(cfg.engine, Engine::Parametric | Engine::Auto)
+            && input.is_ptx(name)
+        {
+            match crate::kernel_scale::check(input.text(name)?, name, cfg, cache, &mut report)? {
+                crate::kernel_scale::Step::Decided => return Ok(()),
+                crate::kernel_scale::Step::Concrete(note) => {
+                    report.engine_note = note;
+                    // What the parametric engine left open, the others decide.
+                    concrete_cfg = Config {
+                        engine: Engine::Auto,
+                        ..cfg.clone()
+                    };
+                    cfg = &concrete_cfg;
+                }
+            }
+        }
+        if cfg.engine == Engine::Parametric {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                "--engine parametric checks races of PTX kernels (`--property races` on a `.ptx` file)",
+            ));
+        }
         let mut program = input.load(name, &cfg.launch)?;
         report.test = program.name.clone();
         if cfg.property == Property::Races {
@@ -798,7 +849,7 @@ pub const NO_CONDITION: &str = "NONE";
 
 /// Why a verdict is `UNKNOWN` when the loop bound is the reason, so that
 /// the report never says `UNKNOWN` without one.
-fn bound_reason(verdict: Verdict, bound_hit: bool, bound: u32) -> Option<String> {
+pub(crate) fn bound_reason(verdict: Verdict, bound_hit: bool, bound: u32) -> Option<String> {
     (verdict == Verdict::Unknown && bound_hit).then(|| {
         format!(
             "the loop bound (--bound {bound}) cut an execution that could decide the verdict; a larger --bound may decide it"

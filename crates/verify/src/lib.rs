@@ -5,6 +5,7 @@
 
 pub mod driver;
 pub mod engine;
+pub mod kernel_scale;
 pub mod report;
 
 // The modules of the crates below under their usual names, so that paths

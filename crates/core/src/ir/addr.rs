@@ -11,6 +11,22 @@ pub enum Addr {
     /// A location chosen by a value computed at run time (SPIR-V
     /// `a[b[tid]]`).
     Indexed(Box<Indexed>),
+    /// A byte offset into a memory region that is not split into cells:
+    /// the generic thread of a kernel (`frontend::ptx::generic`), whose
+    /// addresses are terms over symbolic thread ids, for the parametric
+    /// engine. The explicit and symbolic engines refuse programs with
+    /// such addresses ([`Addr::is_region`]).
+    Region(Box<RegionAddr>),
+}
+
+/// An access of `bytes` bytes at byte `offset` of region `region`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegionAddr {
+    /// Index into the regions of the program that made it (the generic
+    /// kernel's `regions`).
+    pub region: usize,
+    pub offset: Operand,
+    pub bytes: u32,
 }
 
 /// An access to one cell of an array, chosen by an index.
@@ -30,6 +46,7 @@ impl Addr {
         match self {
             Addr::Fixed(l) => std::slice::from_ref(l),
             Addr::Indexed(x) => &x.cells,
+            Addr::Region(_) => &[],
         }
     }
 
@@ -37,15 +54,21 @@ impl Addr {
     pub fn fixed(&self) -> Option<LocId> {
         match self {
             Addr::Fixed(l) => Some(*l),
-            Addr::Indexed(_) => None,
+            Addr::Indexed(_) | Addr::Region(_) => None,
         }
     }
 
-    /// The index operand of a run-time address.
+    /// Whether this is an offset into a region ([`Addr::Region`]).
+    pub fn is_region(&self) -> bool {
+        matches!(self, Addr::Region(_))
+    }
+
+    /// The index operand of a run-time address (a region's offset).
     pub fn index(&self) -> Option<&Operand> {
         match self {
             Addr::Fixed(_) => None,
             Addr::Indexed(x) => Some(&x.index),
+            Addr::Region(r) => Some(&r.offset),
         }
     }
 
@@ -57,6 +80,7 @@ impl Addr {
             Addr::Indexed(x) => usize::try_from(v)
                 .ok()
                 .and_then(|k| x.cells.get(k).copied()),
+            Addr::Region(_) => None,
         }
     }
 
@@ -69,6 +93,7 @@ impl Addr {
                     *c = f(*c);
                 }
             }
+            Addr::Region(_) => {}
         }
     }
 }

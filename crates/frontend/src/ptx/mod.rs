@@ -30,6 +30,22 @@ pub fn parse_kernel(src: &str, path: &Path, launch: &launch::Launch) -> Result<P
     .map_err(|e| e.in_file(path))
 }
 
+/// [`parse_kernel`] for the parametric engine: the kernel's generic
+/// thread ([`lower::lower_generic`]) instead of every thread.
+pub fn parse_generic_kernel(
+    src: &str,
+    path: &Path,
+    launch: &launch::Launch,
+) -> Result<(Program, lower::GenericParts)> {
+    (|| {
+        let header = launch::from_header(src)?;
+        let launch = launch.over(&header);
+        let module = parse::parse_module(src)?;
+        lower::lower_generic(&module, &launch)
+    })()
+    .map_err(|e| e.in_file(path))
+}
+
 /// Whether a text looks like a PTX module: its first line that is not a
 /// comment starts with a directive such as `.version` or `.target`.
 pub fn looks_like_ptx(src: &str) -> bool {

@@ -704,6 +704,7 @@ pub fn render(p: &Program) -> String {
             let cells: Vec<&str> = x.cells.iter().map(|&c| name(c)).collect();
             format!("{}[{}: {}]", x.array, op(&x.index), cells.join(" "))
         }
+        Addr::Region(r) => format!("region{}[{}]", r.region, op(&r.offset)),
     };
     for t in &p.threads {
         let _ = write!(s, "thread {} @ {:?}", t.name, t.placement.ids);

@@ -171,6 +171,12 @@ fn address(ins: &Instr, regs: &mut Regs, a: &Addr) -> Result<Address> {
             index: value(ins, regs, &x.index)?,
             cells: x.cells.clone(),
         },
+        Addr::Region(_) => {
+            return Err(Error::unsupported(
+                ins.pos,
+                "running an access into memory of unknown size on hardware",
+            ))
+        }
     })
 }
 

@@ -199,17 +199,43 @@ fn pair_races(
             x
         })
         .collect();
-    let alone = |th: usize, i: &Instr, at: LocId| {
-        let mut i = i.clone();
+    let alone = |th: usize, instr, at: LocId| Alone {
+        name: &p.threads[th].name,
+        placement: &p.threads[th].placement,
+        instr,
+        loc: new_id(at).unwrap_or(0),
+    };
+    Ok(two_alone_race(p, model, [alone(ts, s, loc), alone(tc, c, cell)], locations)?.is_some())
+}
+
+/// One access of a thread, run alone at location `loc`.
+pub(crate) struct Alone<'a> {
+    pub name: &'a str,
+    pub placement: &'a crate::ir::Placement,
+    pub instr: &'a Instr,
+    pub loc: LocId,
+}
+
+/// Whether the model's `flag` axioms fire on the execution of the two
+/// accesses alone (each thread runs its one instruction; nothing orders
+/// them), over `locations`. `p` gives the architecture and name.
+pub(crate) fn two_alone_race(
+    p: &Program,
+    model: &Model,
+    two: [Alone; 2],
+    locations: Vec<Location>,
+) -> Result<Option<String>> {
+    let thread = |a: &Alone| {
+        let mut i = a.instr.clone();
         match &mut i.kind {
             InstrKind::Load { addr, .. }
             | InstrKind::Store { addr, .. }
-            | InstrKind::Rmw { addr, .. } => *addr = Addr::Fixed(new_id(at).unwrap_or(0)),
+            | InstrKind::Rmw { addr, .. } => *addr = Addr::Fixed(a.loc),
             _ => {}
         }
         Thread {
-            name: p.threads[th].name.clone(),
-            placement: p.threads[th].placement.clone(),
+            name: a.name.to_string(),
+            placement: a.placement.clone(),
             instrs: vec![i],
             init_regs: vec![],
         }
@@ -217,7 +243,7 @@ fn pair_races(
     let q = Program {
         name: p.name.clone(),
         arch: p.arch,
-        threads: vec![alone(ts, s, loc), alone(tc, c, cell)],
+        threads: two.iter().map(thread).collect(),
         locations,
         ssw: vec![],
         filter: None,
@@ -227,8 +253,13 @@ fn pair_races(
         source_map: Default::default(),
     };
     let opts = Options {
-        max_races: 0,
+        max_races: 1,
         ..Options::default()
     };
-    Ok(races::check(&q, model, &opts)?.verdict != Verdict::Pass)
+    let r = races::check(&q, model, &opts)?;
+    Ok((r.verdict != Verdict::Pass).then(|| {
+        r.races
+            .first()
+            .map_or_else(|| "race".to_string(), |x| x.flag.clone())
+    }))
 }

@@ -12,6 +12,7 @@ pub mod inputs;
 pub mod liveness;
 pub mod loops;
 pub mod orders;
+pub mod parametric;
 pub mod paths;
 pub mod races;
 pub mod safety;

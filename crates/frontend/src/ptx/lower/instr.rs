@@ -154,6 +154,74 @@ impl<'m> Tx<'_, 'm> {
         .into())
     }
 
+    /// The generic thread's ids: `%tid`/`%ctaid` components are inputs
+    /// (named so the parametric engine can tell them apart), `%laneid` and
+    /// `%warpid` follow from the linear id; the lane masks are arbitrary.
+    /// `None`: the register is the same in every thread (`%ntid`, …).
+    fn generic_special(&mut self, base: &str, d: Option<usize>) -> TxResult<Option<V>> {
+        let th = self.th;
+        match (base, d) {
+            ("%tid" | "%ctaid", Some(d)) => {
+                // A dimension of extent 1 has id 0 in every thread.
+                let extent = if base == "%tid" {
+                    th.ntid[d]
+                } else {
+                    th.nctaid[d]
+                };
+                if extent == 1 {
+                    return Ok(Some(V::Int(Arg::K(0))));
+                }
+                Ok(Some(V::Int(
+                    self.id_input(&format!("{base}.{}", ["x", "y", "z"][d])),
+                )))
+            }
+            ("%laneid" | "%warpid", _) => {
+                let mut linear = Arg::K(0);
+                for d in (0..3).rev() {
+                    let scaled = self.bin(BinOp::Mul, &linear, &Arg::K(i64::from(th.ntid[d])));
+                    let id = match th.ntid[d] {
+                        1 => Arg::K(0),
+                        _ => self.id_input(&format!("%tid.{}", ["x", "y", "z"][d])),
+                    };
+                    linear = self.bin(BinOp::Add, &scaled, &id);
+                }
+                Ok(Some(V::Int(if base == "%laneid" {
+                    self.bin(BinOp::And, &linear, &Arg::K(31))
+                } else {
+                    self.bin(BinOp::Lshr, &linear, &Arg::K(5))
+                })))
+            }
+            (b, _) if b.starts_with("%lanemask") => Ok(Some(V::Int(self.havoc(32)))),
+            _ => Ok(None),
+        }
+    }
+
+    /// The input that holds the generic thread's special register `name`.
+    fn id_input(&mut self, name: &str) -> Arg {
+        let idx = match self.sh.ids.get(name) {
+            Some(&i) => i,
+            None => {
+                self.sh.inputs.push(crate::ir::Input {
+                    name: name.to_string(),
+                    ty: crate::ir::ValueType::Int(32),
+                    value: None,
+                });
+                let i = self.sh.inputs.len() - 1;
+                self.sh.ids.insert(name.to_string(), i);
+                i
+            }
+        };
+        let t = self.temp();
+        self.emit(
+            crate::ir::InstrKind::Input {
+                dst: t.clone(),
+                input: idx,
+            },
+            vec![],
+        );
+        Arg::R(t)
+    }
+
     /// A special register's value (`None`: not a special register).
     fn special(&mut self, name: &str) -> TxResult<Option<V>> {
         let th = self.th;
@@ -171,6 +239,11 @@ impl<'m> Tx<'_, 'm> {
         };
         let lane = th.linear % 32;
         let k = |v: u32| Some(V::Int(Arg::K(i64::from(v))));
+        if th.generic {
+            if let Some(v) = self.generic_special(base, dim(comp))? {
+                return Ok(Some(v));
+            }
+        }
         let v = match base {
             "%tid" | "%ntid" | "%ctaid" | "%nctaid" => {
                 let Some(d) = dim(comp) else {

@@ -10,7 +10,9 @@ use super::memory::BufKind;
 use super::tx::{Assume, Tx, TxErr, TxResult};
 use super::value::{sext, BufId, Slot, State};
 use crate::diag::Error;
-use crate::ir::{Addr, BinOp, CmpOp, Indexed, InstrKind, Operand as IrOp, RmwOp, ValueType};
+use crate::ir::{
+    Addr, BinOp, CmpOp, Indexed, InstrKind, Operand as IrOp, RegionAddr, RmwOp, ValueType,
+};
 use crate::ptx::ast::{Instr, Operand, Space, Type, TypeKind};
 use crate::ptx::launch::ParamValue;
 
@@ -274,6 +276,9 @@ impl<'m> Tx<'_, 'm> {
                     self.emit(InstrKind::Unreachable { cause: Some(cause) }, vec![]);
                     return Ok(None);
                 }
+                if self.th.generic {
+                    return Ok(Some(self.region(buf, off, size)));
+                }
                 Ok(Some(Addr::Fixed(
                     self.sh.mem.cell(buf, copy, *o, size, write, pos),
                 )))
@@ -311,6 +316,9 @@ impl<'m> Tx<'_, 'm> {
                         }
                     }
                 }
+                if self.th.generic {
+                    return Ok(Some(self.bounded_region(buf, off, size)));
+                }
                 let index = if size.is_power_of_two() {
                     self.bin(BinOp::Shr, off, &Arg::K(i64::from(size.trailing_zeros())))
                 } else {
@@ -325,6 +333,51 @@ impl<'m> Tx<'_, 'm> {
                 }))))
             }
         }
+    }
+
+    /// The generic thread's address of `size` bytes at `off` in `buf`.
+    fn region(&self, buf: BufId, off: &Arg, size: u32) -> Addr {
+        Addr::Region(Box::new(RegionAddr {
+            region: buf,
+            offset: off.ir(),
+            bytes: size,
+        }))
+    }
+
+    /// [`Self::region`] at an offset computed at run time: where the
+    /// buffer's size is known, an offset past it is undefined behaviour
+    /// (checked by a branch); a buffer of unknown size is large enough.
+    fn bounded_region(&mut self, buf: BufId, off: &Arg, size: u32) -> Addr {
+        if let Some(n) = self.sh.mem.buffers[buf].size {
+            let last = i64::try_from(n).unwrap_or(i64::MAX) - i64::from(size);
+            let b = &self.sh.mem.buffers[buf];
+            let cause = format!(
+                "out-of-bounds access: `{}` at {} reaches past the {n} bytes of `{}`{}",
+                crate::diag::excerpt(&self.text),
+                self.pos,
+                b.name,
+                b.decl
+                    .as_ref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
+            );
+            let ok = self.label();
+            if last >= 0 {
+                let inside = self.bin(BinOp::Ule, off, &Arg::K(last));
+                self.emit(
+                    InstrKind::Branch {
+                        op: CmpOp::Ne,
+                        a: inside.ir(),
+                        b: IrOp::Const(0),
+                        target: ok.clone(),
+                    },
+                    vec![],
+                );
+            }
+            self.emit(InstrKind::Unreachable { cause: Some(cause) }, vec![]);
+            self.emit_label(ok);
+        }
+        self.region(buf, off, size)
     }
 
     /// `ld`, `ldu`, `st`, `atom`, `red`.
@@ -896,7 +949,15 @@ impl<'m> Tx<'_, 'm> {
         };
         if words.first() == Some(&"warp") {
             // bar.warp.sync mask: the threads of the warp.
-            let base = (1i64 << 40) | (i64::from(self.th.linear / 32) << 20);
+            // (The generic thread's warp is not known: its warp
+            // barriers share one resource, which the parametric engine
+            // does not take as ordering.)
+            let warp = if self.th.generic {
+                0
+            } else {
+                self.th.linear / 32
+            };
+            let base = (1i64 << 40) | (i64::from(warp) << 20);
             let id = self.barrier_instance(st, base);
             self.emit(
                 InstrKind::Barrier {

@@ -42,6 +42,10 @@ pub(super) struct ThreadCtx {
     pub linear: u32,
     pub cta: u32,
     pub shared_bytes: u64,
+    /// The generic thread (`generic.rs`): `tid`, `ctaid`, `linear` and
+    /// `cta` are not known; the ids are inputs (`Shared::ids`) and global
+    /// and shared accesses are region addresses.
+    pub generic: bool,
 }
 
 /// The code every thread runs.
@@ -91,10 +95,42 @@ pub(super) struct Shared {
     pub files: HashMap<u32, String>,
     pub source_map: BTreeMap<u32, SourceLoc>,
     pub address_bits: u32,
+    /// The generic thread's id inputs (`%tid.x`, `%ctaid.y`, …), by name.
+    pub ids: BTreeMap<String, usize>,
 }
 
 /// Translates kernel `launch.kernel` of `module` for `launch`.
 pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
+    Ok(translate_launch(module, launch, false)?.0)
+}
+
+/// What [`lower_generic`] gives the parametric engine besides the
+/// program of one generic thread.
+pub struct GenericParts {
+    /// The input index of each id register the thread reads (`%tid.x`,
+    /// `%ctaid.y`; a dimension of extent 1 is the constant 0).
+    pub ids: BTreeMap<String, usize>,
+    /// Every buffer, by [`crate::ir::RegionAddr::region`].
+    pub buffers: Vec<Buffer>,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+}
+
+/// Translates kernel `launch.kernel` once, for a thread whose ids are not
+/// known (inputs named after their special registers): the *generic
+/// thread* every thread of the launch runs. Its global and shared
+/// accesses are region addresses (`ir::Addr::Region`) whose offsets are
+/// computed at run time from the ids; a buffer of unknown size is large
+/// enough. Any launch within CUDA's limits is accepted.
+pub fn lower_generic(module: &Module, launch: &Launch) -> Result<(Program, GenericParts)> {
+    translate_launch(module, launch, true)
+}
+
+fn translate_launch(
+    module: &Module,
+    launch: &Launch,
+    generic: bool,
+) -> Result<(Program, GenericParts)> {
     let kernel = choose_kernel(module, launch)?;
     let (grid, block) = match (launch.grid, launch.block) {
         (g, Some(b)) => (g.unwrap_or([1, 1, 1]), b),
@@ -116,7 +152,7 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
     // u128, it cannot wrap (a wrapped count once slipped under the limit).
     let count = |d: [u32; 3]| d.iter().map(|&v| u128::from(v)).product::<u128>();
     let threads = count(block) * count(grid);
-    if threads > u128::from(MAX_THREADS) {
+    if threads > u128::from(MAX_THREADS) && !generic {
         // (checked before anything is built)
         return Err(Error::new(
             ErrorKind::Unsupported,
@@ -125,8 +161,9 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
             ),
         ));
     }
-    // Both fit in u32 now (at most MAX_THREADS).
-    let blocks = count(grid) as u32;
+    // Both fit in u32 now (at most MAX_THREADS); the generic thread's
+    // memory has one copy of the shared variables.
+    let blocks = if generic { 1 } else { count(grid) as u32 };
     let mut code = Code {
         declared: module.functions.iter().map(|f| f.name.as_str()).collect(),
         funcs: HashMap::new(),
@@ -157,6 +194,7 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
             files: module.files.iter().cloned().collect(),
             source_map: BTreeMap::new(),
             address_bits: module.address_size.unwrap_or(64),
+            ids: BTreeMap::new(),
         };
         bind_params(&mut sh, kernel, launch)?;
         for v in &module.vars {
@@ -165,10 +203,23 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
                 sh.mem.broken.insert(v.name.clone(), e);
             }
         }
-        match translate_all(&code, &mut sh, grid, block, launch) {
+        let translated = if generic {
+            translate_generic(&code, &mut sh, grid, block, launch).map(|t| vec![t])
+        } else {
+            translate_all(&code, &mut sh, grid, block, launch)
+        };
+        match translated {
             Ok(threads) => {
-                sh.mem.check_mixed_sizes()?;
-                return Ok(Program {
+                if !generic {
+                    sh.mem.check_mixed_sizes()?;
+                }
+                let parts = GenericParts {
+                    ids: std::mem::take(&mut sh.ids),
+                    buffers: sh.mem.buffers.clone(),
+                    grid,
+                    block,
+                };
+                let program = Program {
                     name: kernel.name.clone(),
                     arch: Arch::Ptx,
                     threads,
@@ -179,7 +230,8 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
                     observed: Vec::new(),
                     inputs: sh.inputs,
                     source_map: sh.source_map,
-                });
+                };
+                return Ok((program, parts));
             }
             Err(TxErr::Error(e)) => return Err(e),
             Err(TxErr::Restart(a)) => {
@@ -221,11 +273,35 @@ fn translate_all(
                 linear,
                 cta,
                 shared_bytes: launch.shared_bytes.unwrap_or(0),
+                generic: false,
             };
             threads.push(translate_thread(code, sh, &th)?);
         }
     }
     Ok(threads)
+}
+
+/// The generic thread (see [`lower_generic`]).
+fn translate_generic(
+    code: &Code,
+    sh: &mut Shared,
+    grid: [u32; 3],
+    block: [u32; 3],
+    launch: &Launch,
+) -> std::result::Result<Thread, TxErr> {
+    let th = ThreadCtx {
+        tid: [0; 3],
+        ctaid: [0; 3],
+        ntid: block,
+        nctaid: grid,
+        linear: 0,
+        cta: 0,
+        shared_bytes: launch.shared_bytes.unwrap_or(0),
+        generic: true,
+    };
+    let mut t = translate_thread(code, sh, &th)?;
+    t.name = "t".into();
+    Ok(t)
 }
 
 /// Translates one thread, again after each loop the translation found

@@ -72,8 +72,8 @@ pub struct LiveStatus {
     pub spins: Vec<(Lit, Vec<usize>)>,
 }
 
-type Counters = Vec<(usize, u32)>;
-type Key = (usize, Counters);
+pub(crate) type Counters = Vec<(usize, u32)>;
+pub(crate) type Key = (usize, Counters);
 
 /// The symbolic state flowing along an edge.
 #[derive(Clone, Default)]
@@ -125,20 +125,20 @@ fn canon(cfg: &Cfg, pc: usize, counters: &Counters) -> Counters {
 
 /// A control-flow successor.
 #[derive(Clone, Debug)]
-enum Succ {
+pub(crate) enum Succ {
     /// Fall through or jump forward, or a back-edge within the bound.
     To(usize),
     /// A back-edge taken once too often: the path is cut.
     Cut,
 }
 
-struct Dag {
-    keys: Vec<Key>,
+pub(crate) struct Dag {
+    pub keys: Vec<Key>,
     /// Per node: (successor of the fall-through/unconditional kind, of the
     /// taken branch). Branches have both; `Goto` only `taken`.
-    next: Vec<Option<Succ>>,
-    taken: Vec<Option<Succ>>,
-    order: Vec<usize>,
+    pub next: Vec<Option<Succ>>,
+    pub taken: Vec<Option<Succ>>,
+    pub order: Vec<usize>,
 }
 
 /// Interns DAG nodes and queues the new ones.
@@ -204,7 +204,7 @@ impl Builder<'_> {
 }
 
 /// The unrolled control flow of thread `th`.
-fn dag(p: &Program, th: usize, cfg: &Cfg, bound: u32) -> Result<Dag> {
+pub(crate) fn dag(p: &Program, th: usize, cfg: &Cfg, bound: u32) -> Result<Dag> {
     let t = &p.threads[th];
     let n = t.instrs.len();
     let mut b = Builder {
@@ -284,7 +284,7 @@ fn dag(p: &Program, th: usize, cfg: &Cfg, bound: u32) -> Result<Dag> {
 
 /// The value `vals[k]` on the edge whose guard `guards[k]` holds (the
 /// guards are exclusive and one holds): a multiplexer chain.
-fn mux_over(sat: &mut Sat, guards: &[Lit], vals: &[&Bv]) -> Bv {
+pub(crate) fn mux_over(sat: &mut Sat, guards: &[Lit], vals: &[&Bv]) -> Bv {
     if vals.iter().all(|v| *v == vals[0]) {
         return vals[0].clone();
     }

@@ -30,14 +30,14 @@
 //! incomplete.
 
 mod acyclic;
-mod bv;
+pub(crate) mod bv;
 mod demand;
 mod encode;
-mod guarded;
+pub(crate) mod guarded;
 mod liveness;
 pub mod open;
 mod rel;
-mod sat;
+pub(crate) mod sat;
 mod symmetry;
 mod unroll;
 

@@ -1,0 +1,521 @@
+//! The parametric race checker: a PTX kernel's races for a launch of any
+//! size, from two arbitrary distinct threads with symbolic ids
+//! (docs/PTX-KERNELS.md, "Any launch size").
+//!
+//! The kernel is translated once, for its *generic thread*
+//! (`frontend::ptx::lower::lower_generic`): ids are inputs, global and
+//! shared accesses are byte offsets into regions, computed as terms. Two
+//! copies of that thread (`thread.rs`) get ids constrained to the launch
+//! and to differ; every other thread is abstracted away: what it may have
+//! written is an arbitrary value to the copies' loads. Two accesses of the
+//! copies race when, in one solver model, both are reached, their bytes
+//! overlap, they are not ordered by a block barrier (same block, same
+//! barrier interval; different blocks are never ordered by barriers), and
+//! the model's `flag` axioms fire on the two accesses alone (so atomics
+//! and scopes are judged by the `.cat` model, not here).
+//!
+//! The abstraction keeps every race (it only adds behaviours), so *no
+//! race* holds for the whole launch. A race is *confirmed* when nothing an
+//! abstracted value decides reaches it (neither branch conditions nor
+//! offsets depend on adversarial values) and the kernel synchronises only
+//! with block barriers: then the two threads reach the two accesses in
+//! every execution, unordered, with the witness's ids and inputs. A race
+//! that is not confirmed is *possible*: the caller re-checks the launch
+//! with the concrete engine where it can.
+
+mod thread;
+
+use crate::cat::Model;
+use crate::diag::{Error, ErrorKind, Result};
+use crate::engine::bound_free::{two_alone_race, Alone};
+use crate::engine::loops::Cfg;
+use crate::engine::races::RacePair;
+use crate::engine::symbolic::bv::{self, Bv};
+use crate::engine::symbolic::guarded::dag;
+use crate::engine::symbolic::sat::{Lit, Sat};
+use crate::frontend::ptx::lower::memory::{BufKind, Contents};
+use crate::frontend::ptx::lower::GenericParts;
+use crate::ir::{InstrKind, Location, Placement, Program};
+use std::collections::{BTreeMap, HashMap};
+use thread::{Env, Run};
+
+/// The parametric check's answer.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// Racing pairs found (confirmed ones first), at most `max_races`.
+    pub races: Vec<RacePair>,
+    /// Whether each pair of `races` is confirmed (module docs).
+    pub confirmed: Vec<bool>,
+    /// Whether `races` lists every racing pair (`max_races` not reached).
+    pub complete: bool,
+    /// Undefined behaviour one thread may reach: the cause and whether
+    /// it is confirmed (its path depends on no abstracted value).
+    pub ub: Option<(String, bool)>,
+    /// Some path was cut by the loop bound.
+    pub bound_hit: bool,
+    /// Two threads of one block may pass different numbers of barriers.
+    pub divergence: Option<String>,
+    /// What the answer assumes, in words.
+    pub assumptions: Vec<String>,
+    /// Why a race is only possible, in words.
+    pub unconfirmed_why: Vec<String>,
+}
+
+/// Options of a parametric check.
+pub struct ParamOptions {
+    pub bound: u32,
+    pub max_races: usize,
+}
+
+/// Which region an access may share with the other copy's.
+fn shared_region(kind: BufKind) -> Option<&'static str> {
+    match kind {
+        BufKind::Global | BufKind::Const => Some("global"),
+        BufKind::Shared => Some("shared"),
+        BufKind::Private | BufKind::Param | BufKind::LocalMemory => None,
+    }
+}
+
+/// Checks the races of `program`, the generic thread of a kernel, for
+/// the launch in `parts`.
+pub fn check(
+    program: &Program,
+    parts: &GenericParts,
+    model: &Model,
+    opts: &ParamOptions,
+) -> Result<Outcome> {
+    if program.threads.len() != 1 {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            "the parametric engine checks the generic thread of a kernel",
+        ));
+    }
+    let regions = &parts.buffers;
+    let mut written = vec![false; regions.len()];
+    for ins in &program.threads[0].instrs {
+        if let InstrKind::Store { addr, .. } | InstrKind::Rmw { addr, .. } = &ins.kind {
+            if let crate::ir::Addr::Region(r) = addr {
+                written[r.region] = true;
+            }
+        }
+    }
+    let zero: Vec<bool> = regions
+        .iter()
+        .map(|b| b.contents == Contents::Zero)
+        .collect();
+    let arbitrary: Vec<bool> = regions
+        .iter()
+        .map(|b| b.contents == Contents::Arbitrary && b.kind == BufKind::Global)
+        .collect();
+    let cfg = Cfg::new(program, 0)?;
+    let dag = dag(program, 0, &cfg, opts.bound)?;
+    let mut sat = Sat::new();
+    // Inputs: the launch's arguments and read-only cells, one value for
+    // every thread; the ids, one per copy.
+    let id_inputs: BTreeMap<usize, (&str, u32)> = parts
+        .ids
+        .iter()
+        .map(|(name, &k)| {
+            let d = match name.rsplit('.').next() {
+                Some("y") => 1,
+                Some("z") => 2,
+                _ => 0,
+            };
+            let extent = if name.starts_with("%tid") {
+                parts.block[d]
+            } else {
+                parts.grid[d]
+            };
+            (k, (name.as_str(), extent))
+        })
+        .collect();
+    let inputs: Vec<Bv> = program
+        .inputs
+        .iter()
+        .map(|i| match i.value {
+            Some(v) => bv::constant(v),
+            None => bv::free(&mut sat, i.ty),
+        })
+        .collect();
+    let mut ids: [HashMap<usize, Bv>; 2] = [HashMap::new(), HashMap::new()];
+    for copy in &mut ids {
+        for (&k, &(_, extent)) in &id_inputs {
+            let v = bv::free(&mut sat, crate::ir::ValueType::Int(32));
+            let inside = bv::ult(&mut sat, &v, &bv::constant(i64::from(extent)));
+            sat.clause(&[inside]);
+            copy.insert(k, v);
+        }
+    }
+    // Same block: every block id equal; distinct: some id differs.
+    let mut same_block_parts = Vec::new();
+    let mut differ = Vec::new();
+    for (&k, &(name, _)) in &id_inputs {
+        let e = bv::eq(&mut sat, &ids[0][&k], &ids[1][&k]);
+        if name.starts_with("%ctaid") {
+            same_block_parts.push(e);
+        }
+        differ.push(-e);
+    }
+    let same_block = sat.and(&same_block_parts);
+    let distinct = sat.or(&differ);
+    let env = Env {
+        program,
+        inputs: &inputs,
+        written: &written,
+        zero: &zero,
+        arbitrary: &arbitrary,
+    };
+    let runs: [Run; 2] = [
+        thread::run(&mut sat, &env, &dag, &ids[0])?,
+        thread::run(&mut sat, &env, &dag, &ids[1])?,
+    ];
+    // Region contents nobody writes: equal offsets read equal values.
+    let lookups: Vec<&thread::Lookup> = runs.iter().flat_map(|r| &r.lookups).collect();
+    for (a, x) in lookups.iter().enumerate() {
+        for y in &lookups[a + 1..] {
+            if x.region != y.region || x.bytes != y.bytes {
+                continue;
+            }
+            crate::guard::check()?;
+            let same_off = bv::eq(&mut sat, &x.offset, &y.offset);
+            let same_val = bv::eq(&mut sat, &x.value, &y.value);
+            sat.clause(&[-same_off, same_val]);
+        }
+    }
+    let mut out = Outcome {
+        complete: true,
+        ..Outcome::default()
+    };
+    let unknown_size: Vec<&str> = regions
+        .iter()
+        .enumerate()
+        .filter(|(k, b)| {
+            b.size.is_none()
+                && runs[0].accesses.iter().any(|a| a.region == *k)
+                && shared_region(b.kind).is_some()
+        })
+        .map(|(_, b)| b.name.as_str())
+        .collect();
+    if !unknown_size.is_empty() {
+        out.assumptions.push(format!(
+            "{} {} large enough for every access (no size given: `--param NAME=buf:BYTES` makes out-of-bounds accesses checked)",
+            unknown_size.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
+            if unknown_size.len() == 1 { "is" } else { "are" }
+        ));
+    }
+    // Undefined behaviour of one thread (any thread: copy 0).
+    for u in &runs[0].ub {
+        crate::guard::check()?;
+        if solve(&mut sat, &[u.guard])? {
+            out.ub = Some((u.cause.clone(), !u.tainted));
+            if !u.tainted {
+                break;
+            }
+        }
+    }
+    let cut = sat.or(&runs[0].cut);
+    out.bound_hit = solve(&mut sat, &[cut])?;
+    // Barrier divergence: two threads of one block end having passed
+    // different numbers of block barriers.
+    'div: for (g0, b0, _) in &runs[0].ends {
+        for (g1, b1, _) in &runs[1].ends {
+            crate::guard::check()?;
+            let e = bv::eq(&mut sat, b0, b1);
+            if solve(&mut sat, &[*g0, *g1, -e, same_block, distinct])? {
+                out.divergence = Some(format!(
+                    "threads {} and {} of one block may pass different numbers of barriers (barrier divergence)",
+                    thread_name(&sat, &id_inputs, &ids[0]),
+                    thread_name(&sat, &id_inputs, &ids[1]),
+                ));
+                break 'div;
+            }
+        }
+    }
+    let ignored: Vec<usize> = runs[0].ignored_sync.iter().copied().collect();
+    if !ignored.is_empty() {
+        let t = &program.threads[0];
+        out.unconfirmed_why.push(format!(
+            "the kernel synchronises other than by block barriers ({}), which the two-thread abstraction does not take as ordering",
+            ignored
+                .iter()
+                .take(3)
+                .map(|&k| format!("`{}` at {}", crate::diag::excerpt(&t.instrs[k].text), t.instrs[k].pos))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    races(
+        &mut sat,
+        program,
+        parts,
+        model,
+        opts,
+        &runs,
+        (same_block, distinct),
+        &id_inputs,
+        &ids,
+        ignored.is_empty(),
+        &mut out,
+    )?;
+    Ok(out)
+}
+
+/// Solves under assumptions; a tripped guard is an error.
+fn solve(sat: &mut Sat, assumptions: &[Lit]) -> Result<bool> {
+    crate::guard::check()?;
+    match sat.solve(assumptions) {
+        Some(r) => Ok(r),
+        None => Err(sat.gave_up()),
+    }
+}
+
+/// `t3@b5`, `t(3,1)@b(5,0)`: a copy's ids in the current model.
+fn thread_name(
+    sat: &Sat,
+    id_inputs: &BTreeMap<usize, (&str, u32)>,
+    ids: &HashMap<usize, Bv>,
+) -> String {
+    let comp = |base: &str| -> String {
+        let vals: Vec<i64> = ["x", "y", "z"]
+            .iter()
+            .map(|c| {
+                id_inputs
+                    .iter()
+                    .find(|(_, (n, _))| *n == format!("{base}.{c}"))
+                    .map_or(0, |(k, _)| bv::value(sat, &ids[k]))
+            })
+            .collect();
+        let used = id_inputs
+            .values()
+            .filter(|(n, _)| n.starts_with(base))
+            .filter_map(|(n, _)| match n.rsplit('.').next() {
+                Some("y") => Some(2),
+                Some("z") => Some(3),
+                _ => Some(1),
+            })
+            .max()
+            .unwrap_or(1);
+        if used == 1 {
+            vals[0].to_string()
+        } else {
+            let v: Vec<String> = vals[..used].iter().map(i64::to_string).collect();
+            format!("({})", v.join(","))
+        }
+    };
+    format!("t{}@b{}", comp("%tid"), comp("%ctaid"))
+}
+
+/// Queries every pair of static accesses; fills `out.races`.
+#[allow(clippy::too_many_arguments)]
+fn races(
+    sat: &mut Sat,
+    program: &Program,
+    parts: &GenericParts,
+    model: &Model,
+    opts: &ParamOptions,
+    runs: &[Run; 2],
+    (same_block, distinct): (Lit, Lit),
+    id_inputs: &BTreeMap<usize, (&str, u32)>,
+    ids: &[HashMap<usize, Bv>; 2],
+    barriers_only: bool,
+    out: &mut Outcome,
+) -> Result<()> {
+    let t = &program.threads[0];
+    // Static accesses by source position (unrolled copies of one PTX
+    // instruction are one).
+    let mut by_pos: BTreeMap<(u32, u32), [Vec<usize>; 2]> = BTreeMap::new();
+    for (c, run) in runs.iter().enumerate() {
+        for (k, a) in run.accesses.iter().enumerate() {
+            let p = t.instrs[a.instr].pos;
+            by_pos.entry((p.line, p.col)).or_default()[c].push(k);
+        }
+    }
+    let keys: Vec<(u32, u32)> = by_pos.keys().copied().collect();
+    // The model's judgement of two accesses alone, per instruction pair
+    // and block relation.
+    let mut judged: HashMap<(usize, usize, bool), Option<String>> = HashMap::new();
+    let mut found: Vec<(RacePair, bool)> = Vec::new();
+    for (x, kx) in keys.iter().enumerate() {
+        for ky in &keys[x..] {
+            crate::guard::check()?;
+            let mut conds: Vec<(Lit, bool, String)> = Vec::new();
+            for &i in &by_pos[kx][0] {
+                for &j in &by_pos[ky][1] {
+                    let (a, b) = (&runs[0].accesses[i], &runs[1].accesses[j]);
+                    if a.region != b.region || !(a.write || b.write) {
+                        continue;
+                    }
+                    let Some(space) = shared_region(parts.buffers[a.region].kind) else {
+                        continue;
+                    };
+                    let mut flags = Vec::new();
+                    for same in [true, false] {
+                        if space == "shared" && !same {
+                            continue;
+                        }
+                        let key = (a.instr, b.instr, same);
+                        let flag = match judged.get(&key) {
+                            Some(f) => f.clone(),
+                            None => {
+                                let f = judge(program, model, a.instr, b.instr, same)?;
+                                judged.insert(key, f.clone());
+                                f
+                            }
+                        };
+                        if let Some(f) = flag {
+                            flags.push((same, f));
+                        }
+                    }
+                    if flags.is_empty() {
+                        continue;
+                    }
+                    let end_a = bv::add(sat, &a.offset, &bv::constant(i64::from(a.bytes)));
+                    let end_b = bv::add(sat, &b.offset, &bv::constant(i64::from(b.bytes)));
+                    let o1 = bv::ult(sat, &a.offset, &end_b);
+                    let o2 = bv::ult(sat, &b.offset, &end_a);
+                    let together = sat.and(&[a.guard, b.guard, o1, o2]);
+                    for (same, flag) in flags {
+                        let rel = if same {
+                            let iv = bv::eq(sat, &a.interval, &b.interval);
+                            sat.and2(same_block, iv)
+                        } else {
+                            -same_block
+                        };
+                        let c = sat.and2(together, rel);
+                        let confirmed = barriers_only && !a.tainted && !b.tainted;
+                        conds.push((c, confirmed, flag));
+                    }
+                }
+            }
+            if conds.is_empty() {
+                continue;
+            }
+            // Confirmed ways first: a pair is confirmed if any way is.
+            conds.sort_by_key(|c| !c.1);
+            let confirmed_any: Vec<Lit> = conds.iter().filter(|c| c.1).map(|c| c.0).collect();
+            let all: Vec<Lit> = conds.iter().map(|c| c.0).collect();
+            let mut hit = None;
+            for (lits, confirmed) in [(confirmed_any, true), (all, false)] {
+                if lits.is_empty() {
+                    continue;
+                }
+                let any = sat.or(&lits);
+                if solve(sat, &[distinct, any])? {
+                    hit = Some(confirmed);
+                    break;
+                }
+            }
+            let Some(confirmed) = hit else { continue };
+            // The model: which way, which accesses.
+            let (flag, a, b) = conds
+                .iter()
+                .find(|c| sat.value(c.0))
+                .map(|c| c.2.clone())
+                .map(|f| {
+                    let a = by_pos[kx][0]
+                        .iter()
+                        .map(|&i| &runs[0].accesses[i])
+                        .find(|a| sat.value(a.guard))
+                        .expect("a reached access");
+                    let b = by_pos[ky][1]
+                        .iter()
+                        .map(|&j| &runs[1].accesses[j])
+                        .find(|b| sat.value(b.guard) && b.region == a.region)
+                        .expect("a reached access");
+                    (f, a, b)
+                })
+                .expect("a true way");
+            let buf = &parts.buffers[a.region];
+            let side = |acc: &thread::Access, copy: usize| {
+                let ins = &t.instrs[acc.instr];
+                (
+                    thread_name(sat, id_inputs, &ids[copy]),
+                    ins.pos.line,
+                    ins.text.clone(),
+                    ins.pos.to_string(),
+                    program.source_of(ins).map(|s| s.to_string()),
+                )
+            };
+            let (s, u) = (side(a, 0), side(b, 1));
+            let off = bv::value(sat, &a.offset);
+            let kind = match (a.write, b.write) {
+                (true, true) => "WAW",
+                _ => "RW",
+            };
+            found.push((
+                RacePair {
+                    flag,
+                    events: (0, 0),
+                    threads: (s.0, u.0),
+                    lines: (s.1, u.1),
+                    instrs: (s.2, u.2),
+                    location: Some(format!("{}[{}]", buf.name, off / i64::from(a.bytes.max(1)))),
+                    kind: kind.into(),
+                    space: shared_region(buf.kind).map(str::to_string),
+                    source: (s.4, u.4),
+                    positions: (s.3, u.3),
+                    in_witness: false,
+                },
+                confirmed,
+            ));
+        }
+    }
+    found.sort_by_key(|(_, c)| !*c);
+    if found.len() > opts.max_races {
+        out.complete = false;
+        found.truncate(opts.max_races);
+    }
+    for (r, c) in found {
+        out.races.push(r);
+        out.confirmed.push(c);
+    }
+    Ok(())
+}
+
+/// The model's judgement of instructions `a` and `b` of the generic
+/// thread run alone by two threads of one block (`same`) or of two
+/// blocks: the name of the flag that fires, if any.
+fn judge(
+    program: &Program,
+    model: &Model,
+    a: usize,
+    b: usize,
+    same: bool,
+) -> Result<Option<String>> {
+    let t = &program.threads[0];
+    let p0 = Placement {
+        ids: vec![0, 0],
+        warp: None,
+    };
+    let p1 = Placement {
+        ids: vec![if same { 0 } else { 1 }, 0],
+        warp: None,
+    };
+    let loc = Location {
+        name: "x".into(),
+        phys: 0,
+        virt: 0,
+        init: 0,
+        init_arbitrary: None,
+        space: None,
+    };
+    two_alone_race(
+        program,
+        model,
+        [
+            Alone {
+                name: "t0",
+                placement: &p0,
+                instr: &t.instrs[a],
+                loc: 0,
+            },
+            Alone {
+                name: "t1",
+                placement: &p1,
+                instr: &t.instrs[b],
+                loc: 0,
+            },
+        ],
+        vec![loc],
+    )
+}

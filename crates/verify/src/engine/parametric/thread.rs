@@ -1,0 +1,354 @@
+//! One copy of the generic thread, executed symbolically: every path of
+//! its unrolled control flow at once (the DAG of `symbolic::guarded`),
+//! registers as bit-vectors over the copy's ids and the shared inputs.
+//!
+//! Memory is abstracted as the parametric engine's soundness argument
+//! says (docs/PTX-KERNELS.md, "Any launch size"): a load from a region
+//! some thread writes, an atomic's old value and an undefined value are
+//! fresh arbitrary values (*adversarial*: other threads may have written
+//! anything); a load from a region nobody writes reads the region's
+//! contents, one function of the offset shared by both copies (the
+//! caller adds its consistency constraints). Whatever such an arbitrary
+//! value decides (a branch, an address) is *tainted*: a race found
+//! through it may need values no execution produces.
+
+use crate::diag::Result;
+use crate::engine::symbolic::bv::{self, Bv};
+use crate::engine::symbolic::guarded::{mux_over, Dag, Succ};
+use crate::engine::symbolic::sat::{Lit, Sat, FALSE, TRUE};
+use crate::ir::{Addr, InstrKind, Operand, Program, ValueType};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// A memory access of one copy.
+pub struct Access {
+    /// The IR instruction.
+    pub instr: usize,
+    pub guard: Lit,
+    pub region: usize,
+    pub offset: Bv,
+    pub bytes: u32,
+    pub write: bool,
+    /// Block-wide barriers the copy passed before it.
+    pub interval: Bv,
+    /// Its guard or offset depends on an arbitrary value.
+    pub tainted: bool,
+}
+
+/// An undefined-behaviour point the copy may reach.
+pub struct Ub {
+    pub guard: Lit,
+    pub cause: String,
+    pub tainted: bool,
+}
+
+/// A load from a region nobody writes: its value is the region's
+/// contents at `offset`.
+pub struct Lookup {
+    pub region: usize,
+    pub offset: Bv,
+    pub bytes: u32,
+    pub value: Bv,
+}
+
+/// What one copy does.
+#[derive(Default)]
+pub struct Run {
+    pub accesses: Vec<Access>,
+    pub ub: Vec<Ub>,
+    /// Guards of the paths the loop bound cut.
+    pub cut: Vec<Lit>,
+    /// Per way of reaching the end: its guard, the barriers passed, and
+    /// whether the guard depends on an arbitrary value.
+    pub ends: Vec<(Lit, Bv, bool)>,
+    pub lookups: Vec<Lookup>,
+    /// Instructions whose synchronisation the abstraction ignores
+    /// (fences, warp and partial barriers): they can only order, so
+    /// ignoring them keeps every race but may add false ones.
+    pub ignored_sync: BTreeSet<usize>,
+}
+
+/// What both copies share.
+pub struct Env<'a> {
+    pub program: &'a Program,
+    /// Values of the program's inputs (a copy's ids replace theirs).
+    pub inputs: &'a [Bv],
+    /// Region → some instruction writes it.
+    pub written: &'a [bool],
+    /// Region → its initial contents are all zero (a `zeros:` argument, a
+    /// `.global` without initialiser).
+    pub zero: &'a [bool],
+    /// Region → its contents are arbitrary (an argument's buffer):
+    /// lookups of a region nobody writes are then inputs, not tainted.
+    pub arbitrary: &'a [bool],
+}
+
+#[derive(Clone)]
+struct St {
+    regs: BTreeMap<String, Bv>,
+    tainted: BTreeSet<String>,
+    /// The path condition depends on an arbitrary value.
+    gtaint: bool,
+    bar: Bv,
+}
+
+/// Executes the thread of `env.program` over `dag` with the copy's ids
+/// (`ids`: input index → value).
+pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Result<Run> {
+    let t = &env.program.threads[0];
+    let n = t.instrs.len();
+    let mut incoming: Vec<Vec<(Lit, St)>> = (0..dag.keys.len()).map(|_| Vec::new()).collect();
+    incoming[0].push((
+        TRUE,
+        St {
+            regs: BTreeMap::new(),
+            tainted: BTreeSet::new(),
+            gtaint: false,
+            bar: bv::constant(0),
+        },
+    ));
+    let mut out = Run::default();
+    for &node in &dag.order {
+        crate::guard::check()?;
+        let arrivals = std::mem::take(&mut incoming[node]);
+        if arrivals.is_empty() {
+            continue;
+        }
+        let (guard, mut st) = merge(sat, arrivals);
+        if guard == FALSE {
+            continue;
+        }
+        let pc = dag.keys[node].0;
+        if pc >= n {
+            out.ends.push((guard, st.bar.clone(), st.gtaint));
+            continue;
+        }
+        let ins = &t.instrs[pc];
+        let val = |st: &St, o: &Operand| -> (Bv, bool) {
+            match o {
+                Operand::Const(c) => (bv::constant(*c), false),
+                Operand::Reg(r) => (
+                    st.regs.get(r).cloned().unwrap_or_else(|| bv::constant(0)),
+                    st.tainted.contains(r),
+                ),
+            }
+        };
+        let set = |st: &mut St, r: &str, v: Bv, taint: bool| {
+            st.regs.insert(r.to_string(), v);
+            if taint {
+                st.tainted.insert(r.to_string());
+            } else {
+                st.tainted.remove(r);
+            }
+        };
+        // Release/acquire accesses order other threads' accesses: the
+        // abstraction ignores that order (it keeps every race).
+        if ins.kind.addr().is_some()
+            && ins
+                .all_tags()
+                .any(|t| matches!(t, "ACQ" | "REL" | "ACQ_REL" | "SC"))
+        {
+            out.ignored_sync.insert(pc);
+        }
+        // (guard of the taken branch, of the fall-through)
+        let mut branch: Option<(Lit, Lit, bool)> = None;
+        match &ins.kind {
+            InstrKind::Load { dst, addr } => {
+                let (region, offset, bytes, otaint) = region_of(addr, &st, &val, ins)?;
+                let (v, vtaint) = if !env.written[region] && env.zero[region] {
+                    (bv::constant(0), false)
+                } else if !env.written[region] {
+                    let v = bv::free(sat, ValueType::Int(bytes * 8));
+                    out.lookups.push(Lookup {
+                        region,
+                        offset: offset.clone(),
+                        bytes,
+                        value: v.clone(),
+                    });
+                    (v, !env.arbitrary[region])
+                } else {
+                    (bv::free(sat, ValueType::Int(bytes * 8)), true)
+                };
+                out.accesses.push(Access {
+                    instr: pc,
+                    guard,
+                    region,
+                    offset,
+                    bytes,
+                    write: false,
+                    interval: st.bar.clone(),
+                    tainted: st.gtaint || otaint,
+                });
+                set(&mut st, dst, v, vtaint);
+            }
+            InstrKind::Store { addr, .. } => {
+                let (region, offset, bytes, otaint) = region_of(addr, &st, &val, ins)?;
+                out.accesses.push(Access {
+                    instr: pc,
+                    guard,
+                    region,
+                    offset,
+                    bytes,
+                    write: true,
+                    interval: st.bar.clone(),
+                    tainted: st.gtaint || otaint,
+                });
+            }
+            InstrKind::Rmw { dst, addr, .. } => {
+                let (region, offset, bytes, otaint) = region_of(addr, &st, &val, ins)?;
+                out.accesses.push(Access {
+                    instr: pc,
+                    guard,
+                    region,
+                    offset,
+                    bytes,
+                    write: true,
+                    interval: st.bar.clone(),
+                    tainted: st.gtaint || otaint,
+                });
+                if let Some(d) = dst {
+                    let v = bv::free(sat, ValueType::Int(bytes * 8));
+                    set(&mut st, d, v, true);
+                }
+            }
+            InstrKind::Fence => {
+                out.ignored_sync.insert(pc);
+            }
+            InstrKind::Barrier { id, count, arrive } => {
+                let (idv, _) = val(&st, id);
+                // Block barriers (`bar.sync n`, every thread of the block)
+                // have ids below 2^40; warp barriers above.
+                let block = count.is_none() && !*arrive && idv[40..].iter().all(|&l| l == FALSE);
+                if block {
+                    st.bar = bv::add(sat, &st.bar, &bv::constant(1));
+                } else {
+                    out.ignored_sync.insert(pc);
+                }
+            }
+            InstrKind::Local { dst, op, a, b } => {
+                let (x, tx) = val(&st, a);
+                let (y, ty) = val(&st, b);
+                let (v, defined) = bv::binop(sat, *op, &x, &y);
+                if defined != TRUE {
+                    let g = sat.and2(guard, -defined);
+                    out.ub.push(Ub {
+                        guard: g,
+                        cause: format!("division by zero in `{}`", ins.text),
+                        tainted: st.gtaint || tx || ty,
+                    });
+                }
+                set(&mut st, dst, v, tx || ty);
+            }
+            InstrKind::Havoc { dst, ty } => {
+                let v = bv::free(sat, *ty);
+                set(&mut st, dst, v, true);
+            }
+            InstrKind::Input { dst, input } => {
+                let v = ids
+                    .get(input)
+                    .cloned()
+                    .unwrap_or_else(|| env.inputs[*input].clone());
+                set(&mut st, dst, v, false);
+            }
+            InstrKind::Unreachable { cause } => {
+                out.ub.push(Ub {
+                    guard,
+                    cause: cause
+                        .clone()
+                        .unwrap_or_else(|| format!("unreachable code reached (`{}`)", ins.text)),
+                    tainted: st.gtaint,
+                });
+            }
+            InstrKind::Branch { op, a, b, .. } => {
+                let (x, tx) = val(&st, a);
+                let (y, ty) = val(&st, b);
+                let c = bv::cmp(sat, *op, &x, &y);
+                let taken = sat.and2(guard, c);
+                let fall = sat.and2(guard, -c);
+                branch = Some((taken, fall, tx || ty));
+            }
+            InstrKind::Goto(_) | InstrKind::Label(_) => {}
+        }
+        let edges: Vec<(&Option<Succ>, Lit, bool)> = match branch {
+            Some((taken, fall, ct)) => {
+                vec![(&dag.taken[node], taken, ct), (&dag.next[node], fall, ct)]
+            }
+            None => vec![
+                (&dag.taken[node], guard, false),
+                (&dag.next[node], guard, false),
+            ],
+        };
+        for (succ, g, ct) in edges {
+            let Some(s) = succ else { continue };
+            if g == FALSE {
+                continue;
+            }
+            match s {
+                Succ::To(j) => {
+                    let mut s2 = st.clone();
+                    s2.gtaint |= ct;
+                    incoming[*j].push((g, s2));
+                }
+                Succ::Cut => out.cut.push(g),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The region, offset, size and offset taint of a generic-thread access.
+fn region_of(
+    addr: &Addr,
+    st: &St,
+    val: &impl Fn(&St, &Operand) -> (Bv, bool),
+    ins: &crate::ir::Instr,
+) -> Result<(usize, Bv, u32, bool)> {
+    match addr {
+        Addr::Region(r) => {
+            let (v, t) = val(st, &r.offset);
+            Ok((r.region, v, r.bytes, t))
+        }
+        // The generic translation makes every memory access a region
+        // address.
+        _ => Err(crate::diag::Error::unsupported(
+            ins.pos,
+            format!(
+                "the parametric engine: `{}` has no region address",
+                crate::diag::excerpt(&ins.text)
+            ),
+        )),
+    }
+}
+
+/// Merges the states of a node's incoming edges (exclusive guards).
+fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
+    let guards: Vec<Lit> = incoming.iter().map(|(g, _)| *g).collect();
+    let guard = sat.or(&guards);
+    if incoming.len() == 1 {
+        let (_, st) = incoming.into_iter().next().expect("one edge");
+        return (guard, st);
+    }
+    let mut names: Vec<&String> = incoming.iter().flat_map(|(_, s)| s.regs.keys()).collect();
+    names.sort();
+    names.dedup();
+    let zero = bv::constant(0);
+    let mut regs = BTreeMap::new();
+    for r in names {
+        let vals: Vec<&Bv> = incoming
+            .iter()
+            .map(|(_, s)| s.regs.get(r).unwrap_or(&zero))
+            .collect();
+        regs.insert(r.clone(), mux_over(sat, &guards, &vals));
+    }
+    let bars: Vec<&Bv> = incoming.iter().map(|(_, s)| &s.bar).collect();
+    let bar = mux_over(sat, &guards, &bars);
+    let st = St {
+        regs,
+        tainted: incoming
+            .iter()
+            .flat_map(|(_, s)| s.tainted.iter().cloned())
+            .collect(),
+        gtaint: incoming.iter().any(|(_, s)| s.gtaint),
+        bar,
+    };
+    (guard, st)
+}

@@ -1,0 +1,186 @@
+//! Race checks of PTX kernels by the parametric engine
+//! (`engine::parametric`): with `--engine parametric`, and under
+//! `--engine auto` for launches the concrete engine refuses (more than
+//! `MAX_THREADS` threads). What the engine cannot settle goes to the
+//! concrete engine where the launch is small enough, and is `UNKNOWN`
+//! with the reason otherwise (docs/PTX-KERNELS.md, "Any launch size").
+
+use crate::diag::{ErrorKind, Result};
+use crate::driver::{bound_reason, Config, Engine, FileReport, ModelCache};
+use crate::engine::parametric::{self, ParamOptions};
+use crate::engine::safety::Verdict;
+use crate::frontend::ptx::launch::MAX_THREADS;
+use std::path::Path;
+
+/// The bound the parametric engine raises `--bound` to by itself.
+pub const PARAMETRIC_MAX_BOUND: u32 = 4;
+
+/// What the caller does next.
+pub enum Step {
+    /// `report` holds the answer.
+    Decided,
+    /// Check the launch concretely, with this note for the report.
+    Concrete(Option<String>),
+}
+
+/// Checks kernel `src` (named `name`) by the parametric engine when
+/// `cfg.engine` asks for it or the launch is too large for the concrete
+/// engine.
+pub fn check(
+    src: String,
+    name: &Path,
+    cfg: &Config,
+    cache: &ModelCache,
+    report: &mut FileReport,
+) -> Result<Step> {
+    let asked = cfg.engine == Engine::Parametric;
+    let (program, parts) = match crate::frontend::ptx::parse_generic_kernel(&src, name, &cfg.launch)
+    {
+        Ok(x) => x,
+        // The concrete translation reports the same error, or succeeds.
+        Err(_) if !asked => return Ok(Step::Concrete(None)),
+        Err(e) => return Err(e),
+    };
+    let threads: u128 = parts
+        .grid
+        .iter()
+        .chain(&parts.block)
+        .map(|&v| u128::from(v))
+        .product();
+    let concrete_ok = threads <= u128::from(MAX_THREADS);
+    if !asked && concrete_ok {
+        return Ok(Step::Concrete(None));
+    }
+    report.test = program.name.clone();
+    let model_name = cfg
+        .model
+        .clone()
+        .unwrap_or_else(|| program.arch.default_model().to_string());
+    report.model = model_name.clone();
+    let model = cache.get(&model_name)?;
+    // Its formula grows slowly with the bound: it raises the bound by
+    // itself while only the bound stands in the way (up to `--max-bound`,
+    // or PARAMETRIC_MAX_BOUND).
+    let max_bound = cfg
+        .max_bound
+        .unwrap_or_else(|| cfg.bound.max(PARAMETRIC_MAX_BOUND));
+    let mut bound = cfg.bound;
+    let checked = loop {
+        let opts = ParamOptions {
+            bound,
+            max_races: cfg.max_races,
+        };
+        let r = parametric::check(&program, &parts, &model, &opts);
+        match &r {
+            Ok(o)
+                if o.bound_hit
+                    && o.races.is_empty()
+                    && o.ub.is_none()
+                    && o.divergence.is_none()
+                    && bound < max_bound =>
+            {
+                bound += 1
+            }
+            _ => break r,
+        }
+    };
+    report.bound = bound;
+    if bound > cfg.bound {
+        report.bound_note = Some(format!(
+            "raised from --bound {} to {bound} by the parametric engine: every smaller bound cut an execution",
+            cfg.bound
+        ));
+    }
+    let out = match checked {
+        Ok(o) => o,
+        Err(e) if e.kind == ErrorKind::Unsupported && concrete_ok => {
+            return Ok(Step::Concrete(Some(format!(
+                "the parametric engine gave up ({e}); the concrete engine decided at this launch"
+            ))))
+        }
+        Err(e) => return Err(e),
+    };
+    let confirmed_race = out.confirmed.iter().any(|&c| c);
+    let confirmed_ub = out.ub.as_ref().is_some_and(|u| u.1);
+    let mut notes: Vec<String> = out
+        .assumptions
+        .iter()
+        .map(|a| format!("assumed: {a}"))
+        .collect();
+    report.engine = Some(Engine::Parametric);
+    report.bound_hit = out.bound_hit;
+    report.executions = None;
+    if confirmed_race || confirmed_ub {
+        let unconfirmed = out.confirmed.iter().filter(|&&c| !c).count();
+        report.verdict = Verdict::Fail.to_string();
+        report.races = out
+            .races
+            .iter()
+            .zip(&out.confirmed)
+            .filter(|(_, &c)| c)
+            .map(|(r, _)| r.clone())
+            .collect();
+        report.races_complete = Some(out.complete && unconfirmed == 0 && !out.bound_hit);
+        if unconfirmed > 0 {
+            report.races_note = Some(format!(
+                "{unconfirmed} more pair{} may race but {} not confirmed: {}",
+                if unconfirmed == 1 { "" } else { "s" },
+                if unconfirmed == 1 { "is" } else { "are" },
+                why(&out)
+            ));
+        }
+        if let Some((cause, true)) = &out.ub {
+            notes.insert(0, format!("undefined behaviour: {cause}"));
+        }
+    } else if !out.races.is_empty() || out.ub.is_some() || out.divergence.is_some() {
+        let what = match (&out.divergence, &out.ub, out.races.len()) {
+            (Some(d), _, _) => d.clone(),
+            (_, Some((cause, _)), _) => format!("possible undefined behaviour: {cause}"),
+            (_, _, n) => format!(
+                "{n} pair{} of instructions may race",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
+        if concrete_ok {
+            return Ok(Step::Concrete(Some(format!(
+                "the parametric engine could not confirm what it found ({what}: {}); the concrete engine decided at this launch",
+                why(&out)
+            ))));
+        }
+        report.verdict = Verdict::Unknown.to_string();
+        report.races = out.races.clone();
+        report.races_complete = Some(false);
+        notes.insert(
+            0,
+            format!(
+                "{what}, not confirmed at this launch: {}; the launch ({threads} threads) is too large for the concrete engine, which can check a smaller launch",
+                why(&out)
+            ),
+        );
+    } else {
+        let verdict = if out.bound_hit {
+            Verdict::Unknown
+        } else {
+            Verdict::Pass
+        };
+        report.verdict = verdict.to_string();
+        report.races_complete = Some(!out.bound_hit);
+        if let Some(b) = bound_reason(verdict, out.bound_hit, bound) {
+            notes.insert(0, b);
+        }
+    }
+    report.message = (!notes.is_empty()).then(|| notes.join("; "));
+    Ok(Step::Decided)
+}
+
+/// Why what the parametric engine found is not confirmed, in words.
+fn why(out: &parametric::Outcome) -> String {
+    let mut w = out.unconfirmed_why.clone();
+    if w.is_empty() {
+        w.push(
+            "a value another thread may have written decides whether or where the accesses happen"
+                .into(),
+        );
+    }
+    w.join("; ")
+}
