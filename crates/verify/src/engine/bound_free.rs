@@ -225,6 +225,7 @@ fn pair_races(
         observed: vec![],
         inputs: vec![],
         source_map: Default::default(),
+        assumptions: Vec::new(),
     };
     let opts = Options {
         max_races: 0,
