@@ -190,7 +190,7 @@ fn an_address_that_is_no_functions_is_undefined_behaviour() {
     let p = lower(&src, 1);
     assert_eq!(
         causes(&p, 0),
-        [format!("`call %rd5, (param0, param1), Ftargets` at 52:2 calls `f_first`: `.calltargets` `Ftargets` does not list `f_first`")]
+        ["`call %rd5, (param0, param1), Ftargets` at 52:2 calls `f_first`: `.calltargets` `Ftargets` does not list `f_first`"]
     );
     let p = lower(
         &module("\tmov.u64 %rd5, f_own;").replace("), prototype_0;", "), Ftargets;"),
