@@ -20,6 +20,7 @@
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
 #define __forceinline__ __inline__ __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
 
 // ---- Built-in variables ---------------------------------------------------
 // `threadIdx.x` reads %tid.x: each built-in variable is an empty object whose

@@ -208,6 +208,7 @@ pub fn compile(p: &Program, m: &Mapping, to: Target) -> Result<Compiled> {
         observed: p.observed.iter().map(|t| rename_term(t, &regs)).collect(),
         inputs: Vec::new(),
         source_map: Default::default(),
+        assumptions: Vec::new(),
     };
     // Instruction texts as the printer writes them.
     let mut texts = Vec::new();

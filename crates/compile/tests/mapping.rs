@@ -30,6 +30,7 @@ fn seq(m: &Mapping, kind: OpKind, order: Order, scope: Option<Scope>) -> Vec<Str
         observed: Vec::new(),
         inputs: Vec::new(),
         source_map: Default::default(),
+        assumptions: Vec::new(),
     };
     p.threads.clear();
     steps

@@ -129,6 +129,7 @@ pub fn to_program(src: &Source, arch: Arch, name: &str) -> Program {
         observed: Vec::new(),
         inputs: Vec::new(),
         source_map: Default::default(),
+        assumptions: Vec::new(),
     }
 }
 

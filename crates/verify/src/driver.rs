@@ -246,6 +246,11 @@ pub struct FileReport {
     /// on and were not computed (`engine::slice`), in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub values_note: Option<String>,
+    /// What the front-end assumed where the program leaves something open
+    /// (a PTX kernel's calls to functions without a body), one sentence
+    /// each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<String>,
     /// Liveness violation details (`--property liveness`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub liveness: Option<crate::engine::liveness::LivenessViolation>,
@@ -328,6 +333,7 @@ impl FileReport {
             races_complete: None,
             races_note: None,
             values_note: None,
+            assumptions: vec![],
             liveness: None,
             message: None,
             error: None,
@@ -584,6 +590,7 @@ fn check_at_bound(
         }
         let mut program = input.load(name, &cfg.launch)?;
         report.test = program.name.clone();
+        report.assumptions = program.assumptions.clone();
         if cfg.property == Property::Races {
             let (sliced, n) = crate::engine::slice::for_races(&program);
             if n > 0 {

@@ -142,6 +142,7 @@ pub fn program(
         observed: Vec::new(),
         inputs: Vec::new(),
         source_map: Default::default(),
+        assumptions: Vec::new(),
     }
 }
 

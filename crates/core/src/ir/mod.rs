@@ -522,6 +522,11 @@ pub struct Program {
     /// compiled from, by the line of their [`Instr::pos`]: the CUDA lines
     /// a PTX kernel's `.loc` directives name. Empty for litmus tests.
     pub source_map: BTreeMap<u32, SourceLoc>,
+    /// What the front-end assumed where the source leaves something open,
+    /// one sentence each, without repetitions, for the report ("calls to
+    /// `nondet` (no body in this file) return arbitrary values and touch
+    /// no shared memory"). Empty for litmus tests.
+    pub assumptions: Vec<String>,
 }
 
 /// A position in the source a program was compiled from (a CUDA file

@@ -228,6 +228,7 @@ impl<'a> Parser<'a> {
             // Litmus initial values are all defined (unlisted ones are 0).
             inputs: Vec::new(),
             source_map: Default::default(),
+            assumptions: Vec::new(),
         })
     }
 

@@ -248,6 +248,32 @@ pub enum Stmt {
         text: String,
         pos: Pos,
     },
+    /// `name: .callprototype …;` or `name: .calltargets …;`: what an
+    /// indirect call names as its last operand.
+    CallSpec(CallSpec),
+}
+
+/// The label of an indirect call's prototype or target list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallSpec {
+    pub name: String,
+    /// Position of the name.
+    pub pos: Pos,
+    pub kind: CallSpecKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallSpecKind {
+    /// `.callprototype (.param .b32 _) _ (.param .b64 _, .param .b32 _)`:
+    /// the return and argument parameters of the functions the call may
+    /// reach (names are `_` or ignored); `noreturn` for `.noreturn`.
+    Prototype {
+        rets: Vec<Param>,
+        params: Vec<Param>,
+        noreturn: bool,
+    },
+    /// `.calltargets f, g`: the functions the call may reach.
+    Targets(Vec<(String, Pos)>),
 }
 
 /// A `.loc FILE LINE COL` debug position (file index into

@@ -6,6 +6,8 @@
 //! docs/PTX-KERNELS.md.
 
 pub mod ast;
+#[cfg(test)]
+mod call_tests;
 pub mod launch;
 mod lex;
 pub mod lower;

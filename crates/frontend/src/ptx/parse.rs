@@ -491,13 +491,18 @@ impl<'a> Parser<'a> {
 
     /// `( param, … )`, possibly empty.
     fn params(&mut self) -> Result<Vec<Param>> {
+        self.params_with(false)
+    }
+
+    /// `( param, … )`; `anon`: the names may be `_` (a prototype's).
+    fn params_with(&mut self, anon: bool) -> Result<Vec<Param>> {
         self.expect_punct('(')?;
         let mut out = Vec::new();
         if self.eat_punct(')').is_some() {
             return Ok(out);
         }
         loop {
-            out.push(self.param()?);
+            out.push(self.param(anon)?);
             if self.eat_punct(')').is_some() {
                 return Ok(out);
             }
@@ -509,7 +514,7 @@ impl<'a> Parser<'a> {
 
     /// `.param .u64 name`, `.param .align 8 .b8 name[16]`, `.param .u64
     /// .ptr .global .align 4 name`, `.reg .b32 name`.
-    fn param(&mut self) -> Result<Param> {
+    fn param(&mut self, anon: bool) -> Result<Param> {
         let first = self.peek().pos;
         let q = self.quals()?;
         let space = match q.space {
@@ -520,7 +525,13 @@ impl<'a> Parser<'a> {
             return Err(Error::unsupported(first, "vector parameters (`.v2`/`.v4`)"));
         }
         let ty = self.need_type(&q)?;
-        let (name, pos) = self.name("a parameter name")?;
+        let sink = self.peek().clone();
+        let (name, pos) = if anon && sink.kind == Kind::Word && self.text(&sink) == "_" {
+            self.bump();
+            ("_".to_string(), sink.pos)
+        } else {
+            self.name("a parameter name")?
+        };
         let mut array = None;
         if self.eat_punct('[').is_some() {
             array = Some(self.uint("an array size")?);
@@ -756,6 +767,16 @@ impl<'a> Parser<'a> {
                 }
                 Kind::Punct('{') => out.push(self.nested(Self::block)?),
                 Kind::Punct('@') => out.push(Stmt::Instr(self.instr()?)),
+                Kind::Word
+                    if self.peek_at(1).kind == Kind::Punct(':')
+                        && self.peek_at(2).kind == Kind::Dir
+                        && matches!(
+                            self.text(self.peek_at(2)),
+                            "callprototype" | "calltargets"
+                        ) =>
+                {
+                    out.push(Stmt::CallSpec(self.call_spec()?));
+                }
                 Kind::Word if self.peek_at(1).kind == Kind::Punct(':') => {
                     let (name, pos) = self.name("a label name")?;
                     self.bump();
@@ -766,6 +787,57 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.unexpected("an instruction, a label, a declaration or `}`")),
             }
         }
+    }
+
+    /// `name: .callprototype [(rets)] _ [(params)] [.noreturn];` or
+    /// `name: .calltargets f, g, …;`.
+    fn call_spec(&mut self) -> Result<CallSpec> {
+        let (name, pos) = self.name("a prototype label")?;
+        self.expect_punct(':')?;
+        let dir = self.bump();
+        let kind = if self.text(&dir) == "calltargets" {
+            let mut targets = vec![self.name("a function name")?];
+            while self.eat_punct(',').is_some() {
+                targets.push(self.name("a function name")?);
+            }
+            CallSpecKind::Targets(targets)
+        } else {
+            let rets = if self.is_punct('(') {
+                self.params_with(true)?
+            } else {
+                Vec::new()
+            };
+            let t = self.peek().clone();
+            if t.kind != Kind::Word || self.text(&t) != "_" {
+                return Err(self.unexpected("`_` (the function of a `.callprototype`)"));
+            }
+            self.bump();
+            let params = if self.is_punct('(') {
+                self.params_with(true)?
+            } else {
+                Vec::new()
+            };
+            let mut noreturn = false;
+            while self.peek().kind == Kind::Dir {
+                let d = self.peek().clone();
+                if self.text(&d) != "noreturn" {
+                    let w = self.text(&d).to_string();
+                    return Err(Error::unsupported(
+                        d.pos,
+                        format!("directive `.{w}` in a `.callprototype`"),
+                    ));
+                }
+                self.bump();
+                noreturn = true;
+            }
+            CallSpecKind::Prototype {
+                rets,
+                params,
+                noreturn,
+            }
+        };
+        self.expect_punct(';')?;
+        Ok(CallSpec { name, pos, kind })
     }
 
     fn block(&mut self) -> Result<Stmt> {

@@ -572,11 +572,75 @@ fn clang_o2_prototypes_printf_and_struct_returns() {
     assert_eq!(labels(body(k)).len(), 10);
 }
 
+/// The `.callprototype` and `.calltargets` statements of a body.
+fn call_specs(stmts: &[Stmt]) -> Vec<&CallSpec> {
+    let mut out = Vec::new();
+    for s in stmts {
+        match s {
+            Stmt::CallSpec(c) => out.push(c),
+            Stmt::Block { body, .. } => out.extend(call_specs(body)),
+            _ => {}
+        }
+    }
+    out
+}
+
 #[test]
-fn clang_indirect_calls_are_refused_at_their_prototype() {
-    let e = parse_module(&data("indirect-O2.ptx")).unwrap_err();
-    assert_eq!((e.kind, e.pos), (ErrorKind::Unsupported, Some(pos(46, 16))));
-    assert_eq!(e.message, "unsupported: directive `.callprototype`");
+fn clang_indirect_calls_and_their_prototypes() {
+    let m = parse("indirect-O2.ptx");
+    let k = func(&m, "_Z8indirectPi");
+    let specs = call_specs(body(k));
+    assert_eq!(specs.len(), 1);
+    assert_eq!(
+        (specs[0].name.as_str(), specs[0].pos),
+        ("prototype_0", pos(46, 2))
+    );
+    let CallSpecKind::Prototype {
+        rets,
+        params,
+        noreturn,
+    } = &specs[0].kind
+    else {
+        panic!("{:?}", specs[0])
+    };
+    let shape = |ps: &[Param]| -> Vec<(Space, u32, String)> {
+        ps.iter()
+            .map(|p| (p.space, p.ty.bits, p.name.clone()))
+            .collect()
+    };
+    assert_eq!(shape(rets), [(Space::Param, 32, "_".to_string())]);
+    assert_eq!(shape(params), [(Space::Param, 32, "_".to_string())]);
+    assert!(!noreturn);
+    assert_eq!(
+        shapes(instr(k, "call (retval0), %rd3, (param0), prototype_0")),
+        "(sym:retval0); %rd3; (sym:param0); sym:prototype_0"
+    );
+    // The other forms: no parameters, `.noreturn`, arrays, target lists.
+    let text = "{\n\tp1: .callprototype _ .noreturn;\n\tp2: .callprototype (.param .align 8 .b8 _[16]) _ ;\n\tt: .calltargets f, g;\n\tret;\n}";
+    let src =
+        format!(".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{text}\n");
+    let m = parse_module(&src).unwrap_or_else(|e| panic!("{e}"));
+    let specs = call_specs(body(&m.functions[0]));
+    assert!(
+        matches!(&specs[0].kind, CallSpecKind::Prototype { rets, params, noreturn: true } if rets.is_empty() && params.is_empty())
+    );
+    assert!(
+        matches!(&specs[1].kind, CallSpecKind::Prototype { rets, params, .. } if rets[0].array == Some(16) && params.is_empty())
+    );
+    let CallSpecKind::Targets(ts) = &specs[2].kind else {
+        panic!("{:?}", specs[2])
+    };
+    let names: Vec<&str> = ts.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["f", "g"]);
+    // What is not a prototype is refused where it is.
+    let e = parse_module(&src.replace(".noreturn", ".abi_preserve 4")).unwrap_err();
+    assert_eq!((e.kind, e.pos), (ErrorKind::Unsupported, Some(pos(6, 23))));
+    let e = parse_module(&src.replace("_ .noreturn", "f .noreturn")).unwrap_err();
+    assert_eq!(
+        (e.kind, e.pos),
+        (ErrorKind::Syntax, Some(pos(6, 21))),
+        "{e}"
+    );
 }
 
 /// Parses `lines` as the body of a kernel that declares the usual
@@ -871,7 +935,7 @@ fn unknown_directives_and_forms_are_reported_unsupported() {
         (format!("{HEAD}.alias fa, fb;\n"), "4:1", "directive `.alias`"),
         (format!("{HEAD}.global .texref t;\n"), "4:9", "directive `.texref`"),
         (format!("{HEAD}.global .attribute(.managed) .u32 x;\n"), "4:9", "directive `.attribute`"),
-        (format!("{HEAD}.entry k()\n{{\nprototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);\n}}\n"), "6:15", "directive `.callprototype`"),
+        (format!("{HEAD}.entry k()\n{{\nprototype_0 : .callprototype _ .abi_preserve 4;\n}}\n"), "6:32", "directive `.abi_preserve` in a `.callprototype`"),
         (format!("{HEAD}.entry k()\n{{\nts: .branchtargets L1, L2;\n}}\n"), "6:5", "directive `.branchtargets`"),
         (format!("{HEAD}.entry k()\n{{\n.calltargets f;\n}}\n"), "6:1", "directive `.calltargets`"),
         (format!("{HEAD}.entry k()\n.maxntid 1\n.blocksareclusters\n{{\n}}\n"), "6:1", "directive `.blocksareclusters`"),

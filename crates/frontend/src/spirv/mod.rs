@@ -210,6 +210,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         observed: Vec::new(),
         inputs,
         source_map: Default::default(),
+        assumptions: Vec::new(),
     })
 }
 

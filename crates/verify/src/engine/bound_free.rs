@@ -251,6 +251,7 @@ pub(crate) fn two_alone_race(
         observed: vec![],
         inputs: vec![],
         source_map: Default::default(),
+        assumptions: Vec::new(),
     };
     let opts = Options {
         max_races: 1,

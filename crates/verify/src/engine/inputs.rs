@@ -353,6 +353,7 @@ mod tests {
                 value: None,
             }],
             source_map: Default::default(),
+            assumptions: Vec::new(),
         }
     }
 

@@ -65,6 +65,9 @@ pub fn text(r: &FileReport) -> String {
     if let Some(n) = &r.bound_note {
         let _ = writeln!(s, "  Bound: {n}");
     }
+    for a in &r.assumptions {
+        let _ = writeln!(s, "  assumed: {a}");
+    }
     // Why a verdict is UNKNOWN (the bound, a resource limit, liveness
     // with loops that write).
     if let (true, Some(m)) = (r.verdict == "UNKNOWN", &r.message) {

@@ -146,5 +146,6 @@ pub(super) fn parse(text: &str) -> Result<Program> {
         observed,
         inputs: Vec::new(),
         source_map: Default::default(),
+        assumptions: Vec::new(),
     })
 }

@@ -141,6 +141,7 @@ impl<'a> Parser<'a> {
             observed,
             inputs: Vec::new(),
             source_map: Default::default(),
+            assumptions: Vec::new(),
         })
     }
 

@@ -3,7 +3,7 @@
 //! branch meet again) and the natural loops (which a translation may
 //! unroll).
 
-use super::super::ast::{Guard, Instr, Operand, Stmt, VarDecl};
+use super::super::ast::{CallSpec, Guard, Instr, Operand, Stmt, VarDecl};
 use crate::diag::{Error, Result};
 use std::collections::HashMap;
 
@@ -47,6 +47,8 @@ pub struct Cfg<'a> {
     pub loops: HashMap<BlockId, Vec<bool>>,
     /// Declarations inside the body (`.reg`, `.local`, `.shared`, `.param`).
     pub decls: Vec<&'a VarDecl>,
+    /// `.callprototype` and `.calltargets` labels of the body, by name.
+    pub specs: HashMap<&'a str, &'a CallSpec>,
 }
 
 impl Cfg<'_> {
@@ -72,16 +74,30 @@ enum Flat<'a> {
     Label(&'a str, crate::ir::Pos),
 }
 
-fn flatten<'a>(body: &'a [Stmt], out: &mut Vec<Flat<'a>>, decls: &mut Vec<&'a VarDecl>) {
+fn flatten<'a>(
+    body: &'a [Stmt],
+    out: &mut Vec<Flat<'a>>,
+    decls: &mut Vec<&'a VarDecl>,
+    specs: &mut HashMap<&'a str, &'a CallSpec>,
+) -> Result<()> {
     for s in body {
         match s {
             Stmt::Label { name, pos } => out.push(Flat::Label(name, *pos)),
             Stmt::Instr(i) => out.push(Flat::Instr(i)),
             Stmt::Var(v) => decls.push(v),
-            Stmt::Block { body, .. } => flatten(body, out, decls),
+            Stmt::Block { body, .. } => flatten(body, out, decls, specs)?,
             Stmt::Pragma { .. } => {}
+            Stmt::CallSpec(c) => {
+                if let Some(old) = specs.insert(&c.name, c) {
+                    return Err(Error::semantic(
+                        c.pos,
+                        format!("`{}` defined twice (first at {})", c.name, old.pos),
+                    ));
+                }
+            }
         }
     }
+    Ok(())
 }
 
 fn label_of(i: &Instr) -> Result<&str> {
@@ -98,7 +114,8 @@ fn label_of(i: &Instr) -> Result<&str> {
 pub fn build(body: &[Stmt]) -> Result<Cfg<'_>> {
     let mut flat = Vec::new();
     let mut decls = Vec::new();
-    flatten(body, &mut flat, &mut decls);
+    let mut specs = HashMap::new();
+    flatten(body, &mut flat, &mut decls, &mut specs)?;
 
     // Leaders: the first statement, every label, every statement after a
     // terminator.
@@ -202,6 +219,7 @@ pub fn build(body: &[Stmt]) -> Result<Cfg<'_>> {
         ipdom,
         loops,
         decls,
+        specs,
     })
 }
 

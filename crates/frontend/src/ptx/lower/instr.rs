@@ -145,6 +145,10 @@ impl<'m> Tx<'_, 'm> {
         if let Some(e) = self.sh.mem.broken.get(name) {
             return Err(e.clone().into());
         }
+        if let Some(&a) = self.code.fn_addr.get(name) {
+            // A function's address: a number an indirect call recognises.
+            return Ok(V::Int(Arg::K(a.wrapping_add(offset))));
+        }
         let pos = self.pos;
         Err(if self.code.declared.contains(name) {
             Error::unsupported(pos, format!("the address of function `{name}`"))

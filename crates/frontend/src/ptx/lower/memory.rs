@@ -110,6 +110,9 @@ pub struct Memory {
     /// Module variables gpumc cannot model, by name: the error, reported
     /// if a kernel uses one.
     pub broken: HashMap<String, Error>,
+    /// The address of each function of the module, by name (an
+    /// initialiser may store one).
+    pub fn_addrs: HashMap<String, i64>,
 }
 
 /// The most cells a run-time index may choose between.
@@ -126,6 +129,7 @@ impl Memory {
             elem: HashMap::new(),
             dynamic_shared,
             broken: HashMap::new(),
+            fn_addrs: HashMap::new(),
         }
     }
 

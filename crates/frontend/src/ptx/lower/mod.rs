@@ -14,7 +14,9 @@ pub mod memory;
 mod tx;
 pub mod value;
 
-use super::ast::{FnKind, Function, Init, Instr, Module, Space, Type, TypeKind, VarDecl};
+use super::ast::{
+    FnKind, Function, Init, Instr, Module, Operand, Space, Stmt, Type, TypeKind, VarDecl,
+};
 use super::launch::{Launch, ParamValue, MAX_BUFFER_BYTES, MAX_THREADS};
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{self, Arch, Placement, Pos, Program, SourceLoc, Thread};
@@ -55,7 +57,20 @@ pub(super) struct Code<'m> {
     pub declared: HashSet<&'m str>,
     pub cfgs: HashMap<&'m str, Cfg<'m>>,
     pub kernel: &'m Function,
+    /// Every function's first declaration (with a body or not), by name.
+    pub decl_of: HashMap<&'m str, &'m Function>,
+    /// The address of each function (`FN_ADDR_BASE + 16·k`), and back.
+    pub fn_addr: HashMap<&'m str, i64>,
+    pub fn_at: HashMap<i64, &'m str>,
+    /// The functions whose address the module takes (a symbol operand
+    /// other than a call's callee, or in an initialiser), in module
+    /// order: the candidates of an indirect call.
+    pub taken: Vec<&'m str>,
 }
+
+/// Function addresses are distinct constants from here on (positive in
+/// 32 bits too, far from the small integers kernels compute with).
+pub(super) const FN_ADDR_BASE: i64 = 0x7F00_0000;
 
 /// What translations found out about the launch; each set only grows.
 #[derive(Clone, Default)]
@@ -97,6 +112,69 @@ pub(super) struct Shared {
     pub address_bits: u32,
     /// The generic thread's id inputs (`%tid.x`, `%ctaid.y`, …), by name.
     pub ids: BTreeMap<String, usize>,
+    /// What the translation assumed (`Program::assumptions`).
+    pub assumptions: Vec<String>,
+}
+
+/// The functions whose address `module` takes, in module order: named by
+/// an operand other than a call's callee and prototype, or by a variable's
+/// initialiser.
+fn address_taken(module: &Module) -> Vec<&str> {
+    fn init_syms<'a>(i: &'a Init, out: &mut Vec<&'a str>) {
+        match i {
+            Init::Addr { sym, .. } => out.push(sym),
+            Init::List(v) => v.iter().for_each(|x| init_syms(x, out)),
+            Init::Int(_) | Init::Float { .. } => {}
+        }
+    }
+    fn stmts<'a>(body: &'a [Stmt], out: &mut Vec<&'a str>) {
+        for s in body {
+            match s {
+                Stmt::Instr(i) => {
+                    let ops: &[Operand] = if i.opcode == "call" { &[] } else { &i.operands };
+                    for o in ops {
+                        match o {
+                            Operand::Sym { name, .. } | Operand::SymOffset { name, .. } => {
+                                out.push(name)
+                            }
+                            Operand::Mem { base, .. } => {
+                                if let Operand::Sym { name, .. } = &**base {
+                                    out.push(name);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Stmt::Var(v) => {
+                    if let Some(i) = &v.init {
+                        init_syms(i, out);
+                    }
+                }
+                Stmt::Block { body, .. } => stmts(body, out),
+                Stmt::Label { .. } | Stmt::Pragma { .. } | Stmt::CallSpec(_) => {}
+            }
+        }
+    }
+    let mut syms = Vec::new();
+    for v in &module.vars {
+        if let Some(i) = &v.init {
+            init_syms(i, &mut syms);
+        }
+    }
+    for f in &module.functions {
+        if let Some(b) = &f.body {
+            stmts(b, &mut syms);
+        }
+    }
+    let syms: HashSet<&str> = syms.into_iter().collect();
+    let mut out: Vec<&str> = Vec::new();
+    for f in &module.functions {
+        if syms.contains(f.name.as_str()) && !out.contains(&f.name.as_str()) {
+            out.push(&f.name);
+        }
+    }
+    out
 }
 
 /// Translates kernel `launch.kernel` of `module` for `launch`.
@@ -169,7 +247,19 @@ fn translate_launch(
         funcs: HashMap::new(),
         cfgs: HashMap::new(),
         kernel,
+        decl_of: HashMap::new(),
+        fn_addr: HashMap::new(),
+        fn_at: HashMap::new(),
+        taken: address_taken(module),
     };
+    for f in &module.functions {
+        if !code.decl_of.contains_key(f.name.as_str()) {
+            let a = FN_ADDR_BASE + 16 * code.decl_of.len() as i64;
+            code.decl_of.insert(&f.name, f);
+            code.fn_addr.insert(&f.name, a);
+            code.fn_at.insert(a, &f.name);
+        }
+    }
     for f in &module.functions {
         if let Some(body) = &f.body {
             code.funcs.insert(&f.name, f);
@@ -195,7 +285,13 @@ fn translate_launch(
             source_map: BTreeMap::new(),
             address_bits: module.address_size.unwrap_or(64),
             ids: BTreeMap::new(),
+            assumptions: Vec::new(),
         };
+        sh.mem.fn_addrs = code
+            .fn_addr
+            .iter()
+            .map(|(n, a)| (n.to_string(), *a))
+            .collect();
         bind_params(&mut sh, kernel, launch)?;
         for v in &module.vars {
             // A variable gpumc cannot model is an error only if used.
@@ -230,6 +326,7 @@ fn translate_launch(
                     observed: Vec::new(),
                     inputs: sh.inputs,
                     source_map: sh.source_map,
+                    assumptions: sh.assumptions,
                 };
                 return Ok((program, parts));
             }
@@ -544,7 +641,7 @@ pub(super) fn declare_var(mem: &mut Memory, v: &VarDecl) -> Result<Option<BufId>
     let contents = match (&v.init, kind) {
         (Some(init), _) => {
             let mut bytes = Vec::new();
-            init_bytes(init, v.ty, &mut bytes, &mut pointers, v.pos)?;
+            init_bytes(init, v.ty, &mut bytes, &mut pointers, v.pos, &mem.fn_addrs)?;
             Contents::Bytes(bytes)
         }
         // PTX zero-initialises `.global` and `.const` variables without
@@ -612,12 +709,18 @@ fn init_bytes(
     out: &mut Vec<u8>,
     pointers: &mut Vec<(i64, u32, String, i64)>,
     pos: Pos,
+    fn_addrs: &HashMap<String, i64>,
 ) -> Result<()> {
     match i {
         Init::List(v) => {
             for x in v {
-                init_bytes(x, ty, out, pointers, pos)?;
+                init_bytes(x, ty, out, pointers, pos, fn_addrs)?;
             }
+        }
+        // A function's address is a number (`Code::fn_addr`).
+        Init::Addr { sym, offset, .. } if fn_addrs.contains_key(sym) => {
+            let a = fn_addrs[sym].wrapping_add(*offset).to_le_bytes();
+            out.extend((0..ty.bytes() as usize).map(|k| a.get(k).copied().unwrap_or(0)));
         }
         Init::Int(v) => out.extend_from_slice(&v.to_le_bytes()[..ty.bytes() as usize]),
         Init::Float { bits, double } => {

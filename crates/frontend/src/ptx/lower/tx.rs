@@ -19,12 +19,13 @@
 //! Code is laid out so that every backward jump is a loop back edge, as
 //! the engines' loop analysis expects.
 
+use super::arith::{Arg, V};
 use super::cfg::{BlockId, Cfg, Term};
 use super::value::{join, BufId, Slot, State, Val};
 use super::{Code, Shared, ThreadCtx};
 use crate::diag::{Error, ErrorKind};
 use crate::ir::{self, BinOp, CmpOp, InstrKind, Operand as IrOp, Pos};
-use crate::ptx::ast::{Function, Instr as PInstr, Operand, Space};
+use crate::ptx::ast::{CallSpecKind, Function, Instr as PInstr, Operand, Param, Space};
 use std::collections::HashMap;
 
 /// Something the translation assumed and found wrong.
@@ -667,29 +668,278 @@ impl<'a, 'm> Tx<'a, 'm> {
         self.visits = s.visits;
     }
 
-    /// Inlines a call; returns the state after it (`None`: it never
+    /// A call: inlined (a direct call, or an indirect one whose target is
+    /// known), branched over its possible targets (an indirect call whose
+    /// target is known only at run time), or a function without a body
+    /// (`external_call`). Returns the state after it (`None`: it never
     /// returns).
     fn call(&mut self, fr: usize, i: &'m PInstr, st: State) -> TxResult<Option<State>> {
-        let (rets, name, args) = match i.operands.as_slice() {
-            [Operand::List { elems: r, .. }, Operand::Sym { name, .. }, Operand::List { elems: a, .. }] => {
-                (r.as_slice(), name, a.as_slice())
+        let ops = i.operands.as_slice();
+        let malformed = || -> TxErr {
+            Error::syntax(
+                i.pos,
+                "malformed `call`: expected `call [(RETS),] FUNCTION[, (ARGS)]` or `call [(RETS),] %REG[, (ARGS)], PROTOTYPE`",
+            )
+            .into()
+        };
+        let mut k = 0;
+        let rets: &[Operand] = match ops.first() {
+            Some(Operand::List { elems, .. }) => {
+                k = 1;
+                elems
             }
-            [Operand::List { elems: r, .. }, Operand::Sym { name, .. }] => {
-                (r.as_slice(), name, &[][..])
+            _ => &[],
+        };
+        let callee = ops.get(k).ok_or_else(malformed)?;
+        k += 1;
+        let args: &[Operand] = match ops.get(k) {
+            Some(Operand::List { elems, .. }) => {
+                k += 1;
+                elems
             }
-            [Operand::Sym { name, .. }, Operand::List { elems: a, .. }] => {
-                (&[][..], name, a.as_slice())
+            _ => &[],
+        };
+        let spec = match ops.get(k) {
+            Some(Operand::Sym { name, pos }) => {
+                k += 1;
+                Some((name.as_str(), *pos))
             }
-            [Operand::Sym { name, .. }] => (&[][..], name, &[][..]),
-            _ => {
-                return Err(Error::unsupported(
-                    i.pos,
-                    "this form of `call` (indirect calls, prototypes)",
-                )
-                .into())
+            _ => None,
+        };
+        if k != ops.len() {
+            return Err(malformed());
+        }
+        match callee {
+            Operand::Sym { name, pos } => {
+                if let Some((p, ppos)) = spec {
+                    return Err(Error::syntax(
+                        ppos,
+                        format!("`{p}`: only a call through a register names a prototype or target list (this call names `{name}`)"),
+                    )
+                    .into());
+                }
+                if !self.code.declared.contains(name.as_str()) {
+                    return Err(Error::semantic(
+                        *pos,
+                        format!("call to `{name}`, which this file does not declare"),
+                    )
+                    .into());
+                }
+                self.call_fn(fr, i, name, rets, args, st)
+            }
+            Operand::Reg { .. } => self.indirect_call(fr, i, rets, callee, args, spec, st),
+            _ => Err(malformed()),
+        }
+    }
+
+    /// A call through a register: the targets are the functions the
+    /// `.calltargets` list names, or those whose address the module takes
+    /// and whose parameters match the `.callprototype`. A known target is
+    /// inlined; a target known only at run time is chosen by a branch per
+    /// candidate; an address that is no candidate's is undefined
+    /// behaviour.
+    #[allow(clippy::too_many_arguments)]
+    fn indirect_call(
+        &mut self,
+        fr: usize,
+        i: &'m PInstr,
+        rets: &[Operand],
+        callee: &Operand,
+        args: &[Operand],
+        spec: Option<(&str, Pos)>,
+        mut st: State,
+    ) -> TxResult<Option<State>> {
+        let Some((sname, spos)) = spec else {
+            return Err(Error::syntax(
+                i.pos,
+                "a call through a register needs a `.callprototype` or `.calltargets` label as its last operand",
+            )
+            .into());
+        };
+        let cfg: &'m Cfg<'m> = self.frames[fr].cfg;
+        let Some(&cs) = cfg.specs.get(sname) else {
+            return Err(Error::semantic(
+                spos,
+                format!(
+                    "`{sname}` is not a `.callprototype` or `.calltargets` label of this function"
+                ),
+            )
+            .into());
+        };
+        let code = self.code;
+        // Whether function `f` may be called here (`Err`: a prototype it
+        // does not match, in words).
+        let fits = |f: &Function| -> std::result::Result<(), String> {
+            match &cs.kind {
+                CallSpecKind::Prototype {
+                    rets: pr,
+                    params: pp,
+                    ..
+                } => {
+                    if same_params(&f.rets, pr) && same_params(&f.params, pp) {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "prototype `{sname}` is {}, `{}` is {}",
+                            signature(pr, pp),
+                            f.name,
+                            signature(&f.rets, &f.params)
+                        ))
+                    }
+                }
+                CallSpecKind::Targets(ts) => {
+                    if ts.iter().any(|(t, _)| *t == f.name) {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "`.calltargets` `{sname}` does not list `{}`",
+                            f.name
+                        ))
+                    }
+                }
             }
         };
-        let Some(&callee) = self.code.funcs.get(name.as_str()) else {
+        let cands: Vec<&'m str> = match &cs.kind {
+            CallSpecKind::Prototype {
+                rets: pr,
+                params: pp,
+                ..
+            } => {
+                if pr.len() != rets.len() || pp.len() != args.len() {
+                    return Err(Error::semantic(
+                        i.pos,
+                        format!(
+                            "the call gives {} return value{} and {} argument{}; prototype `{sname}` declares {} and {}",
+                            rets.len(),
+                            if rets.len() == 1 { "" } else { "s" },
+                            args.len(),
+                            if args.len() == 1 { "" } else { "s" },
+                            pr.len(),
+                            pp.len()
+                        ),
+                    )
+                    .into());
+                }
+                code.taken
+                    .iter()
+                    .copied()
+                    .filter(|f| fits(code.decl_of[f]).is_ok())
+                    .collect()
+            }
+            CallSpecKind::Targets(ts) => {
+                let mut v = Vec::new();
+                for (t, p) in ts {
+                    let Some((&name, _)) = code.decl_of.get_key_value(t.as_str()) else {
+                        return Err(Error::semantic(
+                            *p,
+                            format!(
+                                "`{t}` in `.calltargets` `{sname}` is not a function of this file"
+                            ),
+                        )
+                        .into());
+                    };
+                    if !v.contains(&name) {
+                        v.push(name);
+                    }
+                }
+                v
+            }
+        };
+        let v = self.read(fr, &mut st, callee, self.addr_type())?;
+        let at = format!("`{}` at {}", crate::diag::excerpt(&self.text), self.pos);
+        let r = match v {
+            V::Ptr { buf, .. } => {
+                let cause = format!(
+                    "{at} calls the address of `{}`, which is not a function",
+                    self.sh.mem.buffers[buf].name
+                );
+                self.emit(InstrKind::Unreachable { cause: Some(cause) }, vec![]);
+                self.emit_goto_end();
+                return Ok(None);
+            }
+            V::Int(Arg::K(a)) => {
+                let Some(&f) = code.fn_at.get(&a) else {
+                    let cause = format!("{at} calls address {a:#x}, which is no function's");
+                    self.emit(InstrKind::Unreachable { cause: Some(cause) }, vec![]);
+                    self.emit_goto_end();
+                    return Ok(None);
+                };
+                return match fits(code.decl_of[f]) {
+                    Ok(()) => self.call_fn(fr, i, f, rets, args, st),
+                    Err(why) => match cs.kind {
+                        CallSpecKind::Prototype { .. } => Err(Error::semantic(
+                            i.pos,
+                            format!(
+                                "the call reaches `{f}`, which does not match its prototype: {why}"
+                            ),
+                        )
+                        .into()),
+                        CallSpecKind::Targets(_) => {
+                            let cause = format!("{at} calls `{f}`: {why}");
+                            self.emit(InstrKind::Unreachable { cause: Some(cause) }, vec![]);
+                            self.emit_goto_end();
+                            Ok(None)
+                        }
+                    },
+                };
+            }
+            V::Int(Arg::R(r)) => r,
+        };
+        // Known only at run time: a branch per candidate.
+        let lj = self.label();
+        let mut arrivals = Vec::new();
+        for &f in &cands {
+            let other = self.label();
+            self.emit(
+                InstrKind::Branch {
+                    op: CmpOp::Ne,
+                    a: IrOp::Reg(r.clone()),
+                    b: IrOp::Const(code.fn_addr[f]),
+                    target: other.clone(),
+                },
+                vec![],
+            );
+            if let Some(s) = self.call_fn(fr, i, f, rets, args, st.clone())? {
+                self.fixes.push(Vec::new());
+                let fix = self.fixes.len() - 1;
+                self.items.push(Item::Fix(fix));
+                self.emit_goto(&lj);
+                arrivals.push((s, fix));
+            }
+            self.at(Some(i));
+            self.emit_label(other);
+        }
+        let names: Vec<String> = cands.iter().map(|f| format!("`{f}`")).collect();
+        let cause = if cands.is_empty() {
+            format!("{at} calls an address computed at run time, and no function whose address this file takes fits `{sname}`")
+        } else {
+            format!(
+                "{at} calls an address computed at run time that is not the address of {}",
+                names.join(" or ")
+            )
+        };
+        self.emit(InstrKind::Unreachable { cause: Some(cause) }, vec![]);
+        self.emit_goto_end();
+        if arrivals.is_empty() {
+            return Ok(None);
+        }
+        let merged = self.merge(arrivals)?;
+        self.emit_label(lj);
+        Ok(Some(merged))
+    }
+
+    /// Calls function `name` (declared): inlines its body, or
+    /// `external_call` when it has none.
+    fn call_fn(
+        &mut self,
+        fr: usize,
+        i: &'m PInstr,
+        name: &str,
+        rets: &[Operand],
+        args: &[Operand],
+        st: State,
+    ) -> TxResult<Option<State>> {
+        let Some(&callee) = self.code.funcs.get(name) else {
             return self.external_call(fr, name, rets, st);
         };
         if self.frames.iter().any(|f| std::ptr::eq(f.func, callee)) {
@@ -757,11 +1007,57 @@ impl<'a, 'm> Tx<'a, 'm> {
     }
 }
 
+/// Whether two parameter lists agree, parameter by parameter, in state
+/// space and size (a prototype's `.b64` fits a function's `.u64`).
+fn same_params(a: &[Param], b: &[Param]) -> bool {
+    let bytes = |p: &Param| u64::from(p.ty.bytes()) * p.array.unwrap_or(1);
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.space == y.space && bytes(x) == bytes(y))
+}
+
+/// `(.b32) _ (.b64, .b8[16])`: a prototype's or function's parameters.
+fn signature(rets: &[Param], params: &[Param]) -> String {
+    let list = |ps: &[Param]| {
+        let v: Vec<String> = ps
+            .iter()
+            .map(|p| match p.array {
+                Some(n) => format!(".b{}[{n}]", p.ty.bits),
+                None => format!(".b{}", p.ty.bits),
+            })
+            .collect();
+        format!("({})", v.join(", "))
+    };
+    format!("{} _ {}", list(rets), list(params))
+}
+
+/// `__nv_*` (libdevice) functions that write through a pointer argument.
+const NV_WRITERS: &[&str] = &[
+    "__nv_sincos",
+    "__nv_sincosf",
+    "__nv_sincospi",
+    "__nv_sincospif",
+    "__nv_modf",
+    "__nv_modff",
+    "__nv_frexp",
+    "__nv_frexpf",
+    "__nv_remquo",
+    "__nv_remquof",
+];
+
 impl Tx<'_, '_> {
-    /// A call to a function without a body: the CUDA runtime's `vprintf`
-    /// (reads its arguments, writes nothing a kernel shares; returns an
-    /// arbitrary count) and the assertion failure handler (the thread
-    /// stops, as at `trap`); anything else is unsupported.
+    /// A call to a function without a body in the file:
+    /// * the CUDA runtime's `vprintf` reads its arguments, writes nothing a
+    ///   kernel shares and returns an arbitrary count;
+    /// * the assertion failure handler stops the thread, as `trap` does;
+    /// * libdevice's `__nv_*` math functions return arbitrary values
+    ///   (floating point is not modelled), except those that write
+    ///   through a pointer, which are refused;
+    /// * the device heap (`malloc`, `free`) is refused;
+    /// * any other function is assumed to return arbitrary values (fresh
+    ///   ones at each call) and to touch no memory the kernel's threads
+    ///   share — an assumption the report states.
     fn external_call(
         &mut self,
         fr: usize,
@@ -770,28 +1066,52 @@ impl Tx<'_, '_> {
         mut st: State,
     ) -> TxResult<Option<State>> {
         match name {
-            "vprintf" => {
-                for r in rets {
-                    let Operand::Sym { name: rn, .. } = r else {
-                        continue;
-                    };
-                    if let Some(&b) = self.frames[fr].bufs.get(rn) {
-                        let v = self.havoc(32);
-                        self.store_slot(&mut st, Slot::Priv(b, 0, 4), super::arith::V::Int(v));
-                    }
-                }
-                Ok(Some(st))
-            }
             "__assertfail" | "__assert_fail" => {
                 self.emit_goto_end();
-                Ok(None)
+                return Ok(None);
             }
-            _ => Err(Error::unsupported(
-                self.pos,
-                format!("call to `{name}`, which has no body in this file"),
-            )
-            .into()),
+            "malloc" | "free" | "calloc" | "realloc" | "__nv_aligned_device_malloc" => {
+                return Err(Error::unsupported(
+                    self.pos,
+                    format!("call to `{name}`: device-side heap memory is not modelled"),
+                )
+                .into())
+            }
+            _ if NV_WRITERS.contains(&name) => {
+                return Err(Error::unsupported(
+                    self.pos,
+                    format!("call to `{name}`, which writes through its pointer arguments"),
+                )
+                .into())
+            }
+            _ => {}
         }
+        for r in rets {
+            let Operand::Sym { name: rn, .. } = r else {
+                continue;
+            };
+            let Some(&b) = self.frames[fr].bufs.get(rn) else {
+                continue;
+            };
+            // Whatever the return parameter held before is gone.
+            st.slots
+                .retain(|s, _| !matches!(s, Slot::Priv(x, _, _) if *x == b));
+            let size = self.sh.mem.buffers[b].size.unwrap_or(0);
+            if matches!(size, 1 | 2 | 4 | 8) {
+                let z = size as u32;
+                let v = self.havoc(z * 8);
+                self.store_slot(&mut st, Slot::Priv(b, 0, z), super::arith::V::Int(v));
+            }
+        }
+        if name != "vprintf" && !name.starts_with("__nv_") {
+            let a = format!(
+                "calls to `{name}` (no body in this file) return arbitrary values and touch no memory the kernel's threads share"
+            );
+            if !self.sh.assumptions.contains(&a) {
+                self.sh.assumptions.push(a);
+            }
+        }
+        Ok(Some(st))
     }
 }
 
