@@ -102,11 +102,9 @@ pub fn check(
     };
     let confirmed_race = out.confirmed.iter().any(|&c| c);
     let confirmed_ub = out.ub.as_ref().is_some_and(|u| u.1);
-    let mut notes: Vec<String> = out
-        .assumptions
-        .iter()
-        .map(|a| format!("assumed: {a}"))
-        .collect();
+    let mut notes: Vec<String> = Vec::new();
+    report.assumptions = program.assumptions.clone();
+    report.assumptions.extend(out.assumptions.iter().cloned());
     report.engine = Some(Engine::Parametric);
     report.bound_hit = out.bound_hit;
     report.executions = None;
