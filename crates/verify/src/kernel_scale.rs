@@ -52,6 +52,8 @@ pub fn check(
         return Ok(Step::Concrete(None));
     }
     report.test = program.name.clone();
+    // Values that decide nothing a race depends on need not be computed.
+    let (program, _) = crate::engine::slice::for_races(&program);
     let model_name = cfg
         .model
         .clone()

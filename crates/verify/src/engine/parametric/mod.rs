@@ -109,6 +109,7 @@ pub fn check(
         .collect();
     let cfg = Cfg::new(program, 0)?;
     let dag = dag(program, 0, &cfg, opts.bound)?;
+
     let mut sat = Sat::new();
     // Inputs: the launch's arguments and read-only cells, one value for
     // every thread; the ids, one per copy.
@@ -169,6 +170,7 @@ pub fn check(
         thread::run(&mut sat, &env, &dag, &ids[0])?,
         thread::run(&mut sat, &env, &dag, &ids[1])?,
     ];
+
     // Region contents nobody writes: equal offsets read equal values.
     let lookups: Vec<&thread::Lookup> = runs.iter().flat_map(|r| &r.lookups).collect();
     for (a, x) in lookups.iter().enumerate() {

@@ -277,19 +277,27 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                 (&dag.next[node], guard, false),
             ],
         };
+        let mut targets: Vec<(usize, Lit, bool)> = Vec::new();
         for (succ, g, ct) in edges {
             let Some(s) = succ else { continue };
             if g == FALSE {
                 continue;
             }
             match s {
-                Succ::To(j) => {
-                    let mut s2 = st.clone();
-                    s2.gtaint |= ct;
-                    incoming[*j].push((g, s2));
-                }
+                Succ::To(j) => targets.push((*j, g, ct)),
                 Succ::Cut => out.cut.push(g),
             }
+        }
+        // The state moves along the last edge (a copy per other edge: a
+        // thread's state is large, and most nodes have one successor).
+        if let Some(((j, g, ct), rest)) = targets.split_last() {
+            for &(k, h, kt) in rest {
+                let mut s2 = st.clone();
+                s2.gtaint |= kt;
+                incoming[k].push((h, s2));
+            }
+            st.gtaint |= *ct;
+            incoming[*j].push((*g, st));
         }
     }
     Ok(out)
