@@ -1,7 +1,8 @@
-//! Our CUDA race suite (`examples/cuda/*.cu`), compiled to PTX by clang's
-//! NVPTX back-end at -O0 and -O1 (`examples/cuda/compile.sh`), each kernel
-//! checked with `gpumc check --property races`: the verdict and the set of
-//! racing CUDA line pairs must be the annotated ones
+//! Our CUDA race suite (`examples/cuda/*.cu`, and the sample-style kernels
+//! of `examples/cuda/scale/*.cu` at their small launches), compiled to PTX
+//! by clang's NVPTX back-end at -O0 and -O1 (`examples/cuda/compile.sh`),
+//! each kernel checked with `gpumc check --property races`: the verdict and
+//! the set of racing CUDA line pairs must be the annotated ones
 //! (`examples/cuda/README.md`, "Annotations").
 //!
 //! Without clang the test says so and skips; CI installs it and sets
@@ -24,6 +25,10 @@ struct Kernel {
     options: Vec<String>,
     /// Expected racing line pairs at -O0 and -O1 (`None`: "no race").
     expect: [BTreeSet<(u32, u32)>; 2],
+    /// The CUDA names of the arguments.
+    args: Vec<String>,
+    /// The `gpumc-scale:` lines, as written.
+    scale: Vec<String>,
 }
 
 fn pair(a: u32, b: u32) -> (u32, u32) {
@@ -129,10 +134,23 @@ fn kernels(cu: &Path) -> Vec<Kernel> {
             launch,
             options,
             expect: [level("O0"), level("O1")],
+            scale: field("gpumc-scale").iter().map(|l| l.to_string()).collect(),
+            args,
         });
         notes.clear();
     }
     out
+}
+
+/// The `.cu` files of a folder, sorted.
+fn cu_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .collect();
+    files.sort();
+    files
 }
 
 fn clang() -> Option<String> {
@@ -163,32 +181,35 @@ fn every_kernel_gets_its_verdict_and_racing_lines_at_o0_and_o1() {
         return;
     };
     let dir = std::env::temp_dir().join(format!("gpumc-cuda-test-{}", std::process::id()));
-    let st = Command::new("sh")
-        .arg(root().join("examples/cuda/compile.sh"))
-        .arg("-o")
-        .arg(&dir)
-        .env("CLANG", &clang)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "compile.sh failed:\n{}{}",
-        String::from_utf8_lossy(&st.stdout),
-        String::from_utf8_lossy(&st.stderr)
-    );
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("examples/cuda"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
-        .collect();
-    files.sort();
+    // examples/cuda and examples/cuda/scale, each compiled into a folder of
+    // its own (both have a reduction.cu).
+    let mut files: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for sub in ["", "scale"] {
+        let out = dir.join(if sub.is_empty() { "top" } else { sub });
+        let cus = cu_files(&root().join("examples/cuda").join(sub));
+        let st = Command::new("sh")
+            .arg(root().join("examples/cuda/compile.sh"))
+            .arg("-o")
+            .arg(&out)
+            .args(&cus)
+            .env("CLANG", &clang)
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "compile.sh failed:\n{}{}",
+            String::from_utf8_lossy(&st.stdout),
+            String::from_utf8_lossy(&st.stderr)
+        );
+        files.extend(cus.into_iter().map(|cu| (cu, out.clone())));
+    }
     let mut failures = Vec::new();
     let mut checked = 0;
-    for cu in &files {
+    for (cu, out_dir) in &files {
         let stem = cu.file_stem().unwrap().to_str().unwrap();
         for k in kernels(cu) {
             for (li, lvl) in ["O0", "O1"].iter().enumerate() {
-                let ptx = dir.join(format!("{stem}.{lvl}.ptx"));
+                let ptx = out_dir.join(format!("{stem}.{lvl}.ptx"));
                 let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
                     .args([
                         "check",
@@ -240,7 +261,7 @@ fn every_kernel_gets_its_verdict_and_racing_lines_at_o0_and_o1() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(
-        checked >= 140,
+        checked >= 180,
         "only {checked} kernel checks: annotations lost?"
     );
     assert!(
@@ -270,4 +291,63 @@ fn annotations_are_read_as_written() {
         .find(|k| k.name == "atomic_cas_loop_volatile")
         .unwrap();
     assert_eq!(k.options, ["--bound", "3"]);
+}
+
+/// The `gpumc-scale:` lines of `examples/cuda/scale` (read by
+/// `bench/kernels_at_scale.sh`, not run here): every kernel has one at
+/// least, each a grid and a block within CUDA's limits, `--param`s that name
+/// the kernel's arguments with integer expressions of GX, GY, GZ, and one
+/// launch of 262,144 threads or more.
+#[test]
+fn scale_kernels_have_real_launches() {
+    let files = cu_files(&root().join("examples/cuda/scale"));
+    assert!(files.len() >= 6, "examples/cuda/scale: {files:?}");
+    for cu in &files {
+        for k in kernels(cu) {
+            let here = format!("{}: {}", cu.display(), k.name);
+            assert!(!k.scale.is_empty(), "{here}: no gpumc-scale line");
+            let mut largest = 0u64;
+            for line in &k.scale {
+                let w: Vec<&str> = line.split_whitespace().collect();
+                let dims = |flag: &str| -> u64 {
+                    let i = w
+                        .iter()
+                        .position(|x| *x == flag)
+                        .unwrap_or_else(|| panic!("{here}: `{line}` has no {flag}"));
+                    w[i + 1]
+                        .split(',')
+                        .map(|d| d.parse::<u64>().unwrap())
+                        .product()
+                };
+                let (grid, block) = (dims("--grid"), dims("--block"));
+                assert!(
+                    (1..=1024).contains(&block),
+                    "{here}: block of {block} threads"
+                );
+                largest = largest.max(grid * block);
+                for (i, x) in w.iter().enumerate() {
+                    if *x != "--param" {
+                        continue;
+                    }
+                    let (name, value) = w[i + 1].split_once('=').expect("NAME=VALUE");
+                    assert!(
+                        k.args.iter().any(|a| a == name),
+                        "{here}: no argument `{name}`"
+                    );
+                    let expr = value.rsplit(':').next().unwrap();
+                    assert!(
+                        !expr.is_empty()
+                            && expr
+                                .chars()
+                                .all(|c| c.is_ascii_digit() || "GXYZ+-*/()".contains(c)),
+                        "{here}: `{value}` is not an expression of GX, GY, GZ"
+                    );
+                }
+            }
+            assert!(
+                largest >= 262_144,
+                "{here}: the largest launch has {largest} threads"
+            );
+        }
+    }
 }
