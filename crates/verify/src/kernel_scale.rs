@@ -48,9 +48,6 @@ pub fn check(
         .map(|&v| u128::from(v))
         .product();
     let concrete_ok = threads <= u128::from(MAX_THREADS);
-    if !asked && concrete_ok {
-        return Ok(Step::Concrete(None));
-    }
     report.test = program.name.clone();
     // Values that decide nothing a race depends on need not be computed.
     let (program, _) = crate::engine::slice::for_races(&program);
@@ -61,8 +58,8 @@ pub fn check(
     report.model = model_name.clone();
     let model = cache.get(&model_name)?;
     // Its formula grows slowly with the bound: it raises the bound by
-    // itself while only the bound stands in the way (up to `--max-bound`,
-    // or PARAMETRIC_MAX_BOUND).
+    // itself while it cuts an execution (up to `--max-bound`, or
+    // PARAMETRIC_MAX_BOUND), so that races are listed completely too.
     let max_bound = cfg
         .max_bound
         .unwrap_or_else(|| cfg.bound.max(PARAMETRIC_MAX_BOUND));
@@ -74,15 +71,7 @@ pub fn check(
         };
         let r = parametric::check(&program, &parts, &model, &opts);
         match &r {
-            Ok(o)
-                if o.bound_hit
-                    && o.races.is_empty()
-                    && o.ub.is_none()
-                    && o.divergence.is_none()
-                    && bound < max_bound =>
-            {
-                bound += 1
-            }
+            Ok(o) if o.bound_hit && o.divergence.is_none() && bound < max_bound => bound += 1,
             _ => break r,
         }
     };
@@ -96,12 +85,36 @@ pub fn check(
     let out = match checked {
         Ok(o) => o,
         Err(e) if e.kind == ErrorKind::Unsupported && concrete_ok => {
-            return Ok(Step::Concrete(Some(format!(
-                "the parametric engine gave up ({e}); the concrete engine decided at this launch"
-            ))))
+            report.bound = cfg.bound;
+            report.bound_note = None;
+            return Ok(Step::Concrete(asked.then(|| {
+                format!(
+                    "the parametric engine gave up ({e}); the concrete engine decided at this launch"
+                )
+            })));
+        }
+        Err(e) if e.kind == ErrorKind::Limit && concrete_ok && !asked => {
+            report.bound = cfg.bound;
+            report.bound_note = None;
+            return Ok(Step::Concrete(None));
         }
         Err(e) => return Err(e),
     };
+    // Under `auto`, at a launch the concrete engine takes, the parametric
+    // answer is kept only when it is complete: no path cut by the bound,
+    // and no race or every race found confirmed.
+    if !asked && concrete_ok {
+        let all_confirmed = out.confirmed.iter().all(|&c| c) && out.complete;
+        let settled = out.divergence.is_none()
+            && all_confirmed
+            && out.ub.as_ref().is_none_or(|u| u.1)
+            && !out.bound_hit;
+        if !settled {
+            report.bound = cfg.bound;
+            report.bound_note = None;
+            return Ok(Step::Concrete(None));
+        }
+    }
     let confirmed_race = out.confirmed.iter().any(|&c| c);
     let confirmed_ub = out.ub.as_ref().is_some_and(|u| u.1);
     let mut notes: Vec<String> = Vec::new();
