@@ -184,6 +184,7 @@ pub fn check(
             sat.clause(&[-same_off, same_val]);
         }
     }
+    tickets(&mut sat, program, &runs, &zero, (&parts.grid, &parts.block))?;
     let mut out = Outcome {
         complete: true,
         ..Outcome::default()
@@ -260,6 +261,87 @@ pub fn check(
         &mut out,
     )?;
     Ok(out)
+}
+
+/// Atomic counters: where every write to a region is an `add` of a
+/// positive constant, the values the additions return at one offset are
+/// pairwise distinct: each addition sees the sum of the ones before it in
+/// the location's modification order, and the total of all threads'
+/// additions stays below the type's range. Each thread makes at most as
+/// many additions as its unrolling has (when no path is cut by the bound;
+/// a cut makes the answer `UNKNOWN` or a list of races marked incomplete,
+/// so the constraint never makes a claim it cannot back). Scatters
+/// through `pos = atomicAdd(&count, 1)` need this to be race-free.
+fn tickets(
+    sat: &mut Sat,
+    program: &Program,
+    runs: &[Run; 2],
+    zero: &[bool],
+    (grid, block): (&[u32; 3], &[u32; 3]),
+) -> Result<()> {
+    let t = &program.threads[0];
+    let threads: u128 = grid.iter().chain(block).map(|&v| u128::from(v)).product();
+    // Region → (additions per thread, largest increment, smallest width);
+    // `None` once some write disqualifies it.
+    let mut regions: BTreeMap<usize, Option<(u128, u128, u32)>> = BTreeMap::new();
+    for ins in &t.instrs {
+        let (addr, ok) = match &ins.kind {
+            InstrKind::Rmw {
+                addr,
+                op: crate::ir::RmwOp::Add,
+                operand: crate::ir::Operand::Const(c),
+                ..
+            } if *c > 0 => (addr, Some(*c as u128)),
+            InstrKind::Rmw { addr, .. } | InstrKind::Store { addr, .. } => (addr, None),
+            _ => continue,
+        };
+        let crate::ir::Addr::Region(r) = addr else {
+            continue;
+        };
+        let e = regions.entry(r.region).or_insert(Some((0, 0, 64)));
+        *e = match (*e, ok) {
+            (Some((_, m, w)), Some(c)) => {
+                let n = runs[0].rmws.iter().filter(|x| x.region == r.region).count() as u128;
+                Some((n, m.max(c), w.min(r.bytes * 8)))
+            }
+            _ => None,
+        };
+    }
+    // Region → the sum of every thread's additions, where it fits below
+    // 2^(w-1).
+    let totals: BTreeMap<usize, u128> = regions
+        .into_iter()
+        .filter_map(|(r, e)| {
+            let (n, m, w) = e?;
+            let total = threads.saturating_mul(n).saturating_mul(m);
+            (total < (1u128 << (w - 1))).then_some((r, total))
+        })
+        .collect();
+    let eligible: Vec<usize> = totals.keys().copied().collect();
+    // A counter that starts at zero returns less than that sum.
+    for r in runs.iter().flat_map(|r| &r.rmws) {
+        if let (Some(&total), true) = (totals.get(&r.region), zero[r.region]) {
+            let below = bv::ult(sat, &r.old, &bv::constant(total as i64));
+            sat.clause(&[-r.guard, below]);
+        }
+    }
+    let all: Vec<&thread::Rmw> = runs
+        .iter()
+        .flat_map(|r| &r.rmws)
+        .filter(|r| eligible.contains(&r.region))
+        .collect();
+    for (a, x) in all.iter().enumerate() {
+        for y in &all[a + 1..] {
+            if x.region != y.region {
+                continue;
+            }
+            crate::guard::check()?;
+            let same = bv::eq(sat, &x.offset, &y.offset);
+            let equal = bv::eq(sat, &x.old, &y.old);
+            sat.clause(&[-x.guard, -y.guard, -same, -equal]);
+        }
+    }
+    Ok(())
 }
 
 /// Solves under assumptions; a tripped guard is an error.

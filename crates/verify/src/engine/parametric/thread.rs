@@ -50,6 +50,14 @@ pub struct Lookup {
     pub value: Bv,
 }
 
+/// An atomic read-modify-write: where, and the old value it returned.
+pub struct Rmw {
+    pub guard: Lit,
+    pub region: usize,
+    pub offset: Bv,
+    pub old: Bv,
+}
+
 /// What one copy does.
 #[derive(Default)]
 pub struct Run {
@@ -61,6 +69,7 @@ pub struct Run {
     /// whether the guard depends on an arbitrary value.
     pub ends: Vec<(Lit, Bv, bool)>,
     pub lookups: Vec<Lookup>,
+    pub rmws: Vec<Rmw>,
     /// Instructions whose synchronisation the abstraction ignores
     /// (fences, warp and partial barriers): they can only order, so
     /// ignoring them keeps every race but may add false ones.
@@ -205,9 +214,19 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                     interval: st.bar.clone(),
                     tainted: st.gtaint || otaint,
                 });
+                let old = bv::free(sat, ValueType::Int(bytes * 8));
+                out.rmws.push(Rmw {
+                    guard,
+                    region,
+                    offset: out
+                        .accesses
+                        .last()
+                        .map(|a| a.offset.clone())
+                        .unwrap_or_default(),
+                    old: old.clone(),
+                });
                 if let Some(d) = dst {
-                    let v = bv::free(sat, ValueType::Int(bytes * 8));
-                    set(&mut st, d, v, true);
+                    set(&mut st, d, old, true);
                 }
             }
             InstrKind::Fence => {
