@@ -170,19 +170,19 @@ fn source_line(v: &serde_json::Value) -> u32 {
         .unwrap_or(0)
 }
 
-#[test]
-fn every_kernel_gets_its_verdict_and_racing_lines_at_o0_and_o1() {
+/// Compiles examples/cuda and examples/cuda/scale at -O0 and -O1, each
+/// folder into a folder of its own under `dir` (both have a
+/// reduction.cu): the `.cu` files with their output folder. `None`
+/// without clang (the test skips, unless CI requires clang).
+fn compile_all(dir: &Path) -> Option<Vec<(PathBuf, PathBuf)>> {
     let Some(clang) = clang() else {
         assert!(
             std::env::var_os("GPUMC_REQUIRE_CLANG").is_none(),
             "GPUMC_REQUIRE_CLANG is set but clang was not found"
         );
         eprintln!("skipping: clang (with the NVPTX back-end) not found; install it to compile examples/cuda");
-        return;
+        return None;
     };
-    let dir = std::env::temp_dir().join(format!("gpumc-cuda-test-{}", std::process::id()));
-    // examples/cuda and examples/cuda/scale, each compiled into a folder of
-    // its own (both have a reduction.cu).
     let mut files: Vec<(PathBuf, PathBuf)> = Vec::new();
     for sub in ["", "scale"] {
         let out = dir.join(if sub.is_empty() { "top" } else { sub });
@@ -203,6 +203,49 @@ fn every_kernel_gets_its_verdict_and_racing_lines_at_o0_and_o1() {
         );
         files.extend(cus.into_iter().map(|cu| (cu, out.clone())));
     }
+    Some(files)
+}
+
+/// A race check's answer: the report, its verdict and racing line pairs.
+struct Answer {
+    report: serde_json::Value,
+    verdict: String,
+    pairs: BTreeSet<(u32, u32)>,
+}
+
+/// `gpumc check --property races --json --kernel K ARGS… PTX`; `Err`
+/// with stderr when no report came.
+fn race_check(ptx: &Path, kernel: &str, args: &[String]) -> Result<Answer, String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
+        .args(["check", "--property", "races", "--json", "--kernel", kernel])
+        .args(args)
+        .arg(ptx)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report = serde_json::from_str::<serde_json::Value>(stdout.lines().next().unwrap_or(""))
+        .map_err(|_| String::from_utf8_lossy(&out.stderr).to_string())?;
+    let pairs = report["races"]
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .map(|x| pair(source_line(&x["source"][0]), source_line(&x["source"][1])))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Answer {
+        verdict: report["verdict"].as_str().unwrap_or("").to_string(),
+        report,
+        pairs,
+    })
+}
+
+#[test]
+fn every_kernel_gets_its_verdict_and_racing_lines_at_o0_and_o1() {
+    let dir = std::env::temp_dir().join(format!("gpumc-cuda-test-{}", std::process::id()));
+    let Some(files) = compile_all(&dir) else {
+        return;
+    };
     let mut failures = Vec::new();
     let mut checked = 0;
     for (cu, out_dir) in &files {
@@ -210,50 +253,27 @@ fn every_kernel_gets_its_verdict_and_racing_lines_at_o0_and_o1() {
         for k in kernels(cu) {
             for (li, lvl) in ["O0", "O1"].iter().enumerate() {
                 let ptx = out_dir.join(format!("{stem}.{lvl}.ptx"));
-                let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
-                    .args([
-                        "check",
-                        "--property",
-                        "races",
-                        "--json",
-                        "--kernel",
-                        &k.name,
-                    ])
-                    .args(&k.launch)
-                    .args(&k.options)
-                    .arg(&ptx)
-                    .output()
-                    .unwrap();
+                let args: Vec<String> = k.launch.iter().chain(&k.options).cloned().collect();
                 checked += 1;
-                let stdout = String::from_utf8_lossy(&out.stdout);
-                let Ok(r) =
-                    serde_json::from_str::<serde_json::Value>(stdout.lines().next().unwrap_or(""))
-                else {
-                    failures.push(format!(
-                        "{stem}/{} -{lvl}: no report: {}",
-                        k.name,
-                        String::from_utf8_lossy(&out.stderr)
-                    ));
-                    continue;
+                let a = match race_check(&ptx, &k.name, &args) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        failures.push(format!("{stem}/{} -{lvl}: no report: {e}", k.name));
+                        continue;
+                    }
                 };
-                let verdict = r["verdict"].as_str().unwrap_or("");
-                let got: BTreeSet<(u32, u32)> = r["races"]
-                    .as_array()
-                    .map(|v| {
-                        v.iter()
-                            .map(|x| {
-                                pair(source_line(&x["source"][0]), source_line(&x["source"][1]))
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
                 let want = &k.expect[li];
                 let want_verdict = if want.is_empty() { "PASS" } else { "FAIL" };
-                if verdict != want_verdict || &got != want || r["races_complete"] == false {
+                if a.verdict != want_verdict
+                    || &a.pairs != want
+                    || a.report["races_complete"] == false
+                {
                     failures.push(format!(
-                        "{stem}/{} -{lvl}: {verdict} with racing lines {got:?}, expected {want_verdict} with {want:?} ({})",
+                        "{stem}/{} -{lvl}: {} with racing lines {:?}, expected {want_verdict} with {want:?} ({})",
                         k.name,
-                        r["message"].as_str().unwrap_or("")
+                        a.verdict,
+                        a.pairs,
+                        a.report["message"].as_str().unwrap_or("")
                     ));
                 }
             }
@@ -269,6 +289,187 @@ fn every_kernel_gets_its_verdict_and_racing_lines_at_o0_and_o1() {
         "{} of {checked} checks differ:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// The parametric engine's own answers (docs/PTX-KERNELS.md, "Any launch
+/// size") on every annotated kernel at its small launch, where the
+/// concrete engine's verdicts are the annotations: it never says PASS for
+/// a racy kernel, reports only annotated pairs, and decides (without
+/// handing over to the concrete engine) most kernels.
+#[test]
+fn the_parametric_engine_never_contradicts_the_annotations() {
+    let dir = std::env::temp_dir().join(format!("gpumc-cuda-param-{}", std::process::id()));
+    let Some(files) = compile_all(&dir) else {
+        return;
+    };
+    let (mut failures, mut own, mut checked) = (Vec::new(), 0, 0);
+    for (cu, out_dir) in &files {
+        let stem = cu.file_stem().unwrap().to_str().unwrap();
+        for k in kernels(cu) {
+            let ptx = out_dir.join(format!("{stem}.O1.ptx"));
+            let mut args: Vec<String> = k.launch.iter().chain(&k.options).cloned().collect();
+            args.extend(["--engine".into(), "parametric".into()]);
+            checked += 1;
+            let a = match race_check(&ptx, &k.name, &args) {
+                Ok(a) => a,
+                Err(e) => {
+                    failures.push(format!("{stem}/{}: no report: {e}", k.name));
+                    continue;
+                }
+            };
+            if a.report["engine"] != "parametric" {
+                continue; // handed over to the concrete engine
+            }
+            own += 1;
+            let want = &k.expect[1];
+            let wrong = match a.verdict.as_str() {
+                "PASS" => !want.is_empty(),
+                "FAIL" => want.is_empty() || !a.pairs.is_subset(want),
+                _ => false,
+            };
+            if wrong {
+                failures.push(format!(
+                    "{stem}/{}: {} with {:?}, annotated {want:?}",
+                    k.name, a.verdict, a.pairs
+                ));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("the parametric engine decided {own} of {checked} kernels");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // (80 of 101 when written: spin locks and flag hand-overs go to the
+    // concrete engine.)
+    assert!(
+        own * 10 >= checked * 7,
+        "the parametric engine decided only {own} of {checked} kernels"
+    );
+}
+
+/// An integer expression of GX, GY, GZ (`2048*GX`, `(GX+1)*4`) at `grid`.
+fn eval(expr: &str, grid: [u64; 3]) -> u64 {
+    fn sum(t: &[u8], i: &mut usize, g: [u64; 3]) -> u64 {
+        let mut v = product(t, i, g);
+        while *i < t.len() && (t[*i] == b'+' || t[*i] == b'-') {
+            let op = t[*i];
+            *i += 1;
+            let w = product(t, i, g);
+            v = if op == b'+' { v + w } else { v - w };
+        }
+        v
+    }
+    fn product(t: &[u8], i: &mut usize, g: [u64; 3]) -> u64 {
+        let mut v = atom(t, i, g);
+        while *i < t.len() && (t[*i] == b'*' || t[*i] == b'/') {
+            let op = t[*i];
+            *i += 1;
+            let w = atom(t, i, g);
+            v = if op == b'*' { v * w } else { v / w };
+        }
+        v
+    }
+    fn atom(t: &[u8], i: &mut usize, g: [u64; 3]) -> u64 {
+        match t[*i] {
+            b'(' => {
+                *i += 1;
+                let v = sum(t, i, g);
+                *i += 1;
+                v
+            }
+            b'G' => {
+                *i += 2;
+                g[(t[*i - 1] - b'X') as usize]
+            }
+            _ => {
+                let s = *i;
+                while *i < t.len() && t[*i].is_ascii_digit() {
+                    *i += 1;
+                }
+                std::str::from_utf8(&t[s..*i]).unwrap().parse().unwrap()
+            }
+        }
+    }
+    sum(expr.as_bytes(), &mut 0, grid)
+}
+
+/// The sample-style kernels at their real launches (`gpumc-scale:`,
+/// 262,144 threads and more), as `gpumc check` picks the engine: no wrong
+/// verdict, the small launch's racing pairs where it answers FAIL, and
+/// most launches decided (bench/kernels_at_scale.sh measures them).
+#[test]
+fn scale_kernels_are_decided_at_their_real_launches() {
+    let dir = std::env::temp_dir().join(format!("gpumc-cuda-scale-{}", std::process::id()));
+    let Some(files) = compile_all(&dir) else {
+        return;
+    };
+    let (mut failures, mut decided, mut checked) = (Vec::new(), 0, 0);
+    for (cu, out_dir) in files.iter().filter(|(_, o)| o.ends_with("scale")) {
+        let stem = cu.file_stem().unwrap().to_str().unwrap();
+        for k in kernels(cu) {
+            for line in &k.scale {
+                let w: Vec<&str> = line.split_whitespace().collect();
+                let gi = w.iter().position(|x| *x == "--grid").unwrap();
+                let mut grid = [1u64; 3];
+                for (d, v) in w[gi + 1].split(',').enumerate() {
+                    grid[d] = v.parse().unwrap();
+                }
+                let mut args: Vec<String> = Vec::new();
+                let mut i = 0;
+                while i < w.len() {
+                    if w[i] == "--param" {
+                        let (name, value) = w[i + 1].split_once('=').unwrap();
+                        let pos = k.args.iter().position(|a| a == name).unwrap();
+                        let (kind, expr) = match value.split_once(':') {
+                            Some((kind, e)) => (format!("{kind}:"), e),
+                            None => (String::new(), value),
+                        };
+                        args.push("--param".into());
+                        args.push(format!("{pos}={kind}{}", eval(expr, grid)));
+                        i += 2;
+                    } else {
+                        args.push(w[i].to_string());
+                        i += 1;
+                    }
+                }
+                checked += 1;
+                let ptx = out_dir.join(format!("{stem}.O1.ptx"));
+                let a = match race_check(&ptx, &k.name, &args) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        failures.push(format!("{stem}/{} `{line}`: no report: {e}", k.name));
+                        continue;
+                    }
+                };
+                let want = &k.expect[1];
+                let wrong = match a.verdict.as_str() {
+                    "PASS" => !want.is_empty(),
+                    "FAIL" => want.is_empty() || !a.pairs.is_subset(want) || a.pairs.is_empty(),
+                    "UNKNOWN" => a.report["message"].as_str().is_none_or(str::is_empty),
+                    _ => true,
+                };
+                if wrong {
+                    failures.push(format!(
+                        "{stem}/{} `{line}`: {} with {:?}, annotated {want:?} ({})",
+                        k.name,
+                        a.verdict,
+                        a.pairs,
+                        a.report["message"].as_str().unwrap_or("")
+                    ));
+                }
+                decided += usize::from(a.verdict != "UNKNOWN");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("{decided} of {checked} real launches decided");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked >= 24, "only {checked} real launches");
+    // (23 of 24 when written: the block-scan compaction's claim of a range
+    // with a variable atomicAdd stays UNKNOWN.)
+    assert!(
+        decided * 10 >= checked * 9,
+        "only {decided} of {checked} real launches decided"
     );
 }
 
