@@ -145,6 +145,18 @@ pub fn check(
         if let Some((cause, true)) = &out.ub {
             notes.insert(0, format!("undefined behaviour: {cause}"));
         }
+        if let Some(k) = out.confirmed.iter().position(|&c| c) {
+            let r = &out.races[k];
+            notes.push(format!(
+                "witness of the first race: threads {} and {}{}",
+                r.threads.0,
+                r.threads.1,
+                match out.inputs[k].as_slice() {
+                    [] => String::new(),
+                    v => format!(", with {}", v.join(" ")),
+                }
+            ));
+        }
     } else if !out.races.is_empty() || out.ub.is_some() || out.divergence.is_some() {
         let what = match (&out.divergence, &out.ub, out.races.len()) {
             (Some(d), _, _) => d.clone(),

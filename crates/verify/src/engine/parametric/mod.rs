@@ -46,6 +46,10 @@ pub struct Outcome {
     pub races: Vec<RacePair>,
     /// Whether each pair of `races` is confirmed (module docs).
     pub confirmed: Vec<bool>,
+    /// Per pair of `races`: the values of the witness that the pair's
+    /// threads and ids do not show — the launch's free arguments and the
+    /// input cells the two threads read (`param_2=512`, `param_0[17]=3`).
+    pub inputs: Vec<Vec<String>>,
     /// Whether `races` lists every racing pair (`max_races` not reached).
     pub complete: bool,
     /// Undefined behaviour one thread may reach: the cause and whether
@@ -255,8 +259,11 @@ pub fn check(
         opts,
         &runs,
         (same_block, distinct),
-        &id_inputs,
-        &ids,
+        Values {
+            id_inputs: &id_inputs,
+            ids: &ids,
+            inputs: &inputs,
+        },
         ignored.is_empty(),
         &mut out,
     )?;
@@ -372,10 +379,10 @@ fn thread_name(
         let used = id_inputs
             .values()
             .filter(|(n, _)| n.starts_with(base))
-            .filter_map(|(n, _)| match n.rsplit('.').next() {
-                Some("y") => Some(2),
-                Some("z") => Some(3),
-                _ => Some(1),
+            .map(|(n, _)| match n.rsplit('.').next() {
+                Some("y") => 2,
+                Some("z") => 3,
+                _ => 1,
             })
             .max()
             .unwrap_or(1);
@@ -389,6 +396,14 @@ fn thread_name(
     format!("t{}@b{}", comp("%tid"), comp("%ctaid"))
 }
 
+/// The copies' ids (input index → name and extent; per copy, input index
+/// → value) and the values of the inputs they share.
+struct Values<'a> {
+    id_inputs: &'a BTreeMap<usize, (&'a str, u32)>,
+    ids: &'a [HashMap<usize, Bv>; 2],
+    inputs: &'a [Bv],
+}
+
 /// Queries every pair of static accesses; fills `out.races`.
 #[allow(clippy::too_many_arguments)]
 fn races(
@@ -399,11 +414,15 @@ fn races(
     opts: &ParamOptions,
     runs: &[Run; 2],
     (same_block, distinct): (Lit, Lit),
-    id_inputs: &BTreeMap<usize, (&str, u32)>,
-    ids: &[HashMap<usize, Bv>; 2],
+    values: Values,
     barriers_only: bool,
     out: &mut Outcome,
 ) -> Result<()> {
+    let Values {
+        id_inputs,
+        ids,
+        inputs: env_inputs,
+    } = values;
     let t = &program.threads[0];
     // Static accesses by source position (unrolled copies of one PTX
     // instruction are one).
@@ -418,7 +437,7 @@ fn races(
     // The model's judgement of two accesses alone, per instruction pair
     // and block relation.
     let mut judged: HashMap<(usize, usize, bool), Option<String>> = HashMap::new();
-    let mut found: Vec<(RacePair, bool)> = Vec::new();
+    let mut found: Vec<(RacePair, bool, Vec<String>)> = Vec::new();
     for (x, kx) in keys.iter().enumerate() {
         for ky in &keys[x..] {
             crate::guard::check()?;
@@ -526,6 +545,26 @@ fn races(
                 (true, true) => "WAW",
                 _ => "RW",
             };
+            let mut inputs: Vec<String> = program
+                .inputs
+                .iter()
+                .enumerate()
+                .filter(|(k, i)| !id_inputs.contains_key(k) && i.value.is_none())
+                .map(|(k, i)| format!("{}={}", i.name, bv::value(sat, &env_inputs[k])))
+                .collect();
+            for l in runs.iter().flat_map(|r| &r.lookups) {
+                if sat.value(l.guard) {
+                    let cell = format!(
+                        "{}[{}]={}",
+                        parts.buffers[l.region].name,
+                        bv::value(sat, &l.offset) / i64::from(l.bytes.max(1)),
+                        bv::value(sat, &l.value)
+                    );
+                    if !inputs.contains(&cell) {
+                        inputs.push(cell);
+                    }
+                }
+            }
             found.push((
                 RacePair {
                     flag,
@@ -541,17 +580,19 @@ fn races(
                     in_witness: false,
                 },
                 confirmed,
+                inputs,
             ));
         }
     }
-    found.sort_by_key(|(_, c)| !*c);
+    found.sort_by_key(|(_, c, _)| !*c);
     if found.len() > opts.max_races {
         out.complete = false;
         found.truncate(opts.max_races);
     }
-    for (r, c) in found {
+    for (r, c, i) in found {
         out.races.push(r);
         out.confirmed.push(c);
+        out.inputs.push(i);
     }
     Ok(())
 }

@@ -44,6 +44,7 @@ pub struct Ub {
 /// A load from a region nobody writes: its value is the region's
 /// contents at `offset`.
 pub struct Lookup {
+    pub guard: Lit,
     pub region: usize,
     pub offset: Bv,
     pub bytes: u32,
@@ -168,6 +169,7 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                 } else if !env.written[region] {
                     let v = bv::free(sat, ValueType::Int(bytes * 8));
                     out.lookups.push(Lookup {
+                        guard,
                         region,
                         offset: offset.clone(),
                         bytes,
