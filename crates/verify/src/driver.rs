@@ -755,6 +755,18 @@ fn run_engine(
     report: &mut FileReport,
 ) -> Result<()> {
     let _scope = crate::guard::enter(guard);
+    if let Some(i) = program
+        .threads
+        .iter()
+        .flat_map(|t| &t.instrs)
+        .find(|i| i.kind.addr().is_some_and(|a| a.is_region()))
+    {
+        // Only the parametric engine reads a generic thread's regions.
+        return Err(Error::unsupported(
+            i.pos,
+            "an access into a region (a kernel's generic thread): the parametric engine checks those",
+        ));
+    }
     let opts = Options {
         bound: cfg.bound,
         liveness: cfg.property == Property::Liveness,
