@@ -83,7 +83,12 @@ fn the_race_report_in_json_names_kinds_spaces_and_cuda_lines() {
     let races = r["races"].as_array().unwrap();
     assert_eq!(races.len(), 1, "one pair of instructions: {out}");
     let x = &races[0];
-    assert!(["RAW", "WAR"].contains(&x["kind"].as_str().unwrap()), "{x}");
+    // (`RW`: the parametric engine, which decides this launch under
+    // `auto`, builds no execution to order the two.)
+    assert!(
+        ["RAW", "WAR", "RW"].contains(&x["kind"].as_str().unwrap()),
+        "{x}"
+    );
     assert_eq!(x["space"], "shared");
     let src: Vec<&str> = x["source"]
         .as_array()
@@ -146,7 +151,6 @@ fn bad_launches_are_usage_errors() {
         (&["--block", "2", "--param", "x"], "bad --param"),
         (&["--block", "2", "--param", "n=3"], "has no parameter `n`"),
         (&["--block", "2", "--kernel", "nope"], "no kernel `nope`"),
-        (&["--block", "1024", "--grid", "8"], "at most 4096"),
         // CUDA's limits, checked before the sizes multiply.
         (&["--block", "2048"], "CUDA allows at most 1024"),
         (&["--block", "32,32,2"], "a block of 2048 threads"),
@@ -157,6 +161,35 @@ fn bad_launches_are_usage_errors() {
         (&["--block", "2", "--shared-bytes", "232449"], "227 KiB"),
         (&["--block", "2", "--param", "0=buf:0x10000000001"], "1 TiB"),
     ];
+    // Every thread of 8,192 is too many for the concrete engines (safety);
+    // a race check of them is the parametric engine's.
+    let (code, out, err) = gpumc(&[
+        "check",
+        "--property",
+        "safety",
+        "--block",
+        "1024",
+        "--grid",
+        "8",
+        p,
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains("at most 4096") || err.contains("at most 4096"),
+        "{out}{err}"
+    );
+    let (code, out, err) = gpumc(&[
+        "check",
+        "--property",
+        "races",
+        "--block",
+        "1024",
+        "--grid",
+        "8",
+        p,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("parametric engine"), "{out}{err}");
     for (args, want) in cases {
         let mut a = vec!["check", "--property", "races"];
         a.extend_from_slice(args);
@@ -250,4 +283,117 @@ fn two_kernels_need_a_choice() {
     let (code, out, _) = races(&["--block", "2", "--kernel", "k2", f.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("FAIL"), "{out}");
+}
+
+const SCATTER: &str = "examples/ptx-kernels/scatter-unsized.ptx";
+
+fn json_of(out: &str) -> serde_json::Value {
+    serde_json::from_str(out.lines().next().unwrap_or("")).unwrap()
+}
+
+/// `B[A[tid]]` with buffers of no size, at 262,144 threads (the parametric
+/// engine): atomics PASS with the assumption that the buffers are large
+/// enough; a plain `++` races, with the witness's threads and inputs.
+#[test]
+fn a_scatter_through_unsized_buffers_is_checked_at_a_real_launch() {
+    let (code, out, err) = races(&["--json", "--kernel", "scatter_add", SCATTER]);
+    assert_eq!(code, 0, "{out}{err}");
+    let r = json_of(&out);
+    assert_eq!(r["verdict"], "PASS", "{out}");
+    assert_eq!(r["engine"], "parametric", "{out}");
+    let assumed = r["assumptions"].to_string();
+    assert!(assumed.contains("large enough"), "{out}");
+    let (code, out, err) = races(&["--kernel", "scatter_add", SCATTER]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("assumed: `param_0`, `param_1` are large enough"),
+        "{out}"
+    );
+
+    let (code, out, err) = races(&["--json", "--kernel", "scatter_plain", SCATTER]);
+    assert_eq!(code, 0, "{out}{err}");
+    let r = json_of(&out);
+    assert_eq!(r["verdict"], "FAIL", "{out}");
+    let kinds: Vec<&str> = r["races"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"WAW"), "{out}");
+    assert!(r["races_complete"] == true, "{out}");
+    let msg = r["message"].as_str().unwrap();
+    assert!(
+        msg.contains("witness of the first race: threads t"),
+        "{out}"
+    );
+    assert!(msg.contains("param_0["), "the index read: {out}");
+    // One thread has nobody to race with.
+    let (code, out, err) = races(&[
+        "--kernel",
+        "scatter_plain",
+        "--grid",
+        "1",
+        "--block",
+        "1",
+        SCATTER,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("PASS"), "{out}");
+}
+
+/// With a size, a free index is out of bounds: undefined behaviour, with
+/// the index value that reaches past the buffer.
+#[test]
+fn a_free_index_into_a_sized_buffer_is_out_of_bounds_with_its_value() {
+    let (code, out, err) = races(&[
+        "--json",
+        "--kernel",
+        "scatter_add",
+        "--param",
+        "1=buf:16",
+        SCATTER,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let r = json_of(&out);
+    assert_eq!(r["verdict"], "FAIL", "{out}");
+    let msg = r["message"].as_str().unwrap();
+    assert!(
+        msg.contains("undefined behaviour: out-of-bounds access"),
+        "{out}"
+    );
+    assert!(msg.contains("past the 16 bytes of `param_1`"), "{out}");
+    assert!(msg.contains("with param_0["), "the index value: {out}");
+    // `param_0` still has no size: assumed large enough.
+    assert!(
+        r["assumptions"]
+            .to_string()
+            .contains("`param_0` is large enough"),
+        "{out}"
+    );
+}
+
+/// `--engine parametric` is for races of PTX kernels: anything else is a
+/// usage error, not a silent change of engine.
+#[test]
+fn the_parametric_engine_refuses_what_it_does_not_check() {
+    let (code, out, err) = gpumc(&["check", "--engine", "parametric", SCATTER]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        (out.clone() + &err).contains("--engine parametric checks races"),
+        "{out}{err}"
+    );
+    let (code, out, err) = gpumc(&[
+        "check",
+        "--engine",
+        "parametric",
+        "--property",
+        "races",
+        "examples/MP-weak.litmus",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        (out.clone() + &err).contains("--engine parametric checks races"),
+        "{out}{err}"
+    );
 }

@@ -211,10 +211,25 @@ pub fn check(
         ));
     }
     // Undefined behaviour of one thread (any thread: copy 0).
+    let values = Values {
+        id_inputs: &id_inputs,
+        ids: &ids,
+        inputs: &inputs,
+    };
     for u in &runs[0].ub {
         crate::guard::check()?;
         if solve(&mut sat, &[u.guard])? {
-            out.ub = Some((u.cause.clone(), !u.tainted));
+            let mut cause = format!(
+                "{} (thread {}",
+                u.cause,
+                thread_name(&sat, &id_inputs, &ids[0])
+            );
+            let inputs = witness_inputs(&sat, program, parts, &values, &runs[..1]);
+            if !inputs.is_empty() {
+                cause.push_str(&format!(", with {}", inputs.join(" ")));
+            }
+            cause.push(')');
+            out.ub = Some((cause, !u.tainted));
             if !u.tainted {
                 break;
             }
@@ -259,11 +274,7 @@ pub fn check(
         opts,
         &runs,
         (same_block, distinct),
-        Values {
-            id_inputs: &id_inputs,
-            ids: &ids,
-            inputs: &inputs,
-        },
+        values,
         ignored.is_empty(),
         &mut out,
     )?;
@@ -404,6 +415,39 @@ struct Values<'a> {
     inputs: &'a [Bv],
 }
 
+/// The values of the current solver model that the threads' ids do not
+/// show: the launch's free arguments, and the input cells the copies of
+/// `runs` read on their paths (`param_2=512`, `param_0[17]=3`).
+fn witness_inputs(
+    sat: &Sat,
+    program: &Program,
+    parts: &GenericParts,
+    values: &Values,
+    runs: &[Run],
+) -> Vec<String> {
+    let mut inputs: Vec<String> = program
+        .inputs
+        .iter()
+        .enumerate()
+        .filter(|(k, i)| !values.id_inputs.contains_key(k) && i.value.is_none())
+        .map(|(k, i)| format!("{}={}", i.name, bv::value(sat, &values.inputs[k])))
+        .collect();
+    for l in runs.iter().flat_map(|r| &r.lookups) {
+        if sat.value(l.guard) {
+            let cell = format!(
+                "{}[{}]={}",
+                parts.buffers[l.region].name,
+                bv::value(sat, &l.offset) / i64::from(l.bytes.max(1)),
+                bv::value(sat, &l.value)
+            );
+            if !inputs.contains(&cell) {
+                inputs.push(cell);
+            }
+        }
+    }
+    inputs
+}
+
 /// Queries every pair of static accesses; fills `out.races`.
 #[allow(clippy::too_many_arguments)]
 fn races(
@@ -418,11 +462,7 @@ fn races(
     barriers_only: bool,
     out: &mut Outcome,
 ) -> Result<()> {
-    let Values {
-        id_inputs,
-        ids,
-        inputs: env_inputs,
-    } = values;
+    let Values { id_inputs, ids, .. } = values;
     let t = &program.threads[0];
     // Static accesses by source position (unrolled copies of one PTX
     // instruction are one).
@@ -545,26 +585,7 @@ fn races(
                 (true, true) => "WAW",
                 _ => "RW",
             };
-            let mut inputs: Vec<String> = program
-                .inputs
-                .iter()
-                .enumerate()
-                .filter(|(k, i)| !id_inputs.contains_key(k) && i.value.is_none())
-                .map(|(k, i)| format!("{}={}", i.name, bv::value(sat, &env_inputs[k])))
-                .collect();
-            for l in runs.iter().flat_map(|r| &r.lookups) {
-                if sat.value(l.guard) {
-                    let cell = format!(
-                        "{}[{}]={}",
-                        parts.buffers[l.region].name,
-                        bv::value(sat, &l.offset) / i64::from(l.bytes.max(1)),
-                        bv::value(sat, &l.value)
-                    );
-                    if !inputs.contains(&cell) {
-                        inputs.push(cell);
-                    }
-                }
-            }
+            let inputs = witness_inputs(sat, program, parts, &values, runs);
             found.push((
                 RacePair {
                     flag,
