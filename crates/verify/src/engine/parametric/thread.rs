@@ -159,11 +159,28 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
         {
             out.ignored_sync.insert(pc);
         }
+        // Every access, with its region, offset and size.
+        let access = match ins.kind.addr() {
+            Some(addr) => {
+                let (region, offset, bytes, otaint) = region_of(addr, &st, &val, ins)?;
+                out.accesses.push(Access {
+                    instr: pc,
+                    guard,
+                    region,
+                    offset: offset.clone(),
+                    bytes,
+                    write: !matches!(ins.kind, InstrKind::Load { .. }),
+                    interval: st.bar.clone(),
+                    tainted: st.gtaint || otaint,
+                });
+                Some((region, offset, bytes))
+            }
+            None => None,
+        };
         // (guard of the taken branch, of the fall-through)
         let mut branch: Option<(Lit, Lit, bool)> = None;
-        match &ins.kind {
-            InstrKind::Load { dst, addr } => {
-                let (region, offset, bytes, otaint) = region_of(addr, &st, &val, ins)?;
+        match (&ins.kind, access) {
+            (InstrKind::Load { dst, .. }, Some((region, offset, bytes))) => {
                 let (v, vtaint) = if !env.written[region] && env.zero[region] {
                     (bv::constant(0), false)
                 } else if !env.written[region] {
@@ -171,7 +188,7 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                     out.lookups.push(Lookup {
                         guard,
                         region,
-                        offset: offset.clone(),
+                        offset,
                         bytes,
                         value: v.clone(),
                     });
@@ -179,62 +196,25 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                 } else {
                     (bv::free(sat, ValueType::Int(bytes * 8)), true)
                 };
-                out.accesses.push(Access {
-                    instr: pc,
-                    guard,
-                    region,
-                    offset,
-                    bytes,
-                    write: false,
-                    interval: st.bar.clone(),
-                    tainted: st.gtaint || otaint,
-                });
                 set(&mut st, dst, v, vtaint);
             }
-            InstrKind::Store { addr, .. } => {
-                let (region, offset, bytes, otaint) = region_of(addr, &st, &val, ins)?;
-                out.accesses.push(Access {
-                    instr: pc,
-                    guard,
-                    region,
-                    offset,
-                    bytes,
-                    write: true,
-                    interval: st.bar.clone(),
-                    tainted: st.gtaint || otaint,
-                });
-            }
-            InstrKind::Rmw { dst, addr, .. } => {
-                let (region, offset, bytes, otaint) = region_of(addr, &st, &val, ins)?;
-                out.accesses.push(Access {
-                    instr: pc,
-                    guard,
-                    region,
-                    offset,
-                    bytes,
-                    write: true,
-                    interval: st.bar.clone(),
-                    tainted: st.gtaint || otaint,
-                });
+            (InstrKind::Rmw { dst, .. }, Some((region, offset, bytes))) => {
                 let old = bv::free(sat, ValueType::Int(bytes * 8));
                 out.rmws.push(Rmw {
                     guard,
                     region,
-                    offset: out
-                        .accesses
-                        .last()
-                        .map(|a| a.offset.clone())
-                        .unwrap_or_default(),
+                    offset,
                     old: old.clone(),
                 });
                 if let Some(d) = dst {
                     set(&mut st, d, old, true);
                 }
             }
-            InstrKind::Fence => {
+            (InstrKind::Load { .. } | InstrKind::Store { .. } | InstrKind::Rmw { .. }, _) => {}
+            (InstrKind::Fence, _) => {
                 out.ignored_sync.insert(pc);
             }
-            InstrKind::Barrier { id, count, arrive } => {
+            (InstrKind::Barrier { id, count, arrive }, _) => {
                 let (idv, _) = val(&st, id);
                 // Block barriers (`bar.sync n`, every thread of the block)
                 // have ids below 2^40; warp barriers above.
@@ -245,7 +225,7 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                     out.ignored_sync.insert(pc);
                 }
             }
-            InstrKind::Local { dst, op, a, b } => {
+            (InstrKind::Local { dst, op, a, b }, _) => {
                 let (x, tx) = val(&st, a);
                 let (y, ty) = val(&st, b);
                 let (v, defined) = bv::binop(sat, *op, &x, &y);
@@ -259,18 +239,18 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                 }
                 set(&mut st, dst, v, tx || ty);
             }
-            InstrKind::Havoc { dst, ty } => {
+            (InstrKind::Havoc { dst, ty }, _) => {
                 let v = bv::free(sat, *ty);
                 set(&mut st, dst, v, true);
             }
-            InstrKind::Input { dst, input } => {
+            (InstrKind::Input { dst, input }, _) => {
                 let v = ids
                     .get(input)
                     .cloned()
                     .unwrap_or_else(|| env.inputs[*input].clone());
                 set(&mut st, dst, v, false);
             }
-            InstrKind::Unreachable { cause } => {
+            (InstrKind::Unreachable { cause }, _) => {
                 out.ub.push(Ub {
                     guard,
                     cause: cause
@@ -279,7 +259,7 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                     tainted: st.gtaint,
                 });
             }
-            InstrKind::Branch { op, a, b, .. } => {
+            (InstrKind::Branch { op, a, b, .. }, _) => {
                 let (x, tx) = val(&st, a);
                 let (y, ty) = val(&st, b);
                 let c = bv::cmp(sat, *op, &x, &y);
@@ -287,7 +267,7 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                 let fall = sat.and2(guard, -c);
                 branch = Some((taken, fall, tx || ty));
             }
-            InstrKind::Goto(_) | InstrKind::Label(_) => {}
+            (InstrKind::Goto(_) | InstrKind::Label(_), _) => {}
         }
         let edges: Vec<(&Option<Succ>, Lit, bool)> = match branch {
             Some((taken, fall, ct)) => {
