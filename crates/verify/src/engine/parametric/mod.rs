@@ -175,8 +175,14 @@ pub fn check(
         thread::run(&mut sat, &env, &dag, &ids[1])?,
     ];
 
-    // Region contents nobody writes: equal offsets read equal values.
-    let lookups: Vec<&thread::Lookup> = runs.iter().flat_map(|r| &r.lookups).collect();
+    // Region contents nobody writes: equal offsets read equal values —
+    // in global memory, which every thread shares (each block has its own
+    // shared memory, each thread its own local memory).
+    let lookups: Vec<&thread::Lookup> = runs
+        .iter()
+        .flat_map(|r| &r.lookups)
+        .filter(|l| matches!(regions[l.region].kind, BufKind::Global | BufKind::Const))
+        .collect();
     for (a, x) in lookups.iter().enumerate() {
         for y in &lookups[a + 1..] {
             if x.region != y.region || x.bytes != y.bytes {
