@@ -37,8 +37,28 @@ pub fn check(
     let (program, parts) = match crate::frontend::ptx::parse_generic_kernel(&src, name, &cfg.launch)
     {
         Ok(x) => x,
-        // The concrete translation reports the same error, or succeeds.
-        Err(_) if !asked => return Ok(Step::Concrete(None)),
+        // The concrete translation reports the same error, or succeeds —
+        // unless the launch is too large for it: then this error is the
+        // one that says what stands in the way.
+        Err(e) if !asked => {
+            let launch = crate::frontend::ptx::launch::from_header(&src)
+                .map(|h| cfg.launch.over(&h))
+                .ok();
+            let large = launch.is_some_and(|l| {
+                let n = |d: Option<[u32; 3]>| {
+                    d.unwrap_or([1; 3])
+                        .iter()
+                        .map(|&v| u128::from(v))
+                        .product::<u128>()
+                };
+                n(l.grid) * n(l.block) > u128::from(MAX_THREADS)
+            });
+            return if large {
+                Err(e)
+            } else {
+                Ok(Step::Concrete(None))
+            };
+        }
         Err(e) => return Err(e),
     };
     let threads: u128 = parts
