@@ -212,6 +212,19 @@ pub fn check(
         report.races_complete = Some(!out.bound_hit);
         if let Some(b) = bound_reason(verdict, out.bound_hit, bound) {
             notes.insert(0, b);
+            // A loop that waits for another thread never ends for the
+            // abstraction, which reads arbitrary values where others write.
+            notes.insert(
+                1,
+                format!(
+                    "the parametric engine reads arbitrary values where other threads write, so a loop that waits for another thread (a spin loop) is cut at every bound{}",
+                    if concrete_ok {
+                        "; `--engine auto` checks this launch concretely"
+                    } else {
+                        "; a launch of at most 4,096 threads is checked concretely"
+                    }
+                ),
+            );
         }
     }
     report.message = (!notes.is_empty()).then(|| notes.join("; "));
