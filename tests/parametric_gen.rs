@@ -27,7 +27,7 @@ impl Rng {
     }
 }
 
-/// A kernel of `n` statements: PTX text, and the PTX line of each access.
+/// The PTX text of a kernel of `n` statements.
 fn kernel(rng: &mut Rng, n: usize) -> String {
     let mut body = Vec::new();
     let mut r = 10; // next free %r

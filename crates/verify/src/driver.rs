@@ -491,14 +491,16 @@ enum Input<'a> {
 }
 
 impl Input<'_> {
-    /// Whether the input is a PTX kernel (by extension, or by content
-    /// for a name without one).
-    fn is_ptx(self, name: &Path) -> bool {
+    /// The text of the input when it is a PTX kernel (by extension, or
+    /// by content for a name without one); `None` otherwise.
+    fn ptx_text(self, name: &Path) -> Result<Option<String>> {
         match name.extension().and_then(|e| e.to_str()) {
-            Some(e) => e == "ptx",
-            None => self
-                .text(name)
-                .is_ok_and(|s| SourceFormat::sniff(&s) == SourceFormat::PtxKernel),
+            Some("ptx") => self.text(name).map(Some),
+            Some(_) => Ok(None),
+            None => {
+                let src = self.text(name)?;
+                Ok((SourceFormat::sniff(&src) == SourceFormat::PtxKernel).then_some(src))
+            }
         }
     }
 
@@ -565,11 +567,16 @@ fn check_at_bound(
         let _reading = crate::guard::enter(guard.clone());
         let concrete_cfg;
         let mut cfg = cfg;
+        // A PTX kernel's race check goes to the parametric engine first;
+        // its text is read once, for both.
+        let mut ptx = None;
         if cfg.property == Property::Races
             && matches!(cfg.engine, Engine::Parametric | Engine::Auto)
-            && input.is_ptx(name)
         {
-            match crate::kernel_scale::check(input.text(name)?, name, cfg, cache, &mut report)? {
+            ptx = input.ptx_text(name)?;
+        }
+        if let Some(src) = &ptx {
+            match crate::kernel_scale::check(src, name, cfg, cache, &mut report)? {
                 crate::kernel_scale::Step::Decided => return Ok(()),
                 crate::kernel_scale::Step::Concrete(note) => {
                     report.engine_note = note;
@@ -588,7 +595,10 @@ fn check_at_bound(
                 "--engine parametric checks races of PTX kernels (`--property races` on a `.ptx` file)",
             ));
         }
-        let mut program = input.load(name, &cfg.launch)?;
+        let mut program = match &ptx {
+            Some(src) => parse_program_launched(src, name, &cfg.launch)?,
+            None => input.load(name, &cfg.launch)?,
+        };
         report.test = program.name.clone();
         report.assumptions = program.assumptions.clone();
         if cfg.property == Property::Races {
@@ -609,12 +619,7 @@ fn check_at_bound(
                 .as_ref()
                 .map(|a| safety::condition_text(&program, a, false));
         }
-        let model_name = cfg
-            .model
-            .clone()
-            .unwrap_or_else(|| program.arch.default_model().to_string());
-        report.model = model_name.clone();
-        let model = cache.get(&model_name)?;
+        let model = load_model(cfg, program.arch, cache, &mut report)?;
         if let Some(g) = &cfg.graph {
             check_shown(&model, &g.relations)?;
         }
@@ -708,6 +713,22 @@ fn check_at_bound(
     }
     report.time_ms = start.elapsed().as_secs_f64() * 1e3;
     report
+}
+
+/// The model of a check (`--model`, or the architecture's default), its
+/// name noted in the report.
+pub(crate) fn load_model(
+    cfg: &Config,
+    arch: crate::ir::Arch,
+    cache: &ModelCache,
+    report: &mut FileReport,
+) -> Result<Arc<Model>> {
+    let name = cfg
+        .model
+        .clone()
+        .unwrap_or_else(|| arch.default_model().to_string());
+    report.model = name.clone();
+    cache.get(&name)
 }
 
 /// Checks that every relation `--show` names is one of the model's

@@ -6,10 +6,10 @@
 //! with the reason otherwise (docs/PTX-KERNELS.md, "Any launch size").
 
 use crate::diag::{ErrorKind, Result};
-use crate::driver::{bound_reason, Config, Engine, FileReport, ModelCache};
+use crate::driver::{bound_reason, load_model, Config, Engine, FileReport, ModelCache};
 use crate::engine::parametric::{self, ParamOptions};
 use crate::engine::safety::Verdict;
-use crate::frontend::ptx::launch::MAX_THREADS;
+use crate::frontend::ptx::launch::{thread_count, MAX_THREADS};
 use std::path::Path;
 
 /// The bound the parametric engine raises `--bound` to by itself.
@@ -27,7 +27,7 @@ pub enum Step {
 /// `cfg.engine` asks for it or the launch is too large for the concrete
 /// engine.
 pub fn check(
-    src: String,
+    src: &str,
     name: &Path,
     cfg: &Config,
     cache: &ModelCache,
@@ -44,15 +44,7 @@ pub fn check(
             let launch = crate::frontend::ptx::launch::from_header(&src)
                 .map(|h| cfg.launch.over(&h))
                 .ok();
-            let large = launch.is_some_and(|l| {
-                let n = |d: Option<[u32; 3]>| {
-                    d.unwrap_or([1; 3])
-                        .iter()
-                        .map(|&v| u128::from(v))
-                        .product::<u128>()
-                };
-                n(l.grid) * n(l.block) > u128::from(MAX_THREADS)
-            });
+            let large = launch.is_some_and(|l| l.threads() > u128::from(MAX_THREADS));
             return if large {
                 Err(e)
             } else {
@@ -61,22 +53,12 @@ pub fn check(
         }
         Err(e) => return Err(e),
     };
-    let threads: u128 = parts
-        .grid
-        .iter()
-        .chain(&parts.block)
-        .map(|&v| u128::from(v))
-        .product();
+    let threads = thread_count(parts.grid, parts.block);
     let concrete_ok = threads <= u128::from(MAX_THREADS);
     report.test = program.name.clone();
     // Values that decide nothing a race depends on need not be computed.
     let (program, _) = crate::engine::slice::for_races(&program);
-    let model_name = cfg
-        .model
-        .clone()
-        .unwrap_or_else(|| program.arch.default_model().to_string());
-    report.model = model_name.clone();
-    let model = cache.get(&model_name)?;
+    let model = load_model(cfg, program.arch, cache, report)?;
     // Its formula grows slowly with the bound: it raises the bound by
     // itself while it cuts an execution (up to `--max-bound`, or
     // PARAMETRIC_MAX_BOUND), so that races are listed completely too.
@@ -124,7 +106,7 @@ pub fn check(
     // answer is kept only when it is complete: no path cut by the bound,
     // and no race or every race found confirmed.
     if !asked && concrete_ok {
-        let all_confirmed = out.confirmed.iter().all(|&c| c) && out.complete;
+        let all_confirmed = out.races.iter().all(|f| f.confirmed) && out.complete;
         let settled = out.divergence.is_none()
             && all_confirmed
             && out.ub.as_ref().is_none_or(|u| u.1)
@@ -135,7 +117,7 @@ pub fn check(
             return Ok(Step::Concrete(None));
         }
     }
-    let confirmed_race = out.confirmed.iter().any(|&c| c);
+    let first_confirmed = out.races.iter().find(|f| f.confirmed);
     let confirmed_ub = out.ub.as_ref().is_some_and(|u| u.1);
     let mut notes: Vec<String> = Vec::new();
     report.assumptions = program.assumptions.clone();
@@ -143,15 +125,14 @@ pub fn check(
     report.engine = Some(Engine::Parametric);
     report.bound_hit = out.bound_hit;
     report.executions = None;
-    if confirmed_race || confirmed_ub {
-        let unconfirmed = out.confirmed.iter().filter(|&&c| !c).count();
+    if first_confirmed.is_some() || confirmed_ub {
+        let unconfirmed = out.races.iter().filter(|f| !f.confirmed).count();
         report.verdict = Verdict::Fail.to_string();
         report.races = out
             .races
             .iter()
-            .zip(&out.confirmed)
-            .filter(|(_, &c)| c)
-            .map(|(r, _)| r.clone())
+            .filter(|f| f.confirmed)
+            .map(|f| f.race.clone())
             .collect();
         report.races_complete = Some(out.complete && unconfirmed == 0 && !out.bound_hit);
         if unconfirmed > 0 {
@@ -165,13 +146,12 @@ pub fn check(
         if let Some((cause, true)) = &out.ub {
             notes.insert(0, format!("undefined behaviour: {cause}"));
         }
-        if let Some(k) = out.confirmed.iter().position(|&c| c) {
-            let r = &out.races[k];
+        if let Some(f) = first_confirmed {
             notes.push(format!(
                 "witness of the first race: threads {} and {}{}",
-                r.threads.0,
-                r.threads.1,
-                match out.inputs[k].as_slice() {
+                f.race.threads.0,
+                f.race.threads.1,
+                match f.inputs.as_slice() {
                     [] => String::new(),
                     v => format!(", with {}", v.join(" ")),
                 }
@@ -193,7 +173,7 @@ pub fn check(
             ))));
         }
         report.verdict = Verdict::Unknown.to_string();
-        report.races = out.races.clone();
+        report.races = out.races.iter().map(|f| f.race.clone()).collect();
         report.races_complete = Some(false);
         notes.insert(
             0,

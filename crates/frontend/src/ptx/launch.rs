@@ -52,7 +52,19 @@ pub struct Launch {
     pub shared_bytes: Option<u64>,
 }
 
+/// The threads of a launch, counted in u128: within CUDA's limits at most
+/// 2^73, so the count cannot wrap (a wrapped count once slipped under the
+/// limit).
+pub fn thread_count(grid: [u32; 3], block: [u32; 3]) -> u128 {
+    grid.iter().chain(&block).map(|&v| u128::from(v)).product()
+}
+
 impl Launch {
+    /// The threads of this launch (a grid or block not given counts 1).
+    pub fn threads(&self) -> u128 {
+        thread_count(self.grid.unwrap_or([1; 3]), self.block.unwrap_or([1; 3]))
+    }
+
     pub fn empty() -> Launch {
         Launch {
             kernel: None,

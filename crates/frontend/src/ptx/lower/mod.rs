@@ -226,10 +226,7 @@ fn translate_launch(
     launch
         .check_limits()
         .map_err(|e| Error::new(ErrorKind::Usage, e).at(kernel.pos))?;
-    // Within CUDA's limits a launch has at most 2^73 threads: counted in
-    // u128, it cannot wrap (a wrapped count once slipped under the limit).
-    let count = |d: [u32; 3]| d.iter().map(|&v| u128::from(v)).product::<u128>();
-    let threads = count(block) * count(grid);
+    let threads = super::launch::thread_count(grid, block);
     if threads > u128::from(MAX_THREADS) && !generic {
         // (checked before anything is built)
         return Err(Error::new(
@@ -241,7 +238,11 @@ fn translate_launch(
     }
     // Both fit in u32 now (at most MAX_THREADS); the generic thread's
     // memory has one copy of the shared variables.
-    let blocks = if generic { 1 } else { count(grid) as u32 };
+    let blocks = if generic {
+        1
+    } else {
+        super::launch::thread_count(grid, [1; 3]) as u32
+    };
     let mut code = Code {
         declared: module.functions.iter().map(|f| f.name.as_str()).collect(),
         funcs: HashMap::new(),

@@ -43,13 +43,7 @@ use thread::{Env, Run};
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
     /// Racing pairs found (confirmed ones first), at most `max_races`.
-    pub races: Vec<RacePair>,
-    /// Whether each pair of `races` is confirmed (module docs).
-    pub confirmed: Vec<bool>,
-    /// Per pair of `races`: the values of the witness that the pair's
-    /// threads and ids do not show — the launch's free arguments and the
-    /// input cells the two threads read (`param_2=512`, `param_0[17]=3`).
-    pub inputs: Vec<Vec<String>>,
+    pub races: Vec<Found>,
     /// Whether `races` lists every racing pair (`max_races` not reached).
     pub complete: bool,
     /// Undefined behaviour one thread may reach: the cause and whether
@@ -63,6 +57,18 @@ pub struct Outcome {
     pub assumptions: Vec<String>,
     /// Why a race is only possible, in words.
     pub unconfirmed_why: Vec<String>,
+}
+
+/// A racing pair of PTX instructions.
+#[derive(Clone, Debug)]
+pub struct Found {
+    pub race: RacePair,
+    /// Confirmed (module docs), or only possible.
+    pub confirmed: bool,
+    /// The values of the witness that the pair's threads do not show:
+    /// the launch's free arguments and the input cells the two threads
+    /// read (`param_2=512`, `param_0[17]=3`).
+    pub inputs: Vec<String>,
 }
 
 /// Options of a parametric check.
@@ -245,8 +251,8 @@ pub fn check(
     out.bound_hit = solve(&mut sat, &[cut])?;
     // Barrier divergence: two threads of one block end having passed
     // different numbers of block barriers.
-    'div: for (g0, b0, _) in &runs[0].ends {
-        for (g1, b1, _) in &runs[1].ends {
+    'div: for (g0, b0) in &runs[0].ends {
+        for (g1, b1) in &runs[1].ends {
             crate::guard::check()?;
             let e = bv::eq(&mut sat, b0, b1);
             if solve(&mut sat, &[*g0, *g1, -e, same_block, distinct])? {
@@ -304,10 +310,10 @@ fn tickets(
     (grid, block): (&[u32; 3], &[u32; 3]),
 ) -> Result<()> {
     let t = &program.threads[0];
-    let threads: u128 = grid.iter().chain(block).map(|&v| u128::from(v)).product();
-    // Region → (additions per thread, largest increment, smallest width);
-    // `None` once some write disqualifies it.
-    let mut regions: BTreeMap<usize, Option<(u128, u128, u32)>> = BTreeMap::new();
+    let threads = crate::frontend::ptx::launch::thread_count(*grid, *block);
+    // Region → (largest increment, smallest width); `None` once some
+    // write disqualifies it.
+    let mut regions: BTreeMap<usize, Option<(u128, u32)>> = BTreeMap::new();
     for ins in &t.instrs {
         let (addr, ok) = match &ins.kind {
             InstrKind::Rmw {
@@ -322,12 +328,9 @@ fn tickets(
         let crate::ir::Addr::Region(r) = addr else {
             continue;
         };
-        let e = regions.entry(r.region).or_insert(Some((0, 0, 64)));
+        let e = regions.entry(r.region).or_insert(Some((0, 64)));
         *e = match (*e, ok) {
-            (Some((_, m, w)), Some(c)) => {
-                let n = runs[0].rmws.iter().filter(|x| x.region == r.region).count() as u128;
-                Some((n, m.max(c), w.min(r.bytes * 8)))
-            }
+            (Some((m, w)), Some(c)) => Some((m.max(c), w.min(r.bytes * 8))),
             _ => None,
         };
     }
@@ -336,7 +339,9 @@ fn tickets(
     let totals: BTreeMap<usize, u128> = regions
         .into_iter()
         .filter_map(|(r, e)| {
-            let (n, m, w) = e?;
+            let (m, w) = e?;
+            // Additions per thread: its unrolling's.
+            let n = runs[0].rmws.iter().filter(|x| x.region == r).count() as u128;
             let total = threads.saturating_mul(n).saturating_mul(m);
             (total < (1u128 << (w - 1))).then_some((r, total))
         })
@@ -480,14 +485,15 @@ fn races(
         }
     }
     let keys: Vec<(u32, u32)> = by_pos.keys().copied().collect();
-    // The model's judgement of two accesses alone, per instruction pair
-    // and block relation.
-    let mut judged: HashMap<(usize, usize, bool), Option<String>> = HashMap::new();
-    let mut found: Vec<(RacePair, bool, Vec<String>)> = Vec::new();
+    // The model's judgement of two accesses alone, per shape of the two
+    // instructions (unrolled copies of one PTX instruction share it) and
+    // block relation.
+    let mut judged: HashMap<(String, String, bool), Option<String>> = HashMap::new();
+    let mut found: Vec<Found> = Vec::new();
     for (x, kx) in keys.iter().enumerate() {
         for ky in &keys[x..] {
             crate::guard::check()?;
-            let mut conds: Vec<(Lit, bool, String)> = Vec::new();
+            let mut ways: Vec<Way> = Vec::new();
             for &i in &by_pos[kx][0] {
                 for &j in &by_pos[ky][1] {
                     let (a, b) = (&runs[0].accesses[i], &runs[1].accesses[j]);
@@ -502,7 +508,7 @@ fn races(
                         if space == "shared" && !same {
                             continue;
                         }
-                        let key = (a.instr, b.instr, same);
+                        let key = (shape(&t.instrs[a.instr]), shape(&t.instrs[b.instr]), same);
                         let flag = match judged.get(&key) {
                             Some(f) => f.clone(),
                             None => {
@@ -530,50 +536,49 @@ fn races(
                         } else {
                             -same_block
                         };
-                        let c = sat.and2(together, rel);
-                        let confirmed = barriers_only && !a.tainted && !b.tainted;
-                        conds.push((c, confirmed, flag));
+                        ways.push(Way {
+                            lit: sat.and2(together, rel),
+                            confirmed: barriers_only && !a.tainted && !b.tainted,
+                            flag,
+                            accesses: (i, j),
+                        });
                     }
                 }
             }
-            if conds.is_empty() {
-                continue;
-            }
-            // Confirmed ways first: a pair is confirmed if any way is.
-            conds.sort_by_key(|c| !c.1);
-            let confirmed_any: Vec<Lit> = conds.iter().filter(|c| c.1).map(|c| c.0).collect();
-            let all: Vec<Lit> = conds.iter().map(|c| c.0).collect();
+            // A pair is confirmed if one of its confirmed ways holds.
             let mut hit = None;
-            for (lits, confirmed) in [(confirmed_any, true), (all, false)] {
+            for confirmed_only in [true, false] {
+                let lits: Vec<Lit> = ways
+                    .iter()
+                    .filter(|w| w.confirmed || !confirmed_only)
+                    .map(|w| w.lit)
+                    .collect();
                 if lits.is_empty() {
                     continue;
                 }
                 let any = sat.or(&lits);
                 if solve(sat, &[distinct, any])? {
-                    hit = Some(confirmed);
+                    hit = Some(confirmed_only);
                     break;
                 }
             }
             let Some(confirmed) = hit else { continue };
-            // The model: which way, which accesses.
-            let (flag, a, b) = conds
+            // The way the solver's model takes (one holds: the query's
+            // disjunction does).
+            let Some(way) = ways
                 .iter()
-                .find(|c| sat.value(c.0))
-                .map(|c| c.2.clone())
-                .map(|f| {
-                    let a = by_pos[kx][0]
-                        .iter()
-                        .map(|&i| &runs[0].accesses[i])
-                        .find(|a| sat.value(a.guard))
-                        .expect("a reached access");
-                    let b = by_pos[ky][1]
-                        .iter()
-                        .map(|&j| &runs[1].accesses[j])
-                        .find(|b| sat.value(b.guard) && b.region == a.region)
-                        .expect("a reached access");
-                    (f, a, b)
-                })
-                .expect("a true way");
+                .find(|w| sat.value(w.lit) && (w.confirmed || !confirmed))
+            else {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    "unsupported: the parametric engine lost the racing accesses of a solver model",
+                ));
+            };
+            let flag = way.flag.clone();
+            let (a, b) = (
+                &runs[0].accesses[way.accesses.0],
+                &runs[1].accesses[way.accesses.1],
+            );
             let buf = &parts.buffers[a.region];
             let side = |acc: &thread::Access, copy: usize| {
                 let ins = &t.instrs[acc.instr];
@@ -592,8 +597,8 @@ fn races(
                 _ => "RW",
             };
             let inputs = witness_inputs(sat, program, parts, &values, runs);
-            found.push((
-                RacePair {
+            found.push(Found {
+                race: RacePair {
                     flag,
                     events: (0, 0),
                     threads: (s.0, u.0),
@@ -608,20 +613,41 @@ fn races(
                 },
                 confirmed,
                 inputs,
-            ));
+            });
         }
     }
-    found.sort_by_key(|(_, c, _)| !*c);
+    found.sort_by_key(|f| !f.confirmed);
     if found.len() > opts.max_races {
         out.complete = false;
         found.truncate(opts.max_races);
     }
-    for (r, c, i) in found {
-        out.races.push(r);
-        out.confirmed.push(c);
-        out.inputs.push(i);
-    }
+    out.races = found;
     Ok(())
+}
+
+/// One way a pair of static accesses may race: the literal that it
+/// does, whether that would be confirmed, the model's flag, and the two
+/// accesses (of copy 0 and copy 1).
+struct Way {
+    lit: Lit,
+    confirmed: bool,
+    flag: String,
+    accesses: (usize, usize),
+}
+
+/// What decides the model's judgement of an access run alone: its kind
+/// (and operation) and its tags, not its registers or address.
+fn shape(i: &crate::ir::Instr) -> String {
+    let kind = match &i.kind {
+        InstrKind::Load { .. } => "load".to_string(),
+        InstrKind::Store { .. } => "store".to_string(),
+        InstrKind::Rmw { op, .. } => format!("rmw {op:?}"),
+        other => format!("{other:?}"),
+    };
+    format!(
+        "{kind} {:?} {:?} {:?}",
+        i.tags, i.halves.read, i.halves.write
+    )
 }
 
 /// The model's judgement of instructions `a` and `b` of the generic

@@ -66,9 +66,8 @@ pub struct Run {
     pub ub: Vec<Ub>,
     /// Guards of the paths the loop bound cut.
     pub cut: Vec<Lit>,
-    /// Per way of reaching the end: its guard, the barriers passed, and
-    /// whether the guard depends on an arbitrary value.
-    pub ends: Vec<(Lit, Bv, bool)>,
+    /// Per way of reaching the end: its guard and the barriers passed.
+    pub ends: Vec<(Lit, Bv)>,
     pub lookups: Vec<Lookup>,
     pub rmws: Vec<Rmw>,
     /// Instructions whose synchronisation the abstraction ignores
@@ -129,7 +128,7 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
         }
         let pc = dag.keys[node].0;
         if pc >= n {
-            out.ends.push((guard, st.bar.clone(), st.gtaint));
+            out.ends.push((guard, st.bar.clone()));
             continue;
         }
         let ins = &t.instrs[pc];
