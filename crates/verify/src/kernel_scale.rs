@@ -34,14 +34,14 @@ pub fn check(
     report: &mut FileReport,
 ) -> Result<Step> {
     let asked = cfg.engine == Engine::Parametric;
-    let (program, parts) = match crate::frontend::ptx::parse_generic_kernel(&src, name, &cfg.launch)
+    let (program, parts) = match crate::frontend::ptx::parse_generic_kernel(src, name, &cfg.launch)
     {
         Ok(x) => x,
         // The concrete translation reports the same error, or succeeds —
         // unless the launch is too large for it: then this error is the
         // one that says what stands in the way.
         Err(e) if !asked => {
-            let launch = crate::frontend::ptx::launch::from_header(&src)
+            let launch = crate::frontend::ptx::launch::from_header(src)
                 .map(|h| cfg.launch.over(&h))
                 .ok();
             let large = launch.is_some_and(|l| l.threads() > u128::from(MAX_THREADS));
