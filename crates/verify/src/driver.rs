@@ -570,13 +570,14 @@ fn check_at_bound(
         // A PTX kernel's race check goes to the parametric engine first;
         // its text is read once, for both.
         let mut ptx = None;
-        if cfg.property == Property::Races
+        let parametric_first = cfg.property == Property::Races
             && matches!(cfg.engine, Engine::Parametric | Engine::Auto)
-        {
+            || cfg.property == Property::Safety && cfg.engine == Engine::Parametric;
+        if parametric_first {
             ptx = input.ptx_text(name)?;
         }
         if let Some(src) = &ptx {
-            match crate::kernel_scale::check(src, name, cfg, cache, &mut report)? {
+            match crate::kernel_scale::check(src, name, cfg, cache, &mut report, None)? {
                 crate::kernel_scale::Step::Decided => return Ok(()),
                 crate::kernel_scale::Step::Concrete(note) => {
                     report.engine_note = note;
@@ -592,12 +593,38 @@ fn check_at_bound(
         if cfg.engine == Engine::Parametric {
             return Err(Error::new(
                 ErrorKind::Usage,
-                "--engine parametric checks races of PTX kernels (`--property races` on a `.ptx` file)",
+                "--engine parametric checks races and safety of PTX kernels (`--property races` or `safety` on a `.ptx` file)",
             ));
         }
         let mut program = match &ptx {
             Some(src) => parse_program_launched(src, name, &cfg.launch)?,
-            None => input.load(name, &cfg.launch)?,
+            None => match input.load(name, &cfg.launch) {
+                Ok(p) => p,
+                // A kernel the concrete engine refuses (a launch too large,
+                // an address into a buffer of unknown size) may still be
+                // free of undefined behaviour for every thread.
+                Err(e)
+                    if e.kind == ErrorKind::Unsupported
+                        && cfg.property == Property::Safety
+                        && cfg.engine == Engine::Auto =>
+                {
+                    let Some(src) = input.ptx_text(name)? else {
+                        return Err(e);
+                    };
+                    return match crate::kernel_scale::check(
+                        &src,
+                        name,
+                        cfg,
+                        cache,
+                        &mut report,
+                        Some(&e),
+                    )? {
+                        crate::kernel_scale::Step::Decided => Ok(()),
+                        crate::kernel_scale::Step::Concrete(_) => Err(e),
+                    };
+                }
+                Err(e) => return Err(e),
+            },
         };
         report.test = program.name.clone();
         report.assumptions = program.assumptions.clone();

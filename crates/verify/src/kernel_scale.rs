@@ -1,12 +1,14 @@
-//! Race checks of PTX kernels by the parametric engine
-//! (`engine::parametric`): with `--engine parametric`, and under
-//! `--engine auto` for launches the concrete engine refuses (more than
-//! `MAX_THREADS` threads). What the engine cannot settle goes to the
-//! concrete engine where the launch is small enough, and is `UNKNOWN`
-//! with the reason otherwise (docs/PTX-KERNELS.md, "Any launch size").
+//! Race and safety checks of PTX kernels by the parametric engine
+//! (`engine::parametric`): with `--engine parametric`; under `--engine
+//! auto`, races first, and safety (undefined behaviour) where the
+//! concrete engine refuses the kernel (more than `MAX_THREADS` threads,
+//! an address computed at run time into a buffer of unknown size). What
+//! the engine cannot settle goes to the concrete engine where it can take
+//! the kernel, and is `UNKNOWN` with the reason otherwise
+//! (docs/PTX-KERNELS.md, "Any launch size").
 
-use crate::diag::{ErrorKind, Result};
-use crate::driver::{bound_reason, load_model, Config, Engine, FileReport, ModelCache};
+use crate::diag::{Error, ErrorKind, Result};
+use crate::driver::{bound_reason, load_model, Config, Engine, FileReport, ModelCache, Property};
 use crate::engine::parametric::{self, ParamOptions};
 use crate::engine::safety::Verdict;
 use crate::frontend::ptx::launch::{thread_count, MAX_THREADS};
@@ -24,23 +26,34 @@ pub enum Step {
 }
 
 /// Checks kernel `src` (named `name`) by the parametric engine when
-/// `cfg.engine` asks for it or the launch is too large for the concrete
-/// engine.
+/// `cfg.engine` asks for it, when the launch is too large for the
+/// concrete engine, or (`refused`) when the concrete translation refused
+/// the kernel: for races (`--property races`) or undefined behaviour
+/// (`--property safety`).
 pub fn check(
     src: &str,
     name: &Path,
     cfg: &Config,
     cache: &ModelCache,
     report: &mut FileReport,
+    refused: Option<&Error>,
 ) -> Result<Step> {
     let asked = cfg.engine == Engine::Parametric;
+    let races = cfg.property == Property::Races;
     let (program, parts) = match crate::frontend::ptx::parse_generic_kernel(src, name, &cfg.launch)
     {
         Ok(x) => x,
-        // The concrete translation reports the same error, or succeeds —
-        // unless the launch is too large for it: then this error is the
-        // one that says what stands in the way.
-        Err(e) if !asked => {
+        Err(e) => {
+            // The concrete translation's refusal says what stands in the
+            // way; otherwise it reports the same error, or succeeds —
+            // unless the launch is too large for it: then this error is
+            // the one that says what stands in the way.
+            if let Some(r) = refused {
+                return Err(r.clone());
+            }
+            if asked {
+                return Err(e);
+            }
             let launch = crate::frontend::ptx::launch::from_header(src)
                 .map(|h| cfg.launch.over(&h))
                 .ok();
@@ -51,13 +64,24 @@ pub fn check(
                 Ok(Step::Concrete(None))
             };
         }
-        Err(e) => return Err(e),
     };
     let threads = thread_count(parts.grid, parts.block);
-    let concrete_ok = threads <= u128::from(MAX_THREADS);
+    let concrete_ok = threads <= u128::from(MAX_THREADS) && refused.is_none();
+    // Why the concrete engine cannot check this launch, for an UNKNOWN.
+    let no_concrete = match refused {
+        Some(e) => format!("the concrete engine cannot check this kernel ({})", e.message),
+        None => format!(
+            "the launch ({threads} threads) is too large for the concrete engine, which can check a smaller launch"
+        ),
+    };
     report.test = program.name.clone();
-    // Values that decide nothing a race depends on need not be computed.
-    let (program, _) = crate::engine::slice::for_races(&program);
+    // Values that decide nothing a race depends on need not be computed
+    // (undefined behaviour depends on them: a safety check keeps them).
+    let program = if races {
+        crate::engine::slice::for_races(&program).0
+    } else {
+        program
+    };
     let model = load_model(cfg, program.arch, cache, report)?;
     // Its formula grows slowly with the bound: it raises the bound by
     // itself while it cuts an execution (up to `--max-bound`, or
@@ -70,6 +94,7 @@ pub fn check(
         let opts = ParamOptions {
             bound,
             max_races: cfg.max_races,
+            check_races: races,
         };
         let r = parametric::check(&program, &parts, &model, &opts);
         match &r {
@@ -134,7 +159,9 @@ pub fn check(
             .filter(|f| f.confirmed)
             .map(|f| f.race.clone())
             .collect();
-        report.races_complete = Some(out.complete && unconfirmed == 0 && !out.bound_hit);
+        if races {
+            report.races_complete = Some(out.complete && unconfirmed == 0 && !out.bound_hit);
+        }
         if unconfirmed > 0 {
             report.races_note = Some(format!(
                 "{unconfirmed} more pair{} may race but {} not confirmed: {}",
@@ -174,11 +201,13 @@ pub fn check(
         }
         report.verdict = Verdict::Unknown.to_string();
         report.races = out.races.iter().map(|f| f.race.clone()).collect();
-        report.races_complete = Some(false);
+        if races {
+            report.races_complete = Some(false);
+        }
         notes.insert(
             0,
             format!(
-                "{what}, not confirmed at this launch: {}; the launch ({threads} threads) is too large for the concrete engine, which can check a smaller launch",
+                "{what}, not confirmed at this launch: {}; {no_concrete}",
                 why(&out)
             ),
         );
@@ -189,7 +218,13 @@ pub fn check(
             Verdict::Pass
         };
         report.verdict = verdict.to_string();
-        report.races_complete = Some(!out.bound_hit);
+        if races {
+            report.races_complete = Some(!out.bound_hit);
+        } else if verdict == Verdict::Pass {
+            // A kernel has no condition: what a safety check establishes
+            // is that no thread reaches undefined behaviour.
+            report.verdict = crate::driver::NO_CONDITION.into();
+        }
         if let Some(b) = bound_reason(verdict, out.bound_hit, bound) {
             notes.insert(0, b);
             // A loop that waits for another thread never ends for the
@@ -199,13 +234,21 @@ pub fn check(
                 format!(
                     "the parametric engine reads arbitrary values where other threads write, so a loop that waits for another thread (a spin loop) is cut at every bound{}",
                     if concrete_ok {
-                        "; `--engine auto` checks this launch concretely"
+                        "; `--engine auto` checks this launch concretely".to_string()
+                    } else if refused.is_some() {
+                        format!("; {no_concrete}")
                     } else {
-                        "; a launch of at most 4,096 threads is checked concretely"
+                        "; a launch of at most 4,096 threads is checked concretely".to_string()
                     }
                 ),
             );
         }
+    }
+    if !races {
+        report.states_note = Some(
+            "the parametric engine checks every thread of the launch for undefined behaviour at once; it does not enumerate final states"
+                .into(),
+        );
     }
     report.message = (!notes.is_empty()).then(|| notes.join("; "));
     Ok(Step::Decided)

@@ -75,6 +75,10 @@ pub struct Found {
 pub struct ParamOptions {
     pub bound: u32,
     pub max_races: usize,
+    /// Look for racing pairs (`--property races`); without, only
+    /// undefined behaviour, cuts and barrier divergence are sought
+    /// (`--property safety`).
+    pub check_races: bool,
 }
 
 /// Which region an access may share with the other copy's.
@@ -264,6 +268,9 @@ pub fn check(
                 break 'div;
             }
         }
+    }
+    if !opts.check_races {
+        return Ok(out);
     }
     let ignored: Vec<usize> = runs[0].ignored_sync.iter().copied().collect();
     if !ignored.is_empty() {
