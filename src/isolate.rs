@@ -160,8 +160,9 @@ impl Pool {
         }
     }
 
-    /// Checks `path` in a worker. Never fails: a worker that dies or runs
-    /// past the deadline yields an `ERROR` or `UNKNOWN` report; a worker
+    /// Checks `path` in a worker. Never fails: a worker that runs out of
+    /// memory or past the deadline yields an `UNKNOWN` report, one that
+    /// dies otherwise an `ERROR`; a worker
     /// that cannot be started at all, the check in this process.
     pub fn check(&self, path: &Path, cfg: &Config, cache: &ModelCache) -> Rendered {
         self.check_as(path, path, cfg, cache)
@@ -203,6 +204,14 @@ impl Pool {
                         waited.as_secs_f64(),
                         cfg.limits.timeout_s.unwrap_or(0.0)
                     );
+                    return failed(path, cfg, "UNKNOWN", msg, start);
+                }
+                // Running out of memory is a resource limit, as when the
+                // engines' own estimates stop a check: the verdict is
+                // unknown, not the input wrong.
+                Answer::Died(why) if why.starts_with("out of memory") => {
+                    let msg =
+                        format!("{why}; a smaller --bound or a larger --max-memory may decide it");
                     return failed(path, cfg, "UNKNOWN", msg, start);
                 }
                 Answer::Died(why) => return failed(path, cfg, "ERROR", why, start),

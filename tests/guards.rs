@@ -144,7 +144,10 @@ fn writing_loop_at_bound_1000_stops_under_ulimit() {
         let msg = v["message"].as_str().unwrap_or("");
         match v["verdict"].as_str() {
             Some("UNKNOWN") => assert!(msg.contains("out of memory"), "{extra}: {msg}"),
-            Some("ERROR") => assert!(msg.starts_with("out of memory"), "{extra}: {msg}"),
+            // (only where no worker contains it: an abort of the process)
+            Some("ERROR") if extra == "--no-isolate" => {
+                assert!(msg.starts_with("out of memory"), "{extra}: {msg}")
+            }
             other => panic!("{extra}: verdict {other:?}: {msg}"),
         }
     }
@@ -287,15 +290,15 @@ fn signal_the_busy_worker(name: &str, signal: i32, timeout: &str) -> Run {
 }
 
 /// A worker killed as the out-of-memory killer would: that test's line
-/// says so, the others are checked.
+/// says so (a resource limit: `UNKNOWN`), the others are checked.
 #[cfg(target_os = "linux")]
 #[test]
-fn a_killed_worker_is_that_tests_error_only() {
+fn a_killed_worker_is_that_tests_unknown_only() {
     let r = signal_the_busy_worker("kill", libc::SIGKILL, "120");
-    assert_eq!(r.code, 2, "{}\n{}", r.out, r.err);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
     let v = json_lines(&r.out);
     let verdicts: Vec<&str> = v.iter().map(|x| x["verdict"].as_str().unwrap()).collect();
-    assert_eq!(verdicts, ["PASS", "ERROR", "PASS"], "{}", r.out);
+    assert_eq!(verdicts, ["PASS", "UNKNOWN", "PASS"], "{}", r.out);
     let msg = v[1]["message"].as_str().unwrap();
     assert!(
         msg.starts_with("out of memory") && msg.contains("SIGKILL"),
