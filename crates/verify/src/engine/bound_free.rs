@@ -252,6 +252,7 @@ pub(crate) fn two_alone_race(
         inputs: vec![],
         source_map: Default::default(),
         assumptions: Vec::new(),
+        header: Vec::new(),
     };
     let opts = Options {
         max_races: 1,
