@@ -102,6 +102,8 @@ struct Request {
     symmetry: bool,
     #[serde(default)]
     max_bound: Option<u32>,
+    #[serde(default)]
+    flags: bool,
 }
 
 fn yes() -> bool {
@@ -129,6 +131,7 @@ impl Request {
             max_races: cfg.max_races,
             symmetry: cfg.symmetry,
             max_bound: cfg.max_bound,
+            flags: cfg.flags,
         }
     }
 
@@ -147,6 +150,7 @@ impl Request {
             max_races: self.max_races,
             symmetry: self.symmetry,
             max_bound: self.max_bound,
+            flags: self.flags,
         })
     }
 }

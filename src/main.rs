@@ -349,6 +349,8 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
         symmetry: !opts.no_symmetry,
         max_bound: opts.max_bound,
         launch: launch(opts)?,
+        // herd7 prints a `Flag` line for each flag axiom that fires.
+        flags: opts.format() == Format::Herd,
     })
 }
 

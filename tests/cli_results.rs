@@ -228,7 +228,8 @@ fn a_test_without_a_condition_lists_its_states_and_claims_nothing() {
         let out = without_time(&out);
         assert!(out.starts_with("Test nocond Required\nStates 4\n"), "{out}");
         assert!(
-            out.contains("\nOk\nWitnesses\nPositive: 4 Negative: 0\nCondition forall (true)\nObservation nocond Always 4 0\n"),
+            // (weak accesses race: the PTX model's flag `dr` fires)
+            out.contains("\nOk\nWitnesses\nPositive: 4 Negative: 0\nFlag dr\nCondition forall (true)\nObservation nocond Always 4 0\n"),
             "{out}"
         );
     }
@@ -282,4 +283,34 @@ fn herd_block_kinds_and_loop() {
         "{out}"
     );
     assert!(out.contains("Observation MP-relacq Never 0 3\n"), "{out}");
+}
+
+/// herd7's `Flag` lines: the model's flag axioms that fire in some
+/// execution, in the herd block and (for C, where a race is undefined
+/// behaviour) in the default output and the JSON; none for a race-free test.
+#[test]
+fn flagged_executions_are_reported_as_herd_does() {
+    let racy = temp(
+        "racy-mp.litmus",
+        "C racy-mp\n{ }\nP0 (int* x, atomic_int* y) {\n  *x = 1;\n  atomic_store_explicit(y, 1, memory_order_relaxed);\n}\nP1 (int* x, atomic_int* y) {\n  int r0 = atomic_load_explicit(y, memory_order_relaxed);\n  int r1 = *x;\n}\nexists (1:r0=1 /\\ 1:r1=0)\n",
+    );
+    for engine in ["explicit", "symbolic"] {
+        let (code, out, err) = gpumc(&["check", "--format", "herd", "--engine", engine, &racy]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("\nPositive: 1 Negative: 3\nFlag race\nCondition "),
+            "{engine}: {out}"
+        );
+        let (_, out, _) = gpumc(&["check", "--engine", engine, &racy]);
+        assert!(
+            out.contains("  Flag race: the model flags some execution (racy: C makes a data race undefined behaviour, so the safety verdict is meaningless)"),
+            "{engine}: {out}"
+        );
+        let v = json(&["--engine", engine, &racy]);
+        assert_eq!(v["flags"], serde_json::json!(["race"]), "{v}");
+    }
+    let v = json(&["tests/herd/SB+rlx-diy.litmus"]);
+    assert!(v.get("flags").is_none(), "{v}");
+    let (_, out, _) = gpumc(&["check", "--format", "herd", "tests/herd/SB+rlx-diy.litmus"]);
+    assert!(!out.contains("Flag"), "{out}");
 }

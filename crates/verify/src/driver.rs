@@ -137,6 +137,10 @@ pub struct Config {
     /// an execution cut by the bound leaves the verdict `UNKNOWN`
     /// (`--max-bound`); `None`: `bound` only.
     pub max_bound: Option<u32>,
+    /// Safety: also evaluate the model's `flag` axioms, as herd7 does for
+    /// its `Flag` lines (`--format herd` sets it; C tests always get it,
+    /// since C makes a data race undefined behaviour).
+    pub flags: bool,
 }
 
 /// The symbolic engine's default cap on listed final states
@@ -162,6 +166,7 @@ impl Default for Config {
             max_races: DEFAULT_MAX_RACES,
             symmetry: true,
             max_bound: None,
+            flags: false,
         }
     }
 }
@@ -234,6 +239,13 @@ pub struct FileReport {
     /// per pair, each with one execution in which it races.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub races: Vec<crate::engine::races::RacePair>,
+    /// Safety: the model's `flag` axioms that fire in some execution
+    /// (herd7's `Flag` lines), when they were evaluated (`Config::flags`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+    /// A flagged execution has undefined behaviour (a race in C).
+    #[serde(skip)]
+    pub flags_undefined: bool,
     /// Races: whether `races` lists every racing instruction pair (within
     /// the loop bound); `None` for the other properties and errors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -337,6 +349,8 @@ impl FileReport {
             witness: None,
             graph: None,
             races: vec![],
+            flags: vec![],
+            flags_undefined: false,
             races_complete: None,
             races_note: None,
             values_note: None,
@@ -801,6 +815,43 @@ fn refusal(e: &Error) -> bool {
 
 /// Runs one engine on a loaded program under `guard`, filling `report`
 /// on success.
+/// The model's flag axioms that fire in some execution of `program`
+/// (herd7's `Flag` lines), by a race check of the same engine: its pairs
+/// name the flag that fires. A check that cannot finish says so in the
+/// report's engine note rather than print no `Flag` line silently.
+fn flags_of(
+    program: &Program,
+    model: &crate::cat::Model,
+    opts: &Options,
+    symbolic: bool,
+    report: &mut FileReport,
+) {
+    let opts = Options {
+        max_states: None,
+        graph: None,
+        ..opts.clone()
+    };
+    let r = if symbolic {
+        crate::engine::symbolic::check_races(program, model, &opts)
+    } else {
+        crate::engine::races::check(program, model, &opts)
+    };
+    match r {
+        Ok(r) => {
+            for p in r.races {
+                if !report.flags.contains(&p.flag) {
+                    report.flags.push(p.flag);
+                }
+            }
+        }
+        Err(e) => {
+            report
+                .engine_note
+                .get_or_insert_with(|| format!("the model's flag axioms were not evaluated ({e})"));
+        }
+    }
+}
+
 fn run_engine(
     engine: Engine,
     program: &Program,
@@ -862,6 +913,12 @@ fn run_engine(
                     .filter(|st| safety::state_satisfies(program, st))
                     .count() as u64;
                 h.state_counts = (sat, report.states.len() as u64 - sat);
+            }
+            if (cfg.flags || program.arch == crate::ir::Arch::C)
+                && model.axioms().iter().any(|a| a.flag)
+            {
+                flags_of(program, model, &opts, symbolic, report);
+                report.flags_undefined = program.arch == crate::ir::Arch::C;
             }
             if program.assertion.is_none() && r.note.is_none() {
                 // Nothing to claim: the states are the result.

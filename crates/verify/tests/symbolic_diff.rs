@@ -78,6 +78,7 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
         symmetry: true,
         max_bound: None,
         launch: Default::default(),
+        flags: false,
     };
     let (ce, cs) = (cfg(Engine::Explicit), cfg(Engine::Symbolic));
     let cache = ModelCache::default();

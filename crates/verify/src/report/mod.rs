@@ -80,6 +80,17 @@ pub fn text(r: &FileReport) -> String {
     if let (Some(m), "FAIL") = (&r.message, r.verdict.as_str()) {
         let _ = writeln!(s, "  {m}");
     }
+    for f in &r.flags {
+        let _ = writeln!(
+            s,
+            "  Flag {f}: the model flags some execution{}",
+            if r.flags_undefined {
+                " (racy: C makes a data race undefined behaviour, so the safety verdict is meaningless)"
+            } else {
+                ""
+            }
+        );
+    }
     s.push_str(&races_text(r));
     if let Some(l) = &r.liveness {
         let _ = writeln!(s, "  Liveness violation: {}", l.description);
@@ -312,6 +323,9 @@ pub fn herd(r: &FileReport) -> String {
     };
     let _ = writeln!(s, "Witnesses");
     let _ = writeln!(s, "Positive: {wp} Negative: {wn}");
+    for f in &r.flags {
+        let _ = writeln!(s, "Flag {f}");
+    }
     let _ = writeln!(s, "Condition {}", h.condition);
     let obs = match (&r.condition, r.observation) {
         (Some(_), Some(o)) => o,
