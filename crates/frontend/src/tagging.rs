@@ -13,6 +13,8 @@
 //!   `ACQ_REL` is on neither event (a memory event is an acquire or a
 //!   release); scope, proxy, storage class, `ATOM`, `A`, `NONPRIV` stay on
 //!   both.
+//! * A C atomic access (not a fence, not a plain `NA` access) carries `A`,
+//!   herd7's set of atomic accesses.
 //! * Vulkan atomics are implicitly available (writes) and visible (reads)
 //!   at their scope (Vulkan spec, appendix "Memory Model", Availability
 //!   and Visibility: "atomic operations implicitly have availability /
@@ -25,6 +27,14 @@ use crate::ir::{Arch, HalfTags, Instr, InstrKind};
 /// has just set.
 pub fn finish(arch: Arch, ins: &mut Instr) {
     let atomic = ins.tags.iter().any(|t| t == "ATOM");
+    // herd7's C set `A`: the atomic accesses (herd's `rc11.cat` excludes
+    // `A * A` from its data races).
+    if arch == Arch::C
+        && ins.kind.addr().is_some()
+        && ins.tags.iter().any(|t| C_ORDERS.contains(&t.as_str()))
+    {
+        add(&mut ins.tags, "A");
+    }
     match (&ins.kind, arch) {
         (InstrKind::Rmw { .. }, _) => split_rmw(arch, ins),
         (InstrKind::Load { .. }, Arch::Vulkan) if atomic => add(&mut ins.tags, "VIS"),
