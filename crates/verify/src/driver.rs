@@ -504,6 +504,41 @@ impl Input<'_> {
         }
     }
 
+    /// The text of the input when the parametric engine may check it
+    /// under `property`: a PTX or SPIR-V kernel's races.
+    fn kernel_text(
+        self,
+        name: &Path,
+        property: Property,
+    ) -> Result<Option<(String, crate::kernel_scale::Kernel)>> {
+        use crate::kernel_scale::Kernel;
+        let spirv = match name.extension().and_then(|e| e.to_str()) {
+            Some("spvasm") => true,
+            None => {
+                let src = self.text(name)?;
+                match SourceFormat::sniff(&src) {
+                    SourceFormat::PtxKernel if property == Property::Races => {
+                        return Ok(Some((src, Kernel::Ptx)))
+                    }
+                    SourceFormat::Spirv => true,
+                    _ => return Ok(None),
+                }
+            }
+            _ => false,
+        };
+        if !spirv {
+            return Ok(if property == Property::Races {
+                self.ptx_text(name)?.map(|s| (s, Kernel::Ptx))
+            } else {
+                None
+            });
+        }
+        if property != Property::Races {
+            return Ok(None);
+        }
+        Ok(Some((self.text(name)?, Kernel::Spirv)))
+    }
+
     fn text(self, name: &Path) -> Result<String> {
         match self {
             Input::File(file) => {
@@ -567,16 +602,16 @@ fn check_at_bound(
         let _reading = crate::guard::enter(guard.clone());
         let concrete_cfg;
         let mut cfg = cfg;
-        // A PTX kernel's race check goes to the parametric engine first;
-        // its text is read once, for both.
+        // A kernel's race check goes to the parametric engine first; so
+        // does any check of a SPIR-V kernel the concrete translation
+        // refuses for its grid or a buffer of unknown length. Its text is
+        // read once, for both.
         let mut ptx = None;
-        if cfg.property == Property::Races
-            && matches!(cfg.engine, Engine::Parametric | Engine::Auto)
-        {
-            ptx = input.ptx_text(name)?;
+        if matches!(cfg.engine, Engine::Parametric | Engine::Auto) {
+            ptx = input.kernel_text(name, cfg.property)?;
         }
-        if let Some(src) = &ptx {
-            match crate::kernel_scale::check(src, name, cfg, cache, &mut report)? {
+        if let Some((src, kind)) = &ptx {
+            match crate::kernel_scale::check(src, name, *kind, cfg, cache, &mut report)? {
                 crate::kernel_scale::Step::Decided => return Ok(()),
                 crate::kernel_scale::Step::Concrete(note) => {
                     report.engine_note = note;
@@ -592,11 +627,11 @@ fn check_at_bound(
         if cfg.engine == Engine::Parametric {
             return Err(Error::new(
                 ErrorKind::Usage,
-                "--engine parametric checks races of PTX kernels (`--property races` on a `.ptx` file)",
+                "--engine parametric checks races of kernels (`--property races` on a `.ptx` or `.spvasm` file)",
             ));
         }
         let mut program = match &ptx {
-            Some(src) => parse_program_launched(src, name, &cfg.launch)?,
+            Some((src, _)) => parse_program_launched(src, name, &cfg.launch)?,
             None => input.load(name, &cfg.launch)?,
         };
         report.test = program.name.clone();

@@ -1,9 +1,11 @@
-//! Race checks of PTX kernels by the parametric engine
+//! Race checks of PTX and SPIR-V kernels by the parametric engine
 //! (`engine::parametric`): with `--engine parametric`, and under
-//! `--engine auto` for launches the concrete engine refuses (more than
-//! `MAX_THREADS` threads). What the engine cannot settle goes to the
-//! concrete engine where the launch is small enough, and is `UNKNOWN`
-//! with the reason otherwise (docs/PTX-KERNELS.md, "Any launch size").
+//! `--engine auto` first, and for launches the concrete engine refuses
+//! (more than `MAX_THREADS` threads; SPIR-V: more than 1024 invocations,
+//! or a runtime array of unknown length indexed at run time). What the
+//! engine cannot settle goes to the concrete engine where it takes the
+//! launch, and is `UNKNOWN` with the reason otherwise
+//! (docs/PTX-KERNELS.md, "Any launch size"; docs/SPIRV.md).
 
 use crate::diag::{ErrorKind, Result};
 use crate::driver::{bound_reason, load_model, Config, Engine, FileReport, ModelCache};
@@ -14,6 +16,13 @@ use std::path::Path;
 
 /// The bound the parametric engine raises `--bound` to by itself.
 pub const PARAMETRIC_MAX_BOUND: u32 = 4;
+
+/// The front-end of a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    Ptx,
+    Spirv,
+}
 
 /// What the caller does next.
 pub enum Step {
@@ -29,22 +38,36 @@ pub enum Step {
 pub fn check(
     src: &str,
     name: &Path,
+    kind: Kernel,
     cfg: &Config,
     cache: &ModelCache,
     report: &mut FileReport,
 ) -> Result<Step> {
     let asked = cfg.engine == Engine::Parametric;
-    let (program, parts) = match crate::frontend::ptx::parse_generic_kernel(src, name, &cfg.launch)
-    {
+    // Whether the concrete translation takes the kernel (SPIR-V: it
+    // refuses grids of more than 1024 invocations and runtime arrays of
+    // unknown length indexed at run time).
+    let spirv_concrete = || match crate::frontend::spirv::parse(src, name) {
+        Err(e) => !crate::frontend::spirv::generic_may_take(&e),
+        Ok(_) => true,
+    };
+    let generic = match kind {
+        Kernel::Ptx => crate::frontend::ptx::parse_generic_kernel(src, name, &cfg.launch),
+        Kernel::Spirv => crate::frontend::spirv::parse_generic(src, name),
+    };
+    let (program, parts) = match generic {
         Ok(x) => x,
         // The concrete translation reports the same error, or succeeds —
         // unless the launch is too large for it: then this error is the
         // one that says what stands in the way.
         Err(e) if !asked => {
-            let launch = crate::frontend::ptx::launch::from_header(src)
-                .map(|h| cfg.launch.over(&h))
-                .ok();
-            let large = launch.is_some_and(|l| l.threads() > u128::from(MAX_THREADS));
+            let large = match kind {
+                Kernel::Ptx => crate::frontend::ptx::launch::from_header(src)
+                    .map(|h| cfg.launch.over(&h))
+                    .ok()
+                    .is_some_and(|l| l.threads() > u128::from(MAX_THREADS)),
+                Kernel::Spirv => !spirv_concrete(),
+            };
             return if large {
                 Err(e)
             } else {
@@ -54,7 +77,14 @@ pub fn check(
         Err(e) => return Err(e),
     };
     let threads = thread_count(parts.grid, parts.block);
-    let concrete_ok = threads <= u128::from(MAX_THREADS);
+    let concrete_ok = match kind {
+        Kernel::Ptx => threads <= u128::from(MAX_THREADS),
+        Kernel::Spirv => spirv_concrete(),
+    };
+    let smaller = match kind {
+        Kernel::Ptx => "a launch of at most 4,096 threads",
+        Kernel::Spirv => "a grid of at most 1024 invocations whose buffers indexed at run time have `@Input` contents",
+    };
     report.test = program.name.clone();
     // Values that decide nothing a race depends on need not be computed.
     let (program, _) = crate::engine::slice::for_races(&program);
@@ -178,8 +208,12 @@ pub fn check(
         notes.insert(
             0,
             format!(
-                "{what}, not confirmed at this launch: {}; the launch ({threads} threads) is too large for the concrete engine, which can check a smaller launch",
-                why(&out)
+                "{what}, not confirmed at this launch: {}; {}",
+                why(&out),
+                match kind {
+                    Kernel::Ptx => format!("the launch ({threads} threads) is too large for the concrete engine, which can check a smaller launch"),
+                    Kernel::Spirv => format!("the concrete engine does not take this kernel ({threads} invocations, or a buffer of unknown length indexed at run time); it can check {smaller}"),
+                }
             ),
         );
     } else {
@@ -199,9 +233,9 @@ pub fn check(
                 format!(
                     "the parametric engine reads arbitrary values where other threads write, so a loop that waits for another thread (a spin loop) is cut at every bound{}",
                     if concrete_ok {
-                        "; `--engine auto` checks this launch concretely"
+                        "; `--engine auto` checks this launch concretely".to_string()
                     } else {
-                        "; a launch of at most 4,096 threads is checked concretely"
+                        format!("; {smaller} is checked concretely")
                     }
                 ),
             );
