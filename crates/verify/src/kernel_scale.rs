@@ -47,9 +47,9 @@ pub fn check(
     // Whether the concrete translation takes the kernel (SPIR-V: it
     // refuses grids of more than 1024 invocations and runtime arrays of
     // unknown length indexed at run time).
-    let spirv_concrete = || match crate::frontend::spirv::parse(src, name) {
-        Err(e) => !crate::frontend::spirv::generic_may_take(&e),
-        Ok(_) => true,
+    let spirv_refusal = || match crate::frontend::spirv::parse(src, name) {
+        Err(e) if crate::frontend::spirv::generic_may_take(&e) => Some(e.to_string()),
+        _ => None,
     };
     let generic = match kind {
         Kernel::Ptx => crate::frontend::ptx::parse_generic_kernel(src, name, &cfg.launch),
@@ -66,7 +66,7 @@ pub fn check(
                     .map(|h| cfg.launch.over(&h))
                     .ok()
                     .is_some_and(|l| l.threads() > u128::from(MAX_THREADS)),
-                Kernel::Spirv => !spirv_concrete(),
+                Kernel::Spirv => spirv_refusal().is_some(),
             };
             return if large {
                 Err(e)
@@ -77,9 +77,13 @@ pub fn check(
         Err(e) => return Err(e),
     };
     let threads = thread_count(parts.grid, parts.block);
+    let refusal = match kind {
+        Kernel::Ptx => None,
+        Kernel::Spirv => spirv_refusal(),
+    };
     let concrete_ok = match kind {
         Kernel::Ptx => threads <= u128::from(MAX_THREADS),
-        Kernel::Spirv => spirv_concrete(),
+        Kernel::Spirv => refusal.is_none(),
     };
     let smaller = match kind {
         Kernel::Ptx => "a launch of at most 4,096 threads",
@@ -212,7 +216,10 @@ pub fn check(
                 why(&out),
                 match kind {
                     Kernel::Ptx => format!("the launch ({threads} threads) is too large for the concrete engine, which can check a smaller launch"),
-                    Kernel::Spirv => format!("the concrete engine does not take this kernel ({threads} invocations, or a buffer of unknown length indexed at run time); it can check {smaller}"),
+                    Kernel::Spirv => format!(
+                        "the concrete translation refuses the kernel ({}); it can check {smaller}",
+                        refusal.as_deref().unwrap_or("")
+                    ),
                 }
             ),
         );

@@ -309,6 +309,10 @@ struct Lowerer<'a, 'm> {
     ro_gen: HashMap<(Id, u64), (u32, Val)>,
     /// The region of each shared variable in the generic translation.
     generic: Option<&'a HashMap<Id, usize>>,
+    /// (generic translation) Registers computed from the ids alone, and
+    /// registers that are not (`note_id_derived`).
+    id_derived: HashSet<String>,
+    not_id_derived: HashSet<String>,
     specs: Vec<Spec>,
     memo: HashMap<State, usize>,
     work: Vec<usize>,
@@ -386,6 +390,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             ro_inv,
             ro_gen,
             generic: sh.generic.as_ref(),
+            id_derived: HashSet::new(),
+            not_id_derived: HashSet::new(),
             specs: Vec::new(),
             memo: HashMap::new(),
             work: Vec::new(),
@@ -422,8 +428,55 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             )
             .into());
         }
+        if self.generic.is_some() {
+            self.note_id_derived(&kind);
+        }
         out.push(self.instr(kind, tags));
         Ok(())
+    }
+
+    /// (generic translation) Keeps `id_derived` up to date with the
+    /// register `kind` assigns: computed from the ids and constants alone
+    /// (a value the concrete translation of any one invocation knows), or
+    /// not — once not, never again.
+    fn note_id_derived(&mut self, kind: &InstrKind) {
+        let derived = |o: &Operand, set: &HashSet<String>| match o {
+            Operand::Const(_) => true,
+            Operand::Reg(r) => set.contains(r),
+        };
+        let (dst, ok) = match kind {
+            InstrKind::Input { dst, .. } => (
+                dst,
+                [GENERIC_SG_LOCAL, GENERIC_SG, GENERIC_WG].contains(&dst.as_str()),
+            ),
+            InstrKind::Local { dst, a, b, .. } => (
+                dst,
+                derived(a, &self.id_derived) && derived(b, &self.id_derived),
+            ),
+            InstrKind::Load { dst, .. } | InstrKind::Havoc { dst, .. } => (dst, false),
+            InstrKind::Rmw { dst: Some(dst), .. } => (dst, false),
+            _ => return,
+        };
+        // A loop's fixed register is not (its value changes around the
+        // loop), nor one that once was not.
+        let once_not = self.not_id_derived.contains(dst.as_str());
+        if ok && !once_not && !self.reserved.contains(dst.as_str()) {
+            self.id_derived.insert(dst.clone());
+        } else {
+            self.id_derived.remove(dst.as_str());
+            self.not_id_derived.insert(dst.clone());
+        }
+    }
+
+    /// (generic translation) Whether `v` is known to the concrete
+    /// translation of every invocation: a constant, or a register computed
+    /// from the ids alone.
+    pub(super) fn id_derived(&self, v: &Val) -> bool {
+        match v {
+            Val::Int(_) => true,
+            Val::Reg(r) => self.id_derived.contains(&**r),
+            _ => false,
+        }
     }
 
     // ----- names ---------------------------------------------------------
@@ -1694,7 +1747,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     fn ro_read(&mut self, var: Id, off: u64, w: u32) -> R<Val> {
         if let Some((cw, v)) = self.ro_gen.get(&(var, off)) {
             if bytes(*cw) != bytes(w) {
-                return Err(Error::unsupported(self.pos(), "mixed-size access to read-only memory").into());
+                return Err(Error::unsupported(
+                    self.pos(),
+                    "mixed-size access to read-only memory",
+                )
+                .into());
             }
             return Ok(v.clone());
         }

@@ -291,7 +291,11 @@ fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)
         let contents = if init.is_empty() {
             Contents::Arbitrary
         } else {
-            let end = init.iter().map(|&(o, w, _)| o + bytes(w)).max().unwrap_or(0);
+            let end = init
+                .iter()
+                .map(|&(o, w, _)| o + bytes(w))
+                .max()
+                .unwrap_or(0);
             let mut bytes_v = vec![0u8; usize::try_from(end).unwrap_or(0)];
             for &(o, w, v) in &init {
                 for k in 0..bytes(w) {

@@ -263,9 +263,9 @@ pub(crate) fn across_barrier_race(
 fn alone_thread(a: &Alone, before: Vec<Instr>) -> Thread {
     let mut i = a.instr.clone();
     match &mut i.kind {
-        InstrKind::Load { addr, .. } | InstrKind::Store { addr, .. } | InstrKind::Rmw { addr, .. } => {
-            *addr = Addr::Fixed(a.loc)
-        }
+        InstrKind::Load { addr, .. }
+        | InstrKind::Store { addr, .. }
+        | InstrKind::Rmw { addr, .. } => *addr = Addr::Fixed(a.loc),
         _ => {}
     }
     let mut instrs = before;

@@ -158,7 +158,11 @@ impl Lowerer<'_, '_> {
                 };
                 let t2 = self.fresh_tmp();
                 let at = base.wrapping_add(rel) as i64;
-                let off = self.local(out, &t2, BinOp::Add, &scaled, &Val::Int(at))?;
+                let sum = self.local(out, &t2, BinOp::Add, &scaled, &Val::Int(at))?;
+                // Byte offsets are taken modulo 2^32, as in the concrete
+                // translation.
+                let t3 = self.fresh_tmp();
+                let off = self.local(out, &t3, BinOp::And, &sum, &Val::Int(ADDR_MASK as i64))?;
                 let bounds = d
                     .bounds
                     .iter()
@@ -291,7 +295,9 @@ impl Lowerer<'_, '_> {
                         self.local(out, &t, BinOp::Mul, &index, &Val::Int((s / stride) as i64))?;
                     let ix = self.snapshot(out, ix)?;
                     if let (Some(n), Val::Reg(_)) = (len, &ix) {
-                        bounds.push((ix.clone(), n));
+                        if !self.id_derived(&ix) {
+                            bounds.push((ix.clone(), n));
+                        }
                     }
                     let t = self.fresh_tmp();
                     let index = self.local(out, &t, BinOp::Add, &scaled, &ix)?;
@@ -467,9 +473,12 @@ impl Lowerer<'_, '_> {
                 let dst = self.fresh_tmp();
                 self.local(out, &dst, BinOp::Add, &index, &Val::Int(shift_by))?
             };
+            // An index computed from the ids alone is known to the concrete
+            // translation, which moves the byte offset by it (modulo 2^32)
+            // without a bound; others choose among the array's elements.
             let bounds = match count {
-                Some(n) => vec![(index.clone(), n)],
-                None => Vec::new(),
+                Some(n) if !self.id_derived(&index) => vec![(index.clone(), n)],
+                _ => Vec::new(),
             };
             return Ok(Cur::Dyn {
                 index,

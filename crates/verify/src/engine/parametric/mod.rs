@@ -225,7 +225,11 @@ pub fn check(
     if !unknown_size.is_empty() {
         out.assumptions.push(format!(
             "{} {} large enough for every access ({})",
-            unknown_size.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
+            unknown_size
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
             if unknown_size.len() == 1 { "is" } else { "are" },
             parts.size_hint
         ));
@@ -496,7 +500,8 @@ fn races(
                         let flag = match judged.get(&key) {
                             Some(f) => f.clone(),
                             None => {
-                                let f = judge(program, parts, model, [a.instr, b.instr], split, None)?;
+                                let f =
+                                    judge(program, parts, model, [a.instr, b.instr], split, None)?;
                                 judged.insert(key, f.clone());
                                 f
                             }
@@ -747,9 +752,13 @@ fn judge(
     ];
     match bars {
         None => two_alone_race(program, model, two, vec![loc]),
-        Some([b0, b1]) => {
-            across_barrier_race(program, model, two, [&t.instrs[b0], &t.instrs[b1]], vec![loc])
-        }
+        Some([b0, b1]) => across_barrier_race(
+            program,
+            model,
+            two,
+            [&t.instrs[b0], &t.instrs[b1]],
+            vec![loc],
+        ),
     }
 }
 
