@@ -336,10 +336,9 @@ impl Lowerer<'_, '_> {
                 };
                 let mut regs = Vec::new();
                 for (ix, n) in bounds {
-                    match ix {
-                        Val::Reg(r) => regs.push((r, n)),
-                        // (a known index was checked where it was known)
-                        _ => {}
+                    // (a known index has no bound: it moved the offset)
+                    if let Val::Reg(r) = ix {
+                        regs.push((r, n));
                     }
                 }
                 Val::DynPtr(Rc::new(DynPtr {
