@@ -6,6 +6,9 @@
 //! The parametric engine must never say PASS where the concrete engine
 //! finds a race, every pair it reports must be one the concrete engine
 //! finds, and when it lists its pairs as complete they must be all.
+//! Its safety check (undefined behaviour: indices past the shared array,
+//! division by values that may be zero) must agree with the concrete
+//! engine's the same way.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -27,13 +30,28 @@ impl Rng {
     }
 }
 
-/// The PTX text of a kernel of `n` statements.
-fn kernel(rng: &mut Rng, n: usize) -> String {
+/// The PTX text of a kernel of `n` statements; with `ub`, some indices
+/// reach past the shared array and some statements divide.
+fn kernel(rng: &mut Rng, n: usize, ub: bool) -> String {
     let mut body = Vec::new();
     let mut r = 10; // next free %r
     let mut rd = 10; // next free %rd
     let mut p = 1; // next free %p
     for _ in 0..n {
+        if ub && rng.below(5) == 0 {
+            // 100 / (tid - k): zero for one thread, or 100 / a value read.
+            let (d, q) = (r, r + 1);
+            r += 2;
+            if rng.below(2) == 0 {
+                body.push(format!("\tld.global.u32 \t%r{d}, [%rd2+68];"));
+            } else {
+                body.push(format!("\tsub.s32 \t%r{d}, %r1, {};", rng.below(6)));
+            }
+            body.push(format!("\tdiv.u32 \t%r{q}, 100, %r{d};"));
+            body.push(format!("\tst.global.u32 \t[%rd2+72], %r{q};"));
+            continue;
+        }
+        let mask = if ub && rng.below(2) == 0 { 15 } else { 7 };
         match rng.below(10) {
             0 => body.push("\tbar.sync \t0;".to_string()),
             _ => {
@@ -51,7 +69,7 @@ fn kernel(rng: &mut Rng, n: usize) -> String {
                     body.push(format!("\tmad.lo.s32 \t%r{idx}, %r2, {b}, %r{idx};"));
                     body.push(format!("\tadd.s32 \t%r{idx}, %r{idx}, {c};"));
                 }
-                body.push(format!("\tand.b32 \t%r{idx}, %r{idx}, 7;"));
+                body.push(format!("\tand.b32 \t%r{idx}, %r{idx}, {mask};"));
                 body.push(format!("\tmul.wide.u32 \t%rd{rd}, %r{idx}, 4;"));
                 body.push(format!("\tadd.s64 \t%rd{}, {base}, %rd{rd};", rd + 1));
                 let addr = format!("[%rd{}]", rd + 1);
@@ -108,11 +126,15 @@ struct Answer {
 }
 
 fn check(ptx: &PathBuf, engine: &str) -> Answer {
+    check_property(ptx, engine, "races")
+}
+
+fn check_property(ptx: &PathBuf, engine: &str, property: &str) -> Answer {
     let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
         .args([
             "check",
             "--property",
-            "races",
+            property,
             "--json",
             "--grid",
             "2",
@@ -124,6 +146,9 @@ fn check(ptx: &PathBuf, engine: &str) -> Answer {
             "1000",
             "--engine",
             engine,
+            // (the verdict is decided before states are listed)
+            "--max-states",
+            "1",
         ])
         .arg(ptx)
         .output()
@@ -169,7 +194,7 @@ fn the_parametric_engine_agrees_with_the_concrete_one_on_generated_kernels() {
         .unwrap_or(150);
     for t in 0..total as usize {
         let n = 2 + rng.below(5) as usize;
-        let text = kernel(&mut rng, n);
+        let text = kernel(&mut rng, n, false);
         let f = dir.join(format!("k{t}.ptx"));
         std::fs::write(&f, &text).unwrap();
         let concrete = check(&f, "symbolic");
@@ -206,5 +231,57 @@ fn the_parametric_engine_agrees_with_the_concrete_one_on_generated_kernels() {
     assert!(
         passes * 10 >= own && fails * 10 >= own,
         "{passes} PASS, {fails} FAIL"
+    );
+}
+
+/// Undefined behaviour: a kernel the parametric engine finds free of it
+/// (`NONE`) has none for the concrete engine either, and undefined
+/// behaviour it reports (confirmed) the concrete engine finds too.
+#[test]
+fn the_parametric_safety_check_agrees_with_the_concrete_one() {
+    let dir = std::env::temp_dir().join(format!("gpumc-param-ub-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let (mut own, mut failures) = (0, Vec::new());
+    let (mut clean, mut ub) = (0u64, 0u64);
+    // (The concrete safety check takes about a second each.)
+    let total: u64 = std::env::var("GPUMC_GEN_KERNELS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    for t in 0..total as usize {
+        let n = 2 + rng.below(5) as usize;
+        let text = kernel(&mut rng, n, true);
+        let f = dir.join(format!("u{t}.ptx"));
+        std::fs::write(&f, &text).unwrap();
+        let concrete = check_property(&f, "symbolic", "safety");
+        let param = check_property(&f, "parametric", "safety");
+        if param.engine != "parametric" {
+            continue; // handed to the concrete engine
+        }
+        own += 1;
+        clean += u64::from(param.verdict == "NONE");
+        ub += u64::from(param.verdict == "FAIL");
+        let wrong = match param.verdict.as_str() {
+            "NONE" => concrete.verdict == "FAIL",
+            "FAIL" => concrete.verdict != "FAIL",
+            _ => false,
+        };
+        if wrong {
+            failures.push(format!(
+                "u{t}: parametric {}, concrete {}\n{text}",
+                param.verdict, concrete.verdict
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!(
+        "the parametric safety check decided {own} of {total} generated kernels ({clean} without undefined behaviour, {ub} with)"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(own * 2 >= total, "only {own} of {total} decided");
+    assert!(
+        clean * 10 >= own && ub * 10 >= own,
+        "{clean} without undefined behaviour, {ub} with"
     );
 }

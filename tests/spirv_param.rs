@@ -79,12 +79,12 @@ fn atomic_scatter_into_unsized_buffers_is_race_free_with_the_assumption() {
     );
 }
 
-/// The witness's `%A[i]=v` cells, by index.
+/// The witness's `%A[0][i]=v` cells, by index.
 fn a_cells(text: &str) -> BTreeMap<i64, i64> {
     let mut cells = BTreeMap::new();
     for w in text.split_whitespace() {
         let w = w.trim_end_matches([',', ')', ';']);
-        if let Some(rest) = w.strip_prefix("%A[") {
+        if let Some(rest) = w.strip_prefix("%A[0][") {
             if let Some((i, v)) = rest.split_once("]=") {
                 if let (Ok(i), Ok(v)) = (i.parse(), v.parse()) {
                     cells.insert(i, v);
@@ -182,6 +182,77 @@ fn a_free_index_into_a_sized_buffer_is_out_of_bounds_with_its_value() {
     assert!(out.contains(": PASS"), "{out}");
 }
 
+/// `gpumc check` (safety, the default) of a kernel without a condition.
+fn safety(args: &[&str]) -> (i32, String, String) {
+    let all: Vec<&str> = ["check"].into_iter().chain(args.iter().copied()).collect();
+    gpumc(&all)
+}
+
+#[test]
+fn safety_of_unsized_scatters_holds_with_the_assumption() {
+    for f in ["scatter-plain.spvasm", "scatter-atomic.spvasm"] {
+        // 262,144 invocations, and the small grid the concrete engine
+        // refuses for the unknown length of `%B`.
+        for config in ["32, 8, 1024", "2, 1, 1"] {
+            let p = scratch(f, &with_config(&read(f), config));
+            let (code, out, err) = safety(&[p.to_str().unwrap()]);
+            assert_eq!(code, 0, "{out}{err}");
+            assert!(
+                out.contains("no condition, no undefined behaviour")
+                    && out.contains("parametric engine"),
+                "{config}: {out}"
+            );
+            assert!(out.contains(ASSUMED), "{out}");
+        }
+    }
+}
+
+#[test]
+fn safety_finds_the_out_of_bounds_index_at_any_grid() {
+    // 4 elements of `%B` given by `@Input`, `%A` free: at 262,144
+    // invocations the parametric engine, at 8 the concrete one.
+    for (config, parametric) in [("32, 8, 1024", true), ("4, 1, 2", false)] {
+        let p = scratch(
+            "scatter-sized.spvasm",
+            &with_config(&read("scatter-sized.spvasm"), config),
+        );
+        let (code, out, err) = safety(&[p.to_str().unwrap()]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains(": FAIL"), "{out}");
+        assert_eq!(out.contains("parametric engine"), parametric, "{out}");
+        let line = out
+            .lines()
+            .find(|l| {
+                l.contains("undefined behaviour: out-of-bounds access to %B at 40:16, index ")
+            })
+            .unwrap_or_else(|| panic!("{out}"));
+        let index: i64 = line
+            .split("index ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(!(0..4).contains(&index), "{line}");
+        if parametric {
+            let inv = invocations(line);
+            assert_eq!(a_cells(line).get(&inv[0].0), Some(&index), "{line}");
+        }
+    }
+    // A test with a condition is not the parametric engine's: the
+    // concrete translation's refusal stands.
+    let src = read("scatter-plain.spvasm").replace(
+        "; @Config: 32, 8, 1024",
+        "; @Config: 32, 8, 1024\n; @Output: forall (%B[0][0] == 0)",
+    );
+    let p = scratch("scatter-cond.spvasm", &src);
+    let (code, out, _) = safety(&[p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("scatter-cond.spvasm:2:3: unsupported: grid of 262144 invocations"),
+        "{out}"
+    );
+}
+
 #[test]
 fn barriers_order_what_the_model_says_they_order() {
     // AcquireRelease|UniformMemory: the model orders the write before the
@@ -229,7 +300,7 @@ fn refusals_are_errors_at_their_position() {
             && out.contains("unsupported: opcode `OpFAdd`"),
         "{out}"
     );
-    // The parametric engine checks races only.
+    // The parametric engine checks races and safety only.
     let (code, out, err) = gpumc(&[
         "check",
         "--property",

@@ -131,9 +131,34 @@ pub struct GenericParts {
     /// states about buffers of unknown size.
     pub size_hint: String,
     pub naming: Naming,
+    /// Per region, where its cells have a name by element: the array's
+    /// byte offset, stride and name (`%out[0]` for a block whose member 0
+    /// is the array: cells `%out[0][k]`, as the concrete translation
+    /// names them). `None` (or an offset outside the array): `name[k]`
+    /// for the `k`-th cell of the access's size.
+    pub arrays: Vec<Option<(u64, u64, String)>>,
 }
 
 impl GenericParts {
+    /// The name of the `bytes`-byte cell at `offset` of region `region`.
+    pub fn cell_name(&self, region: usize, offset: i64, bytes: u32) -> String {
+        let b = &self.buffers[region];
+        if let Some(Some((start, stride, name))) = self.arrays.get(region) {
+            if let Some(rel) = u64::try_from(offset)
+                .ok()
+                .and_then(|o| o.checked_sub(*start))
+            {
+                let stride = (*stride).max(1);
+                return if rel % stride == 0 {
+                    format!("{name}[{}]", rel / stride)
+                } else {
+                    format!("{}+{offset}", b.name)
+                };
+            }
+        }
+        format!("{}[{}]", b.name, offset / i64::from(bytes.max(1)))
+    }
+
     /// The name of the thread whose id inputs have the values `value`
     /// gives (by input index).
     pub fn thread_name(&self, value: impl Fn(usize) -> i64) -> String {

@@ -491,21 +491,11 @@ enum Input<'a> {
 }
 
 impl Input<'_> {
-    /// The text of the input when it is a PTX kernel (by extension, or
-    /// by content for a name without one); `None` otherwise.
-    fn ptx_text(self, name: &Path) -> Result<Option<String>> {
-        match name.extension().and_then(|e| e.to_str()) {
-            Some("ptx") => self.text(name).map(Some),
-            Some(_) => Ok(None),
-            None => {
-                let src = self.text(name)?;
-                Ok((SourceFormat::sniff(&src) == SourceFormat::PtxKernel).then_some(src))
-            }
-        }
-    }
-
-    /// The text of the input when the parametric engine may check it
-    /// under `property`: a PTX or SPIR-V kernel's races.
+    /// The text of the input when it is a kernel the parametric engine
+    /// takes: a PTX kernel, or a SPIR-V one (by extension, or by content
+    /// for a name without one) — for a SPIR-V test with a condition
+    /// (`@Output`, `@Filter`) only under `--property races`, since the
+    /// engine computes no final state.
     fn kernel_text(
         self,
         name: &Path,
@@ -514,29 +504,25 @@ impl Input<'_> {
         use crate::kernel_scale::Kernel;
         let spirv = match name.extension().and_then(|e| e.to_str()) {
             Some("spvasm") => true,
+            Some("ptx") => false,
+            Some(_) => return Ok(None),
             None => {
                 let src = self.text(name)?;
                 match SourceFormat::sniff(&src) {
-                    SourceFormat::PtxKernel if property == Property::Races => {
-                        return Ok(Some((src, Kernel::Ptx)))
-                    }
+                    SourceFormat::PtxKernel => return Ok(Some((src, Kernel::Ptx))),
                     SourceFormat::Spirv => true,
-                    _ => return Ok(None),
+                    SourceFormat::Litmus => return Ok(None),
                 }
             }
-            _ => false,
         };
+        let src = self.text(name)?;
         if !spirv {
-            return Ok(if property == Property::Races {
-                self.ptx_text(name)?.map(|s| (s, Kernel::Ptx))
-            } else {
-                None
-            });
+            return Ok(Some((src, Kernel::Ptx)));
         }
-        if property != Property::Races {
+        if property != Property::Races && crate::frontend::spirv::has_condition(&src) {
             return Ok(None);
         }
-        Ok(Some((self.text(name)?, Kernel::Spirv)))
+        Ok(Some((src, Kernel::Spirv)))
     }
 
     fn text(self, name: &Path) -> Result<String> {
@@ -602,16 +588,17 @@ fn check_at_bound(
         let _reading = crate::guard::enter(guard.clone());
         let concrete_cfg;
         let mut cfg = cfg;
-        // A kernel's race check goes to the parametric engine first; so
-        // does any check of a SPIR-V kernel the concrete translation
-        // refuses for its grid or a buffer of unknown length. Its text is
-        // read once, for both.
+        // A PTX kernel's race check goes to the parametric engine first;
+        // its text is read once, for both.
         let mut ptx = None;
-        if matches!(cfg.engine, Engine::Parametric | Engine::Auto) {
+        let parametric_first = cfg.property == Property::Races
+            && matches!(cfg.engine, Engine::Parametric | Engine::Auto)
+            || cfg.property == Property::Safety && cfg.engine == Engine::Parametric;
+        if parametric_first {
             ptx = input.kernel_text(name, cfg.property)?;
         }
         if let Some((src, kind)) = &ptx {
-            match crate::kernel_scale::check(src, name, *kind, cfg, cache, &mut report)? {
+            match crate::kernel_scale::check(src, name, *kind, cfg, cache, &mut report, None)? {
                 crate::kernel_scale::Step::Decided => return Ok(()),
                 crate::kernel_scale::Step::Concrete(note) => {
                     report.engine_note = note;
@@ -627,12 +614,39 @@ fn check_at_bound(
         if cfg.engine == Engine::Parametric {
             return Err(Error::new(
                 ErrorKind::Usage,
-                "--engine parametric checks races of kernels (`--property races` on a `.ptx` or `.spvasm` file)",
+                "--engine parametric checks races and safety of kernels (`--property races` or `safety` on a `.ptx` file or a `.spvasm` file without `@Output`/`@Filter`)",
             ));
         }
         let mut program = match &ptx {
             Some((src, _)) => parse_program_launched(src, name, &cfg.launch)?,
-            None => input.load(name, &cfg.launch)?,
+            None => match input.load(name, &cfg.launch) {
+                Ok(p) => p,
+                // A kernel the concrete engine refuses (a launch too large,
+                // an address into a buffer of unknown size) may still be
+                // free of undefined behaviour for every thread.
+                Err(e)
+                    if e.kind == ErrorKind::Unsupported
+                        && cfg.property == Property::Safety
+                        && cfg.engine == Engine::Auto =>
+                {
+                    let Some((src, kind)) = input.kernel_text(name, cfg.property)? else {
+                        return Err(e);
+                    };
+                    return match crate::kernel_scale::check(
+                        &src,
+                        name,
+                        kind,
+                        cfg,
+                        cache,
+                        &mut report,
+                        Some(&e),
+                    )? {
+                        crate::kernel_scale::Step::Decided => Ok(()),
+                        crate::kernel_scale::Step::Concrete(_) => Err(e),
+                    };
+                }
+                Err(e) => return Err(e),
+            },
         };
         report.test = program.name.clone();
         report.assumptions = program.assumptions.clone();

@@ -1,14 +1,16 @@
-//! Race checks of PTX and SPIR-V kernels by the parametric engine
-//! (`engine::parametric`): with `--engine parametric`, and under
-//! `--engine auto` first, and for launches the concrete engine refuses
-//! (more than `MAX_THREADS` threads; SPIR-V: more than 1024 invocations,
-//! or a runtime array of unknown length indexed at run time). What the
-//! engine cannot settle goes to the concrete engine where it takes the
-//! launch, and is `UNKNOWN` with the reason otherwise
-//! (docs/PTX-KERNELS.md, "Any launch size"; docs/SPIRV.md).
+//! Race and safety checks of PTX and SPIR-V kernels by the parametric
+//! engine (`engine::parametric`): with `--engine parametric`; under
+//! `--engine auto`, races first, and safety (undefined behaviour) where
+//! the concrete engine refuses the kernel (PTX: more than `MAX_THREADS`
+//! threads, an address computed at run time into a buffer of unknown
+//! size; SPIR-V: more than 1024 invocations, a runtime array without
+//! `@Input` contents indexed at run time). What the engine cannot settle
+//! goes to the concrete engine where it can take the kernel, and is
+//! `UNKNOWN` with the reason otherwise (docs/PTX-KERNELS.md, "Any launch
+//! size"; docs/SPIRV.md, "Any launch size").
 
-use crate::diag::{ErrorKind, Result};
-use crate::driver::{bound_reason, load_model, Config, Engine, FileReport, ModelCache};
+use crate::diag::{Error, ErrorKind, Result};
+use crate::driver::{bound_reason, load_model, Config, Engine, FileReport, ModelCache, Property};
 use crate::engine::parametric::{self, ParamOptions};
 use crate::engine::safety::Verdict;
 use crate::frontend::ptx::launch::{thread_count, MAX_THREADS};
@@ -33,8 +35,10 @@ pub enum Step {
 }
 
 /// Checks kernel `src` (named `name`) by the parametric engine when
-/// `cfg.engine` asks for it or the launch is too large for the concrete
-/// engine.
+/// `cfg.engine` asks for it, when the launch is too large for the
+/// concrete engine, or (`refused`) when the concrete translation refused
+/// the kernel: for races (`--property races`) or undefined behaviour
+/// (`--property safety`).
 pub fn check(
     src: &str,
     name: &Path,
@@ -42,13 +46,15 @@ pub fn check(
     cfg: &Config,
     cache: &ModelCache,
     report: &mut FileReport,
+    refused: Option<&Error>,
 ) -> Result<Step> {
     let asked = cfg.engine == Engine::Parametric;
-    // Whether the concrete translation takes the kernel (SPIR-V: it
-    // refuses grids of more than 1024 invocations and runtime arrays of
+    let races = cfg.property == Property::Races;
+    // The SPIR-V concrete translation's refusal of a kernel the generic
+    // one may take (a grid over 1024 invocations, a runtime array of
     // unknown length indexed at run time).
     let spirv_refusal = || match crate::frontend::spirv::parse(src, name) {
-        Err(e) if crate::frontend::spirv::generic_may_take(&e) => Some(e.to_string()),
+        Err(e) if crate::frontend::spirv::generic_may_take(&e) => Some(e),
         _ => None,
     };
     let generic = match kind {
@@ -57,10 +63,17 @@ pub fn check(
     };
     let (program, parts) = match generic {
         Ok(x) => x,
-        // The concrete translation reports the same error, or succeeds —
-        // unless the launch is too large for it: then this error is the
-        // one that says what stands in the way.
-        Err(e) if !asked => {
+        Err(e) => {
+            // The concrete translation's refusal says what stands in the
+            // way; otherwise it reports the same error, or succeeds —
+            // unless the launch is too large for it: then this error is
+            // the one that says what stands in the way.
+            if let Some(r) = refused {
+                return Err(r.clone());
+            }
+            if asked {
+                return Err(e);
+            }
             let large = match kind {
                 Kernel::Ptx => crate::frontend::ptx::launch::from_header(src)
                     .map(|h| cfg.launch.over(&h))
@@ -74,24 +87,29 @@ pub fn check(
                 Ok(Step::Concrete(None))
             };
         }
-        Err(e) => return Err(e),
     };
     let threads = thread_count(parts.grid, parts.block);
-    let refusal = match kind {
-        Kernel::Ptx => None,
-        Kernel::Spirv => spirv_refusal(),
+    let spirv_refused = match (kind, refused) {
+        (Kernel::Spirv, None) => spirv_refusal(),
+        _ => None,
     };
-    let concrete_ok = match kind {
-        Kernel::Ptx => threads <= u128::from(MAX_THREADS),
-        Kernel::Spirv => refusal.is_none(),
-    };
-    let smaller = match kind {
-        Kernel::Ptx => "a launch of at most 4,096 threads",
-        Kernel::Spirv => "a grid of at most 1024 invocations whose buffers indexed at run time have `@Input` contents",
+    let refused = refused.or(spirv_refused.as_ref());
+    let concrete_ok = threads <= u128::from(MAX_THREADS) && refused.is_none();
+    // Why the concrete engine cannot check this launch, for an UNKNOWN.
+    let no_concrete = match refused {
+        Some(e) => format!("the concrete engine cannot check this kernel ({})", e.message),
+        None => format!(
+            "the launch ({threads} threads) is too large for the concrete engine, which can check a smaller launch"
+        ),
     };
     report.test = program.name.clone();
-    // Values that decide nothing a race depends on need not be computed.
-    let (program, _) = crate::engine::slice::for_races(&program);
+    // Values that decide nothing a race depends on need not be computed
+    // (undefined behaviour depends on them: a safety check keeps them).
+    let program = if races {
+        crate::engine::slice::for_races(&program).0
+    } else {
+        program
+    };
     let model = load_model(cfg, program.arch, cache, report)?;
     // Its formula grows slowly with the bound: it raises the bound by
     // itself while it cuts an execution (up to `--max-bound`, or
@@ -104,6 +122,7 @@ pub fn check(
         let opts = ParamOptions {
             bound,
             max_races: cfg.max_races,
+            check_races: races,
         };
         let r = parametric::check(&program, &parts, &model, &opts);
         match &r {
@@ -168,7 +187,9 @@ pub fn check(
             .filter(|f| f.confirmed)
             .map(|f| f.race.clone())
             .collect();
-        report.races_complete = Some(out.complete && unconfirmed == 0 && !out.bound_hit);
+        if races {
+            report.races_complete = Some(out.complete && unconfirmed == 0 && !out.bound_hit);
+        }
         if unconfirmed > 0 {
             report.races_note = Some(format!(
                 "{unconfirmed} more pair{} may race but {} not confirmed: {}",
@@ -208,19 +229,14 @@ pub fn check(
         }
         report.verdict = Verdict::Unknown.to_string();
         report.races = out.races.iter().map(|f| f.race.clone()).collect();
-        report.races_complete = Some(false);
+        if races {
+            report.races_complete = Some(false);
+        }
         notes.insert(
             0,
             format!(
-                "{what}, not confirmed at this launch: {}; {}",
-                why(&out),
-                match kind {
-                    Kernel::Ptx => format!("the launch ({threads} threads) is too large for the concrete engine, which can check a smaller launch"),
-                    Kernel::Spirv => format!(
-                        "the concrete translation refuses the kernel ({}); it can check {smaller}",
-                        refusal.as_deref().unwrap_or("")
-                    ),
-                }
+                "{what}, not confirmed at this launch: {}; {no_concrete}",
+                why(&out)
             ),
         );
     } else {
@@ -230,7 +246,13 @@ pub fn check(
             Verdict::Pass
         };
         report.verdict = verdict.to_string();
-        report.races_complete = Some(!out.bound_hit);
+        if races {
+            report.races_complete = Some(!out.bound_hit);
+        } else if verdict == Verdict::Pass {
+            // A kernel has no condition: what a safety check establishes
+            // is that no thread reaches undefined behaviour.
+            report.verdict = crate::driver::NO_CONDITION.into();
+        }
         if let Some(b) = bound_reason(verdict, out.bound_hit, bound) {
             notes.insert(0, b);
             // A loop that waits for another thread never ends for the
@@ -241,12 +263,20 @@ pub fn check(
                     "the parametric engine reads arbitrary values where other threads write, so a loop that waits for another thread (a spin loop) is cut at every bound{}",
                     if concrete_ok {
                         "; `--engine auto` checks this launch concretely".to_string()
+                    } else if refused.is_some() {
+                        format!("; {no_concrete}")
                     } else {
-                        format!("; {smaller} is checked concretely")
+                        "; a launch of at most 4,096 threads is checked concretely".to_string()
                     }
                 ),
             );
         }
+    }
+    if !races {
+        report.states_note = Some(
+            "the parametric engine checks every thread of the launch for undefined behaviour at once; it does not enumerate final states"
+                .into(),
+        );
     }
     report.message = (!notes.is_empty()).then(|| notes.join("; "));
     Ok(Step::Decided)

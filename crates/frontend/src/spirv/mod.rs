@@ -244,6 +244,13 @@ pub fn generic_may_take(e: &Error) -> bool {
     e.message.contains(UNKNOWN_LENGTH) || e.message.contains("invocations (at most")
 }
 
+/// Whether the test's headers give a condition (`@Output`, `@Filter`);
+/// headers that do not parse count as one (the concrete translation
+/// reports them).
+pub fn has_condition(src: &str) -> bool {
+    header::parse_headers(src).map_or(true, |h| !h.outputs.is_empty() || !h.filters.is_empty())
+}
+
 fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)> {
     let h = header::parse_headers(src)?;
     let lines = lex::lex(src)?;
@@ -267,6 +274,7 @@ fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)
     let init_end = b.init_ends();
     let mut regions: HashMap<Id, usize> = HashMap::new();
     let mut buffers = Vec::new();
+    let mut arrays = Vec::new();
     for &g in &m.globals {
         let Some(&(class, pointee)) = b.vars.get(&g) else {
             continue;
@@ -310,6 +318,27 @@ fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)
                 Contents::Bytes(bytes_v)
             }
         };
+        // Cells by element of the array the variable is or ends in.
+        let mut ty = pointee;
+        let mut start = 0u64;
+        let mut path = format!("%{}", m.display(g));
+        let mut array = None;
+        for _ in 0..8 {
+            match &*m.ty(ty, pos)? {
+                Type::Struct { members } if !members.is_empty() => {
+                    let k = members.len() - 1;
+                    start += m.member_offset(ty, k, pos)?;
+                    path.push_str(&format!("[{k}]"));
+                    ty = members[k];
+                }
+                Type::Array { .. } | Type::RuntimeArray { .. } => {
+                    array = Some((start, m.stride(ty, pos)?, path.clone()));
+                    break;
+                }
+                _ => break,
+            }
+        }
+        arrays.push(array);
         regions.insert(g, buffers.len());
         buffers.push(Buffer {
             name: format!("%{}", m.display(g)),
@@ -416,6 +445,7 @@ fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)
             per_sg: grid.threads_per_sg,
             per_wg: wg,
         },
+        arrays,
     };
     let program = Program {
         name,

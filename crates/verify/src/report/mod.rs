@@ -47,7 +47,10 @@ pub fn text(r: &FileReport) -> String {
         Some(_) => format!("{}, ", executions_text(r.executions)),
         None => String::new(),
     };
-    let verdict = if r.verdict == NO_CONDITION {
+    let verdict = if r.verdict == NO_CONDITION && r.states.is_empty() && r.states_note.is_some() {
+        // (why: on the States line)
+        "no condition, no undefined behaviour".to_string()
+    } else if r.verdict == NO_CONDITION {
         let n = states_count(r);
         let plural = if n == "1" { "" } else { "s" };
         format!("no condition: {n} reachable state{plural}")

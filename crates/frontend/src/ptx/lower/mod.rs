@@ -327,6 +327,7 @@ fn translate_launch(
                     block_threads: block.iter().map(|&b| u64::from(b)).product(),
                     size_hint: "no size given: `--param NAME=buf:BYTES` makes out-of-bounds accesses checked".into(),
                     naming: crate::generic::Naming::Ptx,
+                    arrays: Vec::new(),
                 };
                 let program = Program {
                     name: kernel.name.clone(),

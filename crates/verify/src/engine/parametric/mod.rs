@@ -74,6 +74,10 @@ pub struct Found {
 pub struct ParamOptions {
     pub bound: u32,
     pub max_races: usize,
+    /// Look for racing pairs (`--property races`); without, only
+    /// undefined behaviour, cuts and barrier divergence are sought
+    /// (`--property safety`).
+    pub check_races: bool,
 }
 
 /// Which region an access may share with the other copy's.
@@ -277,6 +281,9 @@ pub fn check(
             }
         }
     }
+    if !opts.check_races {
+        return Ok(out);
+    }
     let ignored: Vec<usize> = runs[0].ignored_sync.iter().copied().collect();
     if !ignored.is_empty() {
         let t = &program.threads[0];
@@ -427,9 +434,8 @@ fn witness_inputs(
     for l in runs.iter().flat_map(|r| &r.lookups) {
         if sat.value(l.guard) {
             let cell = format!(
-                "{}[{}]={}",
-                parts.buffers[l.region].name,
-                bv::value(sat, &l.offset) / i64::from(l.bytes.max(1)),
+                "{}={}",
+                parts.cell_name(l.region, bv::value(sat, &l.offset), l.bytes),
                 bv::value(sat, &l.value)
             );
             if !inputs.contains(&cell) {
@@ -651,7 +657,7 @@ fn races(
                     threads: (s.0, u.0),
                     lines: (s.1, u.1),
                     instrs: (s.2, u.2),
-                    location: Some(format!("{}[{}]", buf.name, off / i64::from(a.bytes.max(1)))),
+                    location: Some(parts.cell_name(a.region, off, a.bytes)),
                     kind: kind.into(),
                     space: shared_region(buf.kind).map(str::to_string),
                     source: (s.4, u.4),
