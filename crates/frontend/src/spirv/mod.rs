@@ -238,10 +238,13 @@ pub fn parse_generic(src: &str, path: &Path) -> Result<(Program, GenericParts)> 
 pub const UNKNOWN_LENGTH: &str = "its length is unknown";
 
 /// Whether `e`, an error of [`parse`], is one the generic translation
-/// does not have: a grid too large, or a runtime array of unknown length
-/// indexed at run time.
+/// does not have: a grid too large, a runtime array of unknown length
+/// indexed at run time, or an index choosing among too many cells (the
+/// generic translation computes an offset instead).
 pub fn generic_may_take(e: &Error) -> bool {
-    e.message.contains(UNKNOWN_LENGTH) || e.message.contains("invocations (at most")
+    e.message.contains(UNKNOWN_LENGTH)
+        || e.message.contains("invocations (at most")
+        || e.message.contains("choosing among more than")
 }
 
 /// Whether the test's headers give a condition (`@Output`, `@Filter`);
