@@ -13,9 +13,15 @@
 //! the worker lowers its address-space limit (`RLIMIT_AS`) to what it has
 //! mapped plus the memory budget; the parent kills a worker that has not
 //! answered shortly after the deadline. A dead worker is replaced.
+//! `gpumc run` judges each test's observed states in a worker the same way
+//! ([`Judging`] for [`Pool`]).
 
 use crate::driver::{self, Config, Engine, FileReport, ModelCache, Property};
 use crate::guard::Limits;
+use crate::ir::Program;
+use gpumc_campaign::conform::{ModelJudge, Verdicts};
+use gpumc_campaign::runner::{InProcess, Judging, RunOptions};
+use gpumc_core::cat::Model;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
@@ -145,6 +151,94 @@ impl Request {
     }
 }
 
+/// A request to judge the observed states of a `gpumc run` test
+/// ([`gpumc_campaign::runner::Judging`]): the worker reads the test from
+/// `path` again, as the parent did.
+#[derive(Serialize, Deserialize)]
+struct JudgeRequest {
+    judge: JudgeBody,
+}
+
+#[derive(Serialize, Deserialize)]
+struct JudgeBody {
+    path: PathBuf,
+    model: String,
+    limits: Limits,
+    max_bound: u32,
+    states: Vec<(Vec<i64>, u32)>,
+}
+
+/// The judgement in the worker.
+fn judge_here(b: &JudgeBody, cache: &ModelCache) -> Result<Verdicts, String> {
+    limit_address_space(b.limits.max_memory_mb);
+    let p = driver::load_program(&b.path).map_err(|e| e.to_string())?;
+    let model = cache.get(&b.model).map_err(|e| e.to_string())?;
+    Ok(ModelJudge::new(&p, &model, b.limits, b.max_bound).judge_all(&b.states))
+}
+
+/// `gpumc run` judges each test's observed states in a worker, so that a
+/// model check that aborts (out of memory) loses that test's verdicts,
+/// not the campaign's observations.
+impl Judging for Pool {
+    fn verdicts(
+        &self,
+        file: &str,
+        p: &Program,
+        model: (&Model, &str),
+        opts: &RunOptions,
+        states: &[(Vec<i64>, u32)],
+    ) -> Result<Verdicts, String> {
+        let path = Path::new(file);
+        if !path.is_file() {
+            // A generated test: nothing the worker could read again.
+            return InProcess.verdicts(file, p, model, opts, states);
+        }
+        let request = JudgeRequest {
+            judge: JudgeBody {
+                path: path.to_path_buf(),
+                model: model.1.to_string(),
+                limits: Limits {
+                    resident: true,
+                    ..opts.model_limits
+                },
+                max_bound: opts.max_bound,
+                states: states.to_vec(),
+            },
+        };
+        let request = serde_json::to_string(&request).expect("serialisable");
+        // Each model check of the judgement has the deadline; it makes a
+        // few (listing, races, per bound) and at most one per state.
+        let wait = opts
+            .model_limits
+            .timeout_s
+            .map(|t| t * (2 * opts.max_bound as usize + 2 + states.len()) as f64);
+        for _ in 0..2 {
+            let Ok(mut w) = self.worker() else {
+                return InProcess.verdicts(file, p, model, opts, states);
+            };
+            if w.send(&request).is_err() {
+                continue;
+            }
+            return match w.answer(wait) {
+                Answer::Line(line) => {
+                    let r =
+                        serde_json::from_str::<Result<Verdicts, String>>(&line).map_err(|e| {
+                            format!("internal error: unreadable answer from the worker ({e})")
+                        })?;
+                    self.idle.lock().unwrap().push(w);
+                    r
+                }
+                Answer::Late(waited) => Err(format!(
+                    "timeout: no answer after {:.1} s; the check was stopped",
+                    waited.as_secs_f64()
+                )),
+                Answer::Died(why) => Err(why),
+            };
+        }
+        Err("internal error: the worker process does not accept requests".into())
+    }
+}
+
 /// Worker processes that check one file at a time each.
 pub struct Pool {
     exe: PathBuf,
@@ -160,8 +254,9 @@ impl Pool {
         }
     }
 
-    /// Checks `path` in a worker. Never fails: a worker that dies or runs
-    /// past the deadline yields an `ERROR` or `UNKNOWN` report; a worker
+    /// Checks `path` in a worker. Never fails: a worker that runs out of
+    /// memory or past the deadline yields an `UNKNOWN` report, one that
+    /// dies otherwise an `ERROR`; a worker
     /// that cannot be started at all, the check in this process.
     pub fn check(&self, path: &Path, cfg: &Config, cache: &ModelCache) -> Rendered {
         self.check_as(path, path, cfg, cache)
@@ -203,6 +298,14 @@ impl Pool {
                         waited.as_secs_f64(),
                         cfg.limits.timeout_s.unwrap_or(0.0)
                     );
+                    return failed(path, cfg, "UNKNOWN", msg, start);
+                }
+                // Running out of memory is a resource limit, as when the
+                // engines' own estimates stop a check: the verdict is
+                // unknown, not the input wrong.
+                Answer::Died(why) if why.starts_with("out of memory") => {
+                    let msg =
+                        format!("{why}; a smaller --bound or a larger --max-memory may decide it");
                     return failed(path, cfg, "UNKNOWN", msg, start);
                 }
                 Answer::Died(why) => return failed(path, cfg, "ERROR", why, start),
@@ -445,6 +548,17 @@ pub fn worker_main() -> u8 {
     let cache = ModelCache::default();
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
+        if let Ok(j) = serde_json::from_str::<JudgeRequest>(&line) {
+            let answer =
+                serde_json::to_string(&judge_here(&j.judge, &cache)).expect("serialisable");
+            if writeln!(out, "{answer}")
+                .and_then(|()| out.flush())
+                .is_err()
+            {
+                break;
+            }
+            continue;
+        }
         let rendered = match serde_json::from_str::<Request>(&line) {
             Ok(req) => match req.config() {
                 Ok(cfg) => {

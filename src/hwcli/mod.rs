@@ -10,7 +10,7 @@ use gpumc::bar::Bar;
 use gpumc::driver::{self, ModelCache};
 use gpumc_campaign::journal::{self, Journal};
 use gpumc_campaign::report::{render_text, Status, TestReport};
-use gpumc_campaign::runner::{run_program, RunOptions};
+use gpumc_campaign::runner::{run_program, InProcess, Judging, RunOptions};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -183,6 +183,16 @@ pub fn run(args: &RunArgs) -> u8 {
     };
     let mut backends = backends::Backends::new(hw.backend, hw.device);
     let cache = ModelCache::default();
+    // Observed states are judged in worker processes (gpumc::isolate), so
+    // that a model check that aborts loses one test's verdicts only.
+    let pool = std::env::current_exe()
+        .ok()
+        .filter(|_| cfg!(unix))
+        .map(gpumc::isolate::Pool::new);
+    let judging: &dyn Judging = match &pool {
+        Some(p) => p,
+        None => &InProcess,
+    };
     let bar = Bar::new(files.len() as u64, !args.json);
     let mut reports: Vec<TestReport> = Vec::new();
     let mut out = std::io::stdout().lock();
@@ -242,9 +252,10 @@ pub fn run(args: &RunArgs) -> u8 {
                                 }
                             }
                             let total = opts.iterations;
-                            let r = run_program(&file, p, backend, &opts, &cache, &mut |n| {
-                                bar.set_sub(n, total)
-                            });
+                            let r =
+                                run_program(&file, p, backend, &opts, &cache, judging, &mut |n| {
+                                    bar.set_sub(n, total)
+                                });
                             if let Some(j) = journal.as_mut() {
                                 if let Err(e) = j.append(&key, &r) {
                                     bar.finish();

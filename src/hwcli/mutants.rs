@@ -7,7 +7,7 @@ use gpumc::bar::Bar;
 use gpumc::driver::{self, ModelCache};
 use gpumc_campaign::mutants::mutants;
 use gpumc_campaign::report::Status;
-use gpumc_campaign::runner::run_program;
+use gpumc_campaign::runner::{run_program, InProcess};
 use gpumc_campaign::tune::weak_count;
 use std::io::Write;
 use std::path::PathBuf;
@@ -103,9 +103,15 @@ pub fn run(args: &MutantsArgs) -> u8 {
             Err(e) => return usage_error(&e),
         };
         let file = format!("{}#{}", f.display(), m.name);
-        let r = run_program(&file, &m.program, backend, &opts, &cache, &mut |n| {
-            bar.set_sub(n, opts.iterations)
-        });
+        let r = run_program(
+            &file,
+            &m.program,
+            backend,
+            &opts,
+            &cache,
+            &InProcess,
+            &mut |n| bar.set_sub(n, opts.iterations),
+        );
         bar.inc();
         let weak = weak_count(&m.program, &r);
         let ok = matches!(r.status, Status::Ok | Status::Violation);

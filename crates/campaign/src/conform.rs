@@ -16,12 +16,12 @@ use gpumc_core::guard::{self, Guard, Limits};
 use gpumc_core::ir::{Assertion, CmpOp, Cond, Program, Quantifier, Term};
 use gpumc_verify::engine::safety::{self, Verdict};
 use gpumc_verify::engine::{races, symbolic, Options};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::time::Instant;
 
 /// What the model says of one observed state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Judgement {
     Allowed,
@@ -85,6 +85,42 @@ pub struct ModelJudge<'a> {
     max_bound: u32,
 }
 
+/// The terms whose values a run records for `program`: its state's (the
+/// observables), then the filter's; and how many are the state's.
+pub fn state_terms(program: &Program) -> (Vec<Term>, usize) {
+    let mut terms = safety::observables(program);
+    let observables = terms.len();
+    if let Some(f) = &program.filter {
+        for t in f.terms() {
+            if !terms.contains(&t) {
+                terms.push(t);
+            }
+        }
+    }
+    (terms, observables)
+}
+
+/// The names of state terms, as reports print them.
+pub fn state_names(program: &Program, terms: &[Term]) -> Vec<String> {
+    terms
+        .iter()
+        .map(|t| safety::term_name(program, t))
+        .collect()
+}
+
+/// What the model says of a test's observed states
+/// ([`ModelJudge::judge_all`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Verdicts {
+    /// One per observed state, in the order asked.
+    pub judgements: Vec<Judgement>,
+    /// The model's states at the smallest bound, when they could be
+    /// enumerated, and whether that list is complete.
+    pub allowed: Option<(Vec<Vec<i64>>, bool)>,
+    /// Why the explicit engine could not enumerate them.
+    pub refusal: Option<String>,
+}
+
 /// Values as the 32-bit hardware holds them.
 pub fn truncate(v: i64) -> i64 {
     i64::from(v as i32)
@@ -99,16 +135,7 @@ impl<'a> ModelJudge<'a> {
         limits: Limits,
         max_bound: u32,
     ) -> ModelJudge<'a> {
-        let obs = safety::observables(program);
-        let observables = obs.len();
-        let mut terms = obs;
-        if let Some(f) = &program.filter {
-            for t in f.terms() {
-                if !terms.contains(&t) {
-                    terms.push(t);
-                }
-            }
-        }
+        let (terms, observables) = state_terms(program);
         let mut j = ModelJudge {
             program,
             model,
@@ -148,10 +175,25 @@ impl<'a> ModelJudge<'a> {
 
     /// The state's names (`P1:r0`, `x`).
     pub fn names(&self) -> Vec<String> {
-        self.terms[..self.observables]
+        state_names(self.program, &self.terms[..self.observables])
+    }
+
+    /// Judges every observed state (values of [`Self::terms`], with the
+    /// loop back edges the hardware reported for it), and says what the
+    /// model allows: what a test's report needs from the model, in one
+    /// answer that can travel from a worker process.
+    pub fn judge_all(&mut self, states: &[(Vec<i64>, u32)]) -> Verdicts {
+        let judgements = states
             .iter()
-            .map(|t| safety::term_name(self.program, t))
-            .collect()
+            .map(|(s, back_edges)| self.judge(s, *back_edges))
+            .collect();
+        Verdicts {
+            judgements,
+            allowed: self
+                .allowed_states()
+                .map(|(set, complete)| (set.iter().cloned().collect(), complete)),
+            refusal: self.refusal().map(str::to_string),
+        }
     }
 
     /// The model's states at the smallest bound, when they could be

@@ -1,9 +1,10 @@
 //! One test on one backend: read, lower, plan, compile, launch, judge.
 
-use crate::conform::{Judgement, ModelJudge};
+use crate::conform::{state_names, state_terms, Judgement, ModelJudge, Verdicts};
 use crate::report::{
     judgement_name, state_text, Entry, Observation, Status, TestReport, Violation,
 };
+use gpumc_core::cat::Model;
 use gpumc_core::diag::{Error, ErrorKind};
 use gpumc_core::guard::Limits;
 use gpumc_core::ir::{Program, Quantifier, Term};
@@ -80,13 +81,50 @@ fn status_of(e: &Error) -> Status {
     }
 }
 
-/// Runs a parsed test; `file` names it in the report.
+/// Where a test's observed states are judged against the model: in this
+/// process ([`InProcess`]), or where a failure of the model check (an
+/// abort out of memory) cannot take the campaign with it (the CLI's
+/// worker processes).
+pub trait Judging {
+    /// The model's verdicts on `states` (values of the state terms, loop
+    /// back edges) of test `p`, read from `file`, under `model`
+    /// (`model_name`). `Err`: why no verdict could be had; the run's
+    /// observed states are still reported.
+    fn verdicts(
+        &self,
+        file: &str,
+        p: &Program,
+        model: (&Model, &str),
+        opts: &RunOptions,
+        states: &[(Vec<i64>, u32)],
+    ) -> Result<Verdicts, String>;
+}
+
+/// Judges in this process.
+pub struct InProcess;
+
+impl Judging for InProcess {
+    fn verdicts(
+        &self,
+        _file: &str,
+        p: &Program,
+        model: (&Model, &str),
+        opts: &RunOptions,
+        states: &[(Vec<i64>, u32)],
+    ) -> Result<Verdicts, String> {
+        Ok(ModelJudge::new(p, model.0, opts.model_limits, opts.max_bound).judge_all(states))
+    }
+}
+
+/// Runs a parsed test; `file` names it in the report. The observed
+/// states are judged by `judging`.
 pub fn run_program(
     file: &str,
     p: &Program,
     backend: &mut dyn Backend,
     opts: &RunOptions,
     cache: &ModelCache,
+    judging: &dyn Judging,
     progress: &mut dyn FnMut(u64),
 ) -> TestReport {
     let located = |e: Error| e.in_file(Path::new(file));
@@ -99,8 +137,8 @@ pub fn run_program(
         Ok(m) => m,
         Err(e) => return fail(e),
     };
-    let mut judge = ModelJudge::new(p, &model, opts.model_limits, opts.max_bound);
-    let lowered = match lower(p, judge.terms()) {
+    let (terms, nobs) = state_terms(p);
+    let lowered = match lower(p, &terms) {
         Ok(l) => l,
         Err(e) => return fail(e),
     };
@@ -133,14 +171,13 @@ pub fn run_program(
         _ => backend.release(kernel),
     }
     let info = backend.info().clone();
-    let names = judge.names();
-    let nobs = judge.observables();
+    let names = state_names(p, &terms[..nobs]);
     let mut r = TestReport::failed(file, Status::Ok, String::new());
     r.message = None;
     r.name = p.name.clone();
     r.backend = info.backend.clone();
     r.device = info.name.clone();
-    r.model = model_name;
+    r.model = model_name.clone();
     r.iterations = result.launches;
     r.instances = result.instances_per_launch as u64;
     r.unfinished = result.counts.unfinished;
@@ -153,14 +190,23 @@ pub fn run_program(
     r.params = Some(plan.params().clone());
     r.seed = opts.seed;
     let assertion = p.assertion.as_ref();
-    let terms: Vec<Term> = judge.terms().to_vec();
     let (mut pos, mut neg) = (0u64, 0u64);
     let mut seen: BTreeSet<Vec<i64>> = BTreeSet::new();
-    for (state, &count) in &result.counts.states {
-        let j = judge.judge(
-            state,
-            result.counts.back_edges.get(state).copied().unwrap_or(0),
-        );
+    let asked: Vec<(Vec<i64>, u32)> = result
+        .counts
+        .states
+        .keys()
+        .map(|s| {
+            let back = result.counts.back_edges.get(s).copied().unwrap_or(0);
+            (s.clone(), back)
+        })
+        .collect();
+    let verdicts = judging.verdicts(file, p, (&model, &model_name), opts, &asked);
+    let judgements: Vec<Judgement> = match &verdicts {
+        Ok(v) => v.judgements.clone(),
+        Err(_) => vec![Judgement::Unknown; asked.len()],
+    };
+    for ((state, &count), &j) in result.counts.states.iter().zip(&judgements) {
         let proj = &state[..nobs];
         let text = state_text(&names, proj);
         let val = |t: &Term| match t {
@@ -204,13 +250,17 @@ pub fn run_program(
             }),
         }
     }
-    if let Some((allowed, complete)) = judge.allowed_states() {
+    if let Ok(Verdicts {
+        allowed: Some((allowed, complete)),
+        ..
+    }) = &verdicts
+    {
         r.unseen = allowed
             .iter()
             .filter(|s| !seen.contains(*s))
             .map(|s| state_text(&names, s))
             .collect();
-        r.unseen_complete = complete;
+        r.unseen_complete = *complete;
     }
     if let Some(a) = assertion {
         let q = match a.quantifier {
@@ -246,10 +296,23 @@ pub fn run_program(
             "stopped after {} of {} launches: {e}",
             result.launches, opts.iterations
         ));
-    } else if let Some(why) = judge.refusal() {
-        r.message = Some(format!(
-            "the explicit engine could not list the model's states ({why}); each observed state was checked alone"
-        ));
+    } else {
+        match &verdicts {
+            Err(why) => {
+                r.status = Status::Error;
+                r.message = Some(format!(
+                    "the model could not judge the observed states ({why}); they are listed unjudged"
+                ));
+            }
+            Ok(Verdicts {
+                refusal: Some(why), ..
+            }) => {
+                r.message = Some(format!(
+                    "the explicit engine could not list the model's states ({why}); each observed state was checked alone"
+                ));
+            }
+            Ok(_) => {}
+        }
     }
     r
 }
@@ -379,7 +442,15 @@ exists (P0:r0 == 0 /\ P1:r1 == 0)
             ..RunOptions::default()
         };
         let cache = ModelCache::default();
-        let r = run_program("sb.litmus", &p, &mut b, &opts, &cache, &mut |_| {});
+        let r = run_program(
+            "sb.litmus",
+            &p,
+            &mut b,
+            &opts,
+            &cache,
+            &InProcess,
+            &mut |_| {},
+        );
         assert_eq!(r.status, Status::Error);
         assert!(
             r.message.as_deref().unwrap().contains("watchdog"),
@@ -387,7 +458,15 @@ exists (P0:r0 == 0 /\ P1:r1 == 0)
             r.message
         );
         assert_eq!(b.resets, 1);
-        let r = run_program("sb.litmus", &p, &mut b, &opts, &cache, &mut |_| {});
+        let r = run_program(
+            "sb.litmus",
+            &p,
+            &mut b,
+            &opts,
+            &cache,
+            &InProcess,
+            &mut |_| {},
+        );
         assert_eq!(r.status, Status::Error);
         assert!(
             r.message.as_deref().unwrap().contains("device lost"),
@@ -395,7 +474,15 @@ exists (P0:r0 == 0 /\ P1:r1 == 0)
             r.message
         );
         assert_eq!(b.resets, 2);
-        let r = run_program("sb.litmus", &p, &mut b, &opts, &cache, &mut |_| {});
+        let r = run_program(
+            "sb.litmus",
+            &p,
+            &mut b,
+            &opts,
+            &cache,
+            &InProcess,
+            &mut |_| {},
+        );
         assert_eq!(r.status, Status::Ok);
         assert_eq!(r.total(), 3 * r.instances);
     }

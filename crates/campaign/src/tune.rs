@@ -6,7 +6,7 @@
 
 use crate::mutants::weak_outcome;
 use crate::report::{Status, TestReport};
-use crate::runner::{run_program, RunOptions};
+use crate::runner::{run_program, InProcess, RunOptions};
 use gpumc_core::ir::{Program, Quantifier};
 use gpumc_hw::backend::Backend;
 use gpumc_hw::params::{Params, Preset};
@@ -94,7 +94,7 @@ pub fn measure(
         if weak_outcome(p).is_none() {
             continue;
         }
-        let r = run_program(file, p, backend, &opts, cache, &mut |_| {});
+        let r = run_program(file, p, backend, &opts, cache, &InProcess, &mut |_| {});
         match r.status {
             Status::Error | Status::Unsupported => {
                 t.errors += 1;

@@ -209,6 +209,7 @@ pub fn compile(p: &Program, m: &Mapping, to: Target) -> Result<Compiled> {
         inputs: Vec::new(),
         source_map: Default::default(),
         assumptions: Vec::new(),
+        header: Vec::new(),
     };
     // Instruction texts as the printer writes them.
     let mut texts = Vec::new();

@@ -31,6 +31,7 @@ fn seq(m: &Mapping, kind: OpKind, order: Order, scope: Option<Scope>) -> Vec<Str
         inputs: Vec::new(),
         source_map: Default::default(),
         assumptions: Vec::new(),
+        header: Vec::new(),
     };
     p.threads.clear();
     steps

@@ -130,6 +130,7 @@ pub fn to_program(src: &Source, arch: Arch, name: &str) -> Program {
         inputs: Vec::new(),
         source_map: Default::default(),
         assumptions: Vec::new(),
+        header: Vec::new(),
     }
 }
 

@@ -277,6 +277,8 @@ pub struct HerdNames {
     pub state_counts: (u64, u64),
     /// Undefined behaviour decided the verdict (herd's `Undef`).
     pub undefined: bool,
+    /// The test's `Hash=` header line, which herd repeats.
+    pub hash: Option<String>,
 }
 
 impl HerdNames {
@@ -298,6 +300,11 @@ impl HerdNames {
             ),
             state_counts: (0, 0),
             undefined: false,
+            hash: p
+                .header
+                .iter()
+                .find(|(k, _)| k == "Hash")
+                .map(|(_, v)| v.clone()),
         }
     }
 }

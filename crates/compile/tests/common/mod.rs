@@ -143,6 +143,7 @@ pub fn program(
         inputs: Vec::new(),
         source_map: Default::default(),
         assumptions: Vec::new(),
+        header: Vec::new(),
     }
 }
 

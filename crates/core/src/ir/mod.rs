@@ -527,6 +527,10 @@ pub struct Program {
     /// `nondet` (no body in this file) return arbitrary values and touch
     /// no shared memory"). Empty for litmus tests.
     pub assumptions: Vec<String>,
+    /// The `Key=Value` lines of a litmus test's header, in order, as
+    /// herdtools' generators write them (`Generator=diy7 …`, `Com=Rf Fr`,
+    /// `Hash=…`); herd's output repeats `Hash=`.
+    pub header: Vec<(String, String)>,
 }
 
 /// A position in the source a program was compiled from (a CUDA file

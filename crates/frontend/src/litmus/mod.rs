@@ -158,9 +158,11 @@ impl<'a> Parser<'a> {
 
     fn run(mut self) -> Result<Program> {
         let (name, off) = self.header()?;
-        let open = self.preamble(off)?;
+        let (open, header) = self.preamble(off)?;
         if self.gpu {
-            return self.run_gpu_ptx(name, open);
+            let mut p = self.run_gpu_ptx(name, open)?;
+            p.header = header;
+            return Ok(p);
         }
         let (reg_inits, mut off) = self.init_block(open)?;
         off = self.src.skip_ws(off);
@@ -229,6 +231,7 @@ impl<'a> Parser<'a> {
             inputs: Vec::new(),
             source_map: Default::default(),
             assumptions: Vec::new(),
+            header,
         })
     }
 
@@ -287,9 +290,11 @@ impl<'a> Parser<'a> {
         Ok((name.to_string(), line_end))
     }
 
-    /// Skips comment strings; returns the offset of the initial-state `{`.
-    fn preamble(&self, mut off: usize) -> Result<usize> {
+    /// Skips comment strings and herdtools' `Key=Value` header lines;
+    /// returns the offset of the initial-state `{` and those lines.
+    fn preamble(&self, mut off: usize) -> Result<(usize, Vec<(String, String)>)> {
         let src = &self.src;
+        let mut header = Vec::new();
         loop {
             off = src.skip_ws(off);
             match src.byte(off) {
@@ -299,9 +304,14 @@ impl<'a> Parser<'a> {
                         "expected `{` to open the initial state, found end of input",
                     ))
                 }
-                Some(b'{') => return Ok(off),
+                Some(b'{') => return Ok((off, header)),
                 Some(b'"') => off = self.skip_string(off)?,
                 Some(_) => {
+                    if let Some((k, v, end)) = src.key_value_line(off) {
+                        header.push((k.to_string(), v.to_string()));
+                        off = end;
+                        continue;
+                    }
                     let c = src.text[off..].chars().next().unwrap_or('?');
                     return Err(src.err_syntax(
                         off,

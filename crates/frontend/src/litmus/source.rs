@@ -60,6 +60,27 @@ impl<'a> Source<'a> {
         self.text.as_bytes().get(off).copied()
     }
 
+    /// A herdtools header line at `off` (`Hash=5d…`, `Generator=diy7
+    /// (version 7.57)`, `Com=Rf Fr`): a key of letters, digits and `_`
+    /// directly followed by `=`, the value up to the end of the line.
+    /// Returns the key, the trimmed value and the offset of the line's end.
+    pub fn key_value_line(&self, off: usize) -> Option<(&'a str, &'a str, usize)> {
+        let rest = &self.text[off..];
+        let key_len = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
+        if key_len == 0
+            || !rest.as_bytes()[0].is_ascii_alphabetic()
+            || rest.as_bytes().get(key_len) != Some(&b'=')
+        {
+            return None;
+        }
+        let end = rest.find('\n').map_or(self.text.len(), |i| off + i);
+        let value = self.text[off + key_len + 1..end].trim();
+        Some((&self.text[off..off + key_len], value, end))
+    }
+
     /// The first offset at or after `off` that is not whitespace.
     pub fn skip_ws(&self, mut off: usize) -> usize {
         while self.byte(off).is_some_and(|b| b.is_ascii_whitespace()) {

@@ -215,6 +215,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         inputs,
         source_map: Default::default(),
         assumptions: Vec::new(),
+        header: Vec::new(),
     })
 }
 

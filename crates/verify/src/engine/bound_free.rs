@@ -297,6 +297,7 @@ fn flag_of(
         inputs: vec![],
         source_map: Default::default(),
         assumptions: Vec::new(),
+        header: Vec::new(),
     };
     let opts = Options {
         max_races: 1,

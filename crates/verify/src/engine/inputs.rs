@@ -354,6 +354,7 @@ mod tests {
             }],
             source_map: Default::default(),
             assumptions: Vec::new(),
+            header: Vec::new(),
         }
     }
 

@@ -319,6 +319,9 @@ pub fn herd(r: &FileReport) -> String {
     };
     let _ = writeln!(s, "Observation {name} {obs} {pos} {neg}");
     let _ = writeln!(s, "Time {name} {:.2}", r.time_ms / 1e3);
+    if let Some(h) = &h.hash {
+        let _ = writeln!(s, "Hash={h}");
+    }
     // herd7 has no incomplete list of states: say it in herd7's way of
     // warning (its own warnings go to stderr; this one stays with its block).
     if let (false, Some(why)) = (r.states_complete, &r.states_note) {

@@ -4,6 +4,8 @@
 /// A parsed test up to its final part.
 pub(super) struct Test<'a> {
     pub name: String,
+    /// herdtools' `Key=Value` header lines.
+    pub header: Vec<(String, String)>,
     pub inits: Vec<Init<'a>>,
     pub threads: Vec<ThreadDef<'a>>,
     /// Where the final part (`exists`, `filter`, `locations`…) starts.

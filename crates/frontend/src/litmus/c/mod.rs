@@ -147,5 +147,6 @@ pub(super) fn parse(text: &str) -> Result<Program> {
         inputs: Vec::new(),
         source_map: Default::default(),
         assumptions: Vec::new(),
+        header: test.header,
     })
 }

@@ -165,7 +165,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// Everything up to the final part.
     pub fn test(mut self) -> Result<Test<'a>> {
         let name = self.header()?;
-        self.preamble()?;
+        let header = self.preamble()?;
         let inits = self.init_block()?;
         let mut threads = Vec::new();
         loop {
@@ -181,6 +181,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         }
         Ok(Test {
             name,
+            header,
             inits,
             threads,
             tail: self.off,
@@ -204,14 +205,19 @@ impl<'s, 'a> Parser<'s, 'a> {
         Ok(name.to_string())
     }
 
-    /// Doc strings `"..."` and OCaml comments `(* ... *)` (nested) before
-    /// the initial state.
-    fn preamble(&mut self) -> Result<()> {
+    /// Doc strings `"..."`, OCaml comments `(* ... *)` (nested) and
+    /// herdtools' `Key=Value` header lines before the initial state; returns
+    /// those lines.
+    fn preamble(&mut self) -> Result<Vec<(String, String)>> {
         let src = self.src;
+        let mut header = Vec::new();
         loop {
             let off = skip_blank(src, self.off)?;
             let rest = &src.text[off..];
-            if let Some(body) = rest.strip_prefix('"') {
+            if let Some((k, v, end)) = src.key_value_line(off) {
+                header.push((k.to_string(), v.to_string()));
+                self.off = end;
+            } else if let Some(body) = rest.strip_prefix('"') {
                 let Some(close) = body.find('"') else {
                     return Err(src.err_syntax(off, "unterminated doc string"));
                 };
@@ -239,7 +245,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 self.off = i;
             } else {
                 self.off = off;
-                return Ok(());
+                return Ok(header);
             }
         }
     }

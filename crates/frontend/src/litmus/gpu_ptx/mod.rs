@@ -142,6 +142,7 @@ impl<'a> Parser<'a> {
             inputs: Vec::new(),
             source_map: Default::default(),
             assumptions: Vec::new(),
+            header: Vec::new(),
         })
     }
 

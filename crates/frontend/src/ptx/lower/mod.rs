@@ -341,6 +341,7 @@ fn translate_launch(
                     inputs: sh.inputs,
                     source_map: sh.source_map,
                     assumptions: sh.assumptions,
+                    header: Vec::new(),
                 };
                 return Ok((program, parts));
             }
