@@ -463,6 +463,7 @@ fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)
         inputs,
         source_map: Default::default(),
         assumptions: Vec::new(),
+        header: Vec::new(),
     };
     Ok((program, parts))
 }
