@@ -112,7 +112,7 @@ pub fn one(format: Format, data: &[u8]) -> Outcome {
             litmus(&text)
         }
         Format::Cat => cat(&text),
-        Format::Spirv => program(&text, "fuzz.spvasm", Launch::default()),
+        Format::Spirv => spirv_kernel(&text),
         Format::PtxKernel => ptx_kernel(&text),
         Format::Mapping => mapping(&text),
         Format::Axb => axb(&text),
@@ -224,6 +224,25 @@ fn ptx_kernel(src: &str) -> Outcome {
         }
     }
     program(src, "fuzz.ptx", launch)
+}
+
+/// A SPIR-V test: the generic translation and the parametric engine's
+/// race and safety checks (any grid it takes), then as [`program`].
+fn spirv_kernel(src: &str) -> Outcome {
+    let name = Path::new("fuzz.spvasm");
+    if crate::frontend::spirv::parse_generic(src, name).is_ok() {
+        for property in [Property::Races, Property::Safety] {
+            let cfg = Config {
+                property,
+                engine: Engine::Parametric,
+                limits: LIMITS,
+                max_races: 8,
+                ..Config::default()
+            };
+            let _ = driver::check_source(src, name, &cfg, models());
+        }
+    }
+    program(src, "fuzz.spvasm", Launch::default())
 }
 
 /// Small programs of every architecture that a fuzzed model judges.

@@ -42,13 +42,17 @@ fn check_example_human_and_json() {
 }
 
 /// The shipped GPUVerify-style kernel: the race needs the unset push
-/// constant `n` to be non-zero, and the witness says which `n` it chose.
+/// constant `n` to be non-zero, and the witness says which `n` it chose
+/// (the concrete engine's witness; under `auto` the parametric engine
+/// confirms the race first and names `n` in its message).
 #[test]
 fn example_race_needs_a_free_input() {
     let (code, out, _) = gpumc(&[
         "check",
         "--property",
         "races",
+        "--engine",
+        "symbolic",
         "--json",
         "examples/race-if-n.spvasm",
     ]);
@@ -59,6 +63,25 @@ fn example_race_needs_a_free_input() {
     let n = v["witness"]["inputs"]["n"]
         .as_i64()
         .expect("the witness names n");
+    assert_ne!(n, 0, "{out}");
+    let (code, out, _) = gpumc(&[
+        "check",
+        "--property",
+        "races",
+        "--json",
+        "examples/race-if-n.spvasm",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v = json_of(&out);
+    assert_eq!(v["verdict"], "FAIL", "{out}");
+    assert_eq!(v["engine"], "parametric", "{out}");
+    let msg = v["message"].as_str().unwrap_or_default();
+    let n: i64 = msg
+        .split("n=")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit() && c != '-').next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
     assert_ne!(n, 0, "{out}");
 }
 

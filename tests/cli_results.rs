@@ -125,9 +125,19 @@ fn both_engines_name_themselves_and_the_symbolic_one_counts_no_executions() {
         "{out}"
     );
 
-    // Races on the symbolic engine: not counted either.
-    let r = json(&["--property", "races", "examples/race-if-n.spvasm"]);
+    // Races on the symbolic engine: not counted either (nor on the
+    // parametric one, which `auto` tries first on a SPIR-V kernel).
+    let r = json(&[
+        "--property",
+        "races",
+        "--engine",
+        "symbolic",
+        "examples/race-if-n.spvasm",
+    ]);
     assert_eq!(r["engine"], "symbolic", "{r}");
+    assert!(r["executions"].is_null(), "{r}");
+    let r = json(&["--property", "races", "examples/race-if-n.spvasm"]);
+    assert_eq!(r["engine"], "parametric", "{r}");
     assert!(r["executions"].is_null(), "{r}");
 }
 

@@ -6,6 +6,7 @@
 // `crate::ir::…` as they did in the single crate.
 use gpumc_core::{diag, ir};
 
+pub mod generic;
 pub mod litmus;
 pub mod ptx;
 pub mod spirv;

@@ -512,17 +512,38 @@ enum Input<'a> {
 }
 
 impl Input<'_> {
-    /// The text of the input when it is a PTX kernel (by extension, or
-    /// by content for a name without one); `None` otherwise.
-    fn ptx_text(self, name: &Path) -> Result<Option<String>> {
-        match name.extension().and_then(|e| e.to_str()) {
-            Some("ptx") => self.text(name).map(Some),
-            Some(_) => Ok(None),
+    /// The text of the input when it is a kernel the parametric engine
+    /// takes: a PTX kernel, or a SPIR-V one (by extension, or by content
+    /// for a name without one) — for a SPIR-V test with a condition
+    /// (`@Output`, `@Filter`) only under `--property races`, since the
+    /// engine computes no final state.
+    fn kernel_text(
+        self,
+        name: &Path,
+        property: Property,
+    ) -> Result<Option<(String, crate::kernel_scale::Kernel)>> {
+        use crate::kernel_scale::Kernel;
+        let spirv = match name.extension().and_then(|e| e.to_str()) {
+            Some("spvasm") => true,
+            Some("ptx") => false,
+            Some(_) => return Ok(None),
             None => {
                 let src = self.text(name)?;
-                Ok((SourceFormat::sniff(&src) == SourceFormat::PtxKernel).then_some(src))
+                match SourceFormat::sniff(&src) {
+                    SourceFormat::PtxKernel => return Ok(Some((src, Kernel::Ptx))),
+                    SourceFormat::Spirv => true,
+                    SourceFormat::Litmus => return Ok(None),
+                }
             }
+        };
+        let src = self.text(name)?;
+        if !spirv {
+            return Ok(Some((src, Kernel::Ptx)));
         }
+        if property != Property::Races && crate::frontend::spirv::has_condition(&src) {
+            return Ok(None);
+        }
+        Ok(Some((src, Kernel::Spirv)))
     }
 
     fn text(self, name: &Path) -> Result<String> {
@@ -595,10 +616,10 @@ fn check_at_bound(
             && matches!(cfg.engine, Engine::Parametric | Engine::Auto)
             || cfg.property == Property::Safety && cfg.engine == Engine::Parametric;
         if parametric_first {
-            ptx = input.ptx_text(name)?;
+            ptx = input.kernel_text(name, cfg.property)?;
         }
-        if let Some(src) = &ptx {
-            match crate::kernel_scale::check(src, name, cfg, cache, &mut report, None)? {
+        if let Some((src, kind)) = &ptx {
+            match crate::kernel_scale::check(src, name, *kind, cfg, cache, &mut report, None)? {
                 crate::kernel_scale::Step::Decided => return Ok(()),
                 crate::kernel_scale::Step::Concrete(note) => {
                     report.engine_note = note;
@@ -614,11 +635,11 @@ fn check_at_bound(
         if cfg.engine == Engine::Parametric {
             return Err(Error::new(
                 ErrorKind::Usage,
-                "--engine parametric checks races and safety of PTX kernels (`--property races` or `safety` on a `.ptx` file)",
+                "--engine parametric checks races and safety of kernels (`--property races` or `safety` on a `.ptx` file or a `.spvasm` file without `@Output`/`@Filter`)",
             ));
         }
         let mut program = match &ptx {
-            Some(src) => parse_program_launched(src, name, &cfg.launch)?,
+            Some((src, _)) => parse_program_launched(src, name, &cfg.launch)?,
             None => match input.load(name, &cfg.launch) {
                 Ok(p) => p,
                 // A kernel the concrete engine refuses (a launch too large,
@@ -629,12 +650,13 @@ fn check_at_bound(
                         && cfg.property == Property::Safety
                         && cfg.engine == Engine::Auto =>
                 {
-                    let Some(src) = input.ptx_text(name)? else {
+                    let Some((src, kind)) = input.kernel_text(name, cfg.property)? else {
                         return Err(e);
                     };
                     return match crate::kernel_scale::check(
                         &src,
                         name,
+                        kind,
                         cfg,
                         cache,
                         &mut report,

@@ -1,11 +1,13 @@
-//! Race and safety checks of PTX kernels by the parametric engine
-//! (`engine::parametric`): with `--engine parametric`; under `--engine
-//! auto`, races first, and safety (undefined behaviour) where the
-//! concrete engine refuses the kernel (more than `MAX_THREADS` threads,
-//! an address computed at run time into a buffer of unknown size). What
-//! the engine cannot settle goes to the concrete engine where it can take
-//! the kernel, and is `UNKNOWN` with the reason otherwise
-//! (docs/PTX-KERNELS.md, "Any launch size").
+//! Race and safety checks of PTX and SPIR-V kernels by the parametric
+//! engine (`engine::parametric`): with `--engine parametric`; under
+//! `--engine auto`, races first, and safety (undefined behaviour) where
+//! the concrete engine refuses the kernel (PTX: more than `MAX_THREADS`
+//! threads, an address computed at run time into a buffer of unknown
+//! size; SPIR-V: more than 1024 invocations, a runtime array without
+//! `@Input` contents indexed at run time). What the engine cannot settle
+//! goes to the concrete engine where it can take the kernel, and is
+//! `UNKNOWN` with the reason otherwise (docs/PTX-KERNELS.md, "Any launch
+//! size"; docs/SPIRV.md, "Any launch size").
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::driver::{bound_reason, load_model, Config, Engine, FileReport, ModelCache, Property};
@@ -16,6 +18,13 @@ use std::path::Path;
 
 /// The bound the parametric engine raises `--bound` to by itself.
 pub const PARAMETRIC_MAX_BOUND: u32 = 4;
+
+/// The front-end of a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    Ptx,
+    Spirv,
+}
 
 /// What the caller does next.
 pub enum Step {
@@ -33,6 +42,7 @@ pub enum Step {
 pub fn check(
     src: &str,
     name: &Path,
+    kind: Kernel,
     cfg: &Config,
     cache: &ModelCache,
     report: &mut FileReport,
@@ -40,8 +50,18 @@ pub fn check(
 ) -> Result<Step> {
     let asked = cfg.engine == Engine::Parametric;
     let races = cfg.property == Property::Races;
-    let (program, parts) = match crate::frontend::ptx::parse_generic_kernel(src, name, &cfg.launch)
-    {
+    // The SPIR-V concrete translation's refusal of a kernel the generic
+    // one may take (a grid over 1024 invocations, a runtime array of
+    // unknown length indexed at run time).
+    let spirv_refusal = || match crate::frontend::spirv::parse(src, name) {
+        Err(e) if crate::frontend::spirv::generic_may_take(&e) => Some(e),
+        _ => None,
+    };
+    let generic = match kind {
+        Kernel::Ptx => crate::frontend::ptx::parse_generic_kernel(src, name, &cfg.launch),
+        Kernel::Spirv => crate::frontend::spirv::parse_generic(src, name),
+    };
+    let (program, parts) = match generic {
         Ok(x) => x,
         Err(e) => {
             // The concrete translation's refusal says what stands in the
@@ -54,10 +74,13 @@ pub fn check(
             if asked {
                 return Err(e);
             }
-            let launch = crate::frontend::ptx::launch::from_header(src)
-                .map(|h| cfg.launch.over(&h))
-                .ok();
-            let large = launch.is_some_and(|l| l.threads() > u128::from(MAX_THREADS));
+            let large = match kind {
+                Kernel::Ptx => crate::frontend::ptx::launch::from_header(src)
+                    .map(|h| cfg.launch.over(&h))
+                    .ok()
+                    .is_some_and(|l| l.threads() > u128::from(MAX_THREADS)),
+                Kernel::Spirv => spirv_refusal().is_some(),
+            };
             return if large {
                 Err(e)
             } else {
@@ -66,6 +89,11 @@ pub fn check(
         }
     };
     let threads = thread_count(parts.grid, parts.block);
+    let spirv_refused = match (kind, refused) {
+        (Kernel::Spirv, None) => spirv_refusal(),
+        _ => None,
+    };
+    let refused = refused.or(spirv_refused.as_ref());
     let concrete_ok = threads <= u128::from(MAX_THREADS) && refused.is_none();
     // Why the concrete engine cannot check this launch, for an UNKNOWN.
     let no_concrete = match refused {

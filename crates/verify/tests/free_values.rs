@@ -285,8 +285,24 @@ fn witnesses_name_clspv_arguments_in_text_and_json() {
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("race-if-count.spvasm");
     std::fs::write(&f, &src).unwrap();
+    // (the concrete engine's witness; `auto` asks the parametric engine
+    // first, whose message names the argument too)
     let cfg = Config {
         property: Property::Races,
+        ..Config::default()
+    };
+    let r = check_file(&f, &cfg, &ModelCache::default());
+    assert_eq!(r.verdict, "FAIL", "{:?}", r.message);
+    assert!(
+        r.message
+            .as_deref()
+            .is_some_and(|m| m.contains("with count=")),
+        "{:?}",
+        r.message
+    );
+    let cfg = Config {
+        property: Property::Races,
+        engine: Engine::Symbolic,
         ..Config::default()
     };
     let r = check_file(&f, &cfg, &ModelCache::default());

@@ -27,6 +27,19 @@ pub struct RegionAddr {
     pub region: usize,
     pub offset: Operand,
     pub bytes: u32,
+    /// Indices the access is undefined behaviour outside of (SPIR-V
+    /// arrays of known length indexed at run time): each `index` must be
+    /// below `len`, read as unsigned. Empty: the region is large enough.
+    pub bounds: Vec<RegionBound>,
+}
+
+/// One array index of a region access and the array's length.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegionBound {
+    pub index: Operand,
+    pub len: u64,
+    /// What is indexed, for messages (`%buf`).
+    pub array: String,
 }
 
 /// An access to one cell of an array, chosen by an index.
@@ -61,6 +74,17 @@ impl Addr {
     /// Whether this is an offset into a region ([`Addr::Region`]).
     pub fn is_region(&self) -> bool {
         matches!(self, Addr::Region(_))
+    }
+
+    /// The index operands of the bounds of a region address (none for
+    /// the other addresses).
+    pub fn bound_indices(&self) -> impl Iterator<Item = &Operand> {
+        match self {
+            Addr::Region(r) => r.bounds.as_slice(),
+            Addr::Fixed(_) | Addr::Indexed(_) => &[],
+        }
+        .iter()
+        .map(|b| &b.index)
     }
 
     /// The index operand of a run-time address (a region's offset).

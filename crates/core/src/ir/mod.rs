@@ -10,7 +10,7 @@
 
 mod addr;
 mod cond;
-pub use addr::{Addr, Indexed, RegionAddr};
+pub use addr::{Addr, Indexed, RegionAddr, RegionBound};
 pub use cond::{CmpOp, Cond, Term};
 
 use std::collections::BTreeMap;

@@ -101,8 +101,29 @@ pub(super) struct Headers {
     pub config: Option<(Grid, Pos)>,
 }
 
-/// Largest grid accepted (threads in total).
+/// Largest grid the concrete translation accepts (threads in total).
 pub(super) const MAX_THREADS: u32 = 1024;
+/// Largest grid the generic translation accepts: ids stay below 2^31, so
+/// their sign-extended 32-bit values are non-negative.
+pub(super) const MAX_GENERIC_THREADS: u64 = 1 << 31;
+
+/// The grid's invocations in total (three u32 factors cannot wrap in
+/// u128; in u64 they could, to a total under the limit).
+pub(super) fn total(g: &Grid) -> u128 {
+    u128::from(g.threads_per_sg) * u128::from(g.sgs_per_wg) * u128::from(g.wgs)
+}
+
+/// The grid of `h`, refused where it has more than `max` invocations.
+pub(super) fn grid_within(h: &Headers, max: u128) -> crate::diag::Result<Grid> {
+    match h.config {
+        Some((g, pos)) if total(&g) > max => Err(Error::unsupported(
+            pos,
+            format!("grid of {} invocations (at most {max})", total(&g)),
+        )),
+        Some((g, _)) => Ok(g),
+        None => Ok(Grid::default()),
+    }
+}
 
 /// Reads every `; @…` comment line of `src`.
 pub(super) fn parse_headers(src: &str) -> Result<Headers> {
@@ -190,16 +211,6 @@ pub(super) fn parse_headers(src: &str) -> Result<Headers> {
                     sgs_per_wg: v[1],
                     wgs: v[2],
                 };
-                // Three u32 factors cannot wrap in u128 (in u64 they
-                // could, to a total under the limit: 2^31 · 2^31 · 4).
-                let total =
-                    u128::from(g.threads_per_sg) * u128::from(g.sgs_per_wg) * u128::from(g.wgs);
-                if total > u128::from(MAX_THREADS) {
-                    return Err(Error::unsupported(
-                        tag_pos,
-                        format!("grid of {total} invocations (at most {MAX_THREADS})"),
-                    ));
-                }
                 h.config = Some((g, tag_pos));
             }
             _ => {

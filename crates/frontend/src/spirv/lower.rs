@@ -40,7 +40,7 @@
 //! every jump to an earlier label is a loop back-edge (the engine's
 //! definition of a loop) and every other jump goes forward.
 
-mod address;
+pub(super) mod address;
 
 use super::inputs::FreeInputs;
 use super::layout::{self, bytes, Memory};
@@ -94,6 +94,62 @@ pub(super) struct Shared<'m> {
     /// Per shared variable given initial values: the end of the last one
     /// (the length of a buffer ending in a runtime array).
     pub init_end: HashMap<Id, u64>,
+    /// The generic translation (`super::parse_generic`): the region of
+    /// each shared variable. `None`: one invocation of the grid.
+    pub generic: Option<HashMap<Id, usize>>,
+}
+
+/// Registers of the generic invocation's ids (`Input`s of the program,
+/// numbered from [`GENERIC_ID_INPUT`] until `super::parse_generic`
+/// renumbers them) and of the ids computed from them.
+pub(super) const GENERIC_SG_LOCAL: &str = "inv.sg_local";
+pub(super) const GENERIC_SG: &str = "inv.sg";
+pub(super) const GENERIC_WG: &str = "inv.wg";
+const GENERIC_LOCAL: &str = "inv.local";
+const GENERIC_GLOBAL: &str = "inv.global";
+/// The input number of the first generic id before renumbering.
+pub(super) const GENERIC_ID_INPUT: usize = 1 << 40;
+
+/// The generic invocation's ids: subgroup-local, subgroup, workgroup,
+/// local, global — a register, or 0 where the grid's extent is 1.
+fn generic_ids(g: super::header::Grid) -> [Val; 5] {
+    let reg = |r: &str, extent: u32| {
+        if extent > 1 {
+            Val::Reg(Rc::from(r))
+        } else {
+            Val::Int(0)
+        }
+    };
+    let sgl = reg(GENERIC_SG_LOCAL, g.threads_per_sg);
+    let sg = reg(GENERIC_SG, g.sgs_per_wg);
+    let wg = reg(GENERIC_WG, g.wgs);
+    let local = reg(GENERIC_LOCAL, g.wg_size());
+    let global = reg(GENERIC_GLOBAL, g.threads());
+    [sgl, sg, wg, local, global]
+}
+
+/// Built-in values of the generic invocation: ids are registers
+/// ([`generic_ids`]); the others as for any invocation.
+fn generic_builtin(name: &str, m: &Module) -> Option<Val> {
+    let [sgl, sg, wg, local, global] = generic_ids(m.settings.grid);
+    let v3 = |x: Val| Val::Comp(vec![x, Val::Int(0), Val::Int(0)].into());
+    let zero = Invocation {
+        global: 0,
+        local: 0,
+        wg: 0,
+        sg: 0,
+        sg_local: 0,
+    };
+    Some(match name {
+        "GlobalInvocationId" => v3(global),
+        "LocalInvocationId" => v3(local),
+        "WorkgroupId" => v3(wg),
+        "LocalInvocationIndex" => local,
+        "GlobalLinearId" => global,
+        "SubgroupId" => sg,
+        "SubgroupLocalInvocationId" => sgl,
+        other => return builtin_value(other, &zero, m),
+    })
 }
 
 /// State that may be generalised into a fixed register.
@@ -249,6 +305,14 @@ struct Lowerer<'a, 'm> {
     slots: &'a HashSet<Slot>,
     /// Read-only contents specific to this invocation (built-ins).
     ro_inv: HashMap<(Id, u64), (u32, i64)>,
+    /// The generic invocation's built-ins held in registers.
+    ro_gen: HashMap<(Id, u64), (u32, Val)>,
+    /// The region of each shared variable in the generic translation.
+    generic: Option<&'a HashMap<Id, usize>>,
+    /// (generic translation) Registers computed from the ids alone, and
+    /// registers that are not (`note_id_derived`).
+    id_derived: HashSet<String>,
+    not_id_derived: HashSet<String>,
     specs: Vec<Spec>,
     memo: HashMap<State, usize>,
     work: Vec<usize>,
@@ -268,14 +332,18 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     fn new(sh: &'a mut Shared<'m>, inv: &Invocation, slots: &'a HashSet<Slot>) -> Result<Self> {
         let m = sh.m;
         let mut ro_inv = HashMap::new();
+        let mut ro_gen = HashMap::new();
         for (&var, &(class, pointee)) in &sh.vars {
             if class != Class::Input {
                 continue;
             }
             let Some(b) = m.builtin(var) else { continue };
             let pos = m.line(m.def[var as usize].unwrap_or(0)).pos();
-            let v = builtin_value(&b, inv, m)
-                .ok_or_else(|| Error::unsupported(pos, format!("built-in `{b}`")))?;
+            let v = match sh.generic {
+                Some(_) => generic_builtin(&b, m),
+                None => builtin_value(&b, inv, m),
+            }
+            .ok_or_else(|| Error::unsupported(pos, format!("built-in `{b}`")))?;
             let v = match (&*m.ty(pointee, pos)?, &v) {
                 // A scalar variable for a vector built-in: its first component.
                 (Type::Int { .. }, Val::Comp(xs)) => xs[0].clone(),
@@ -284,8 +352,14 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             let mut out = Vec::new();
             layout::flatten_val(m, pointee, &v, 0, pos, &mut out, 0)?;
             for (off, w, x) in out {
-                if let Val::Int(x) = x {
-                    ro_inv.insert((var, off), (w, x));
+                match x {
+                    Val::Int(x) => {
+                        ro_inv.insert((var, off), (w, x));
+                    }
+                    x @ Val::Reg(_) => {
+                        ro_gen.insert((var, off), (w, x));
+                    }
+                    _ => {}
                 }
             }
         }
@@ -314,6 +388,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             inv: *inv,
             slots,
             ro_inv,
+            ro_gen,
+            generic: sh.generic.as_ref(),
+            id_derived: HashSet::new(),
+            not_id_derived: HashSet::new(),
             specs: Vec::new(),
             memo: HashMap::new(),
             work: Vec::new(),
@@ -350,8 +428,55 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             )
             .into());
         }
+        if self.generic.is_some() {
+            self.note_id_derived(&kind);
+        }
         out.push(self.instr(kind, tags));
         Ok(())
+    }
+
+    /// (generic translation) Keeps `id_derived` up to date with the
+    /// register `kind` assigns: computed from the ids and constants alone
+    /// (a value the concrete translation of any one invocation knows), or
+    /// not — once not, never again.
+    fn note_id_derived(&mut self, kind: &InstrKind) {
+        let derived = |o: &Operand, set: &HashSet<String>| match o {
+            Operand::Const(_) => true,
+            Operand::Reg(r) => set.contains(r),
+        };
+        let (dst, ok) = match kind {
+            InstrKind::Input { dst, .. } => (
+                dst,
+                [GENERIC_SG_LOCAL, GENERIC_SG, GENERIC_WG].contains(&dst.as_str()),
+            ),
+            InstrKind::Local { dst, a, b, .. } => (
+                dst,
+                derived(a, &self.id_derived) && derived(b, &self.id_derived),
+            ),
+            InstrKind::Load { dst, .. } | InstrKind::Havoc { dst, .. } => (dst, false),
+            InstrKind::Rmw { dst: Some(dst), .. } => (dst, false),
+            _ => return,
+        };
+        // A loop's fixed register is not (its value changes around the
+        // loop), nor one that once was not.
+        let once_not = self.not_id_derived.contains(dst.as_str());
+        if ok && !once_not && !self.reserved.contains(dst.as_str()) {
+            self.id_derived.insert(dst.clone());
+        } else {
+            self.id_derived.remove(dst.as_str());
+            self.not_id_derived.insert(dst.clone());
+        }
+    }
+
+    /// (generic translation) Whether `v` is known to the concrete
+    /// translation of every invocation: a constant, or a register computed
+    /// from the ids alone.
+    pub(super) fn id_derived(&self, v: &Val) -> bool {
+        match v {
+            Val::Int(_) => true,
+            Val::Reg(r) => self.id_derived.contains(&**r),
+            _ => false,
+        }
     }
 
     // ----- names ---------------------------------------------------------
@@ -679,6 +804,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             self.materialize_cells(&mut st, var, &mut pro)?;
         }
         self.cur = m.entry.1;
+        if self.generic.is_some() {
+            self.generic_prologue(&mut pro)?;
+        }
         for i in 0..2 {
             if self.slots.contains(&Slot::Bar(i)) {
                 let r: Rc<str> = Rc::from(bar_name(i));
@@ -688,6 +816,37 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         }
         self.prologue = pro;
         Ok(st)
+    }
+
+    /// The generic invocation's ids: an `Input` each, and the local and
+    /// global ids computed from them (`local = sg · X + sg_local`,
+    /// `global = wg · W + local`).
+    fn generic_prologue(&mut self, out: &mut Vec<Instr>) -> R<()> {
+        let g = self.m.settings.grid;
+        let [sgl, sg, wg, local, global] = generic_ids(g);
+        for (k, v) in [&sgl, &sg, &wg].into_iter().enumerate() {
+            if let Val::Reg(r) = v {
+                self.push(
+                    out,
+                    InstrKind::Input {
+                        dst: r.to_string(),
+                        input: GENERIC_ID_INPUT + k,
+                    },
+                    vec![],
+                )?;
+            }
+        }
+        for (dst, hi, size, lo) in [
+            (&local, &sg, g.threads_per_sg, &sgl),
+            (&global, &wg, g.wg_size(), &local),
+        ] {
+            if let Val::Reg(d) = dst {
+                let t = self.fresh_tmp();
+                let scaled = self.local(out, &t, BinOp::Mul, hi, &Val::Int(i64::from(size)))?;
+                self.local(out, d, BinOp::Add, &scaled, lo)?;
+            }
+        }
+        Ok(())
     }
 
     /// Moves generalised cells of `var` into their registers.
@@ -1586,6 +1745,16 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     /// Reads read-only memory: its value, or (none set) a free input.
     fn ro_read(&mut self, var: Id, off: u64, w: u32) -> R<Val> {
+        if let Some((cw, v)) = self.ro_gen.get(&(var, off)) {
+            if bytes(*cw) != bytes(w) {
+                return Err(Error::unsupported(
+                    self.pos(),
+                    "mixed-size access to read-only memory",
+                )
+                .into());
+            }
+            return Ok(v.clone());
+        }
         let hit = self
             .ro_inv
             .get(&(var, off))
@@ -1749,7 +1918,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     return Err(self.not_shared(r))
                 }
                 (_, Region::Shared { .. }) => {
-                    let addr = self.mem_addr(&p, off, w)?;
+                    let addr = self.mem_addr(&p, off, w, out)?;
                     self.cmp_origin.remove(&dst);
                     self.push(
                         out,
@@ -1800,7 +1969,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 }
                 (PtrArg::Dyn(_), r @ Region::Local { .. }) => return Err(self.not_shared(r)),
                 (_, Region::Shared { .. }) => {
-                    let addr = self.mem_addr(&p, off, w)?;
+                    let addr = self.mem_addr(&p, off, w, out)?;
                     let value = self.opnd(&x)?;
                     self.push(out, InstrKind::Store { addr, value }, tags.clone())?;
                 }
@@ -1885,7 +2054,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 Err(Error::semantic(pos, "atomic on read-only memory").into())
             }
             Region::Shared { .. } => {
-                let addr = self.mem_addr(&pa, 0, w)?;
+                let addr = self.mem_addr(&pa, 0, w, out)?;
                 match (op, rop) {
                     ("OpAtomicLoad", _) => {
                         let dst = self.fresh(rid.expect("result"));
@@ -2461,8 +2630,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
         };
         for x in code {
-            if let Some(ix) = x.kind.addr().and_then(|a| a.index()) {
-                note(ix);
+            if let Some(a) = x.kind.addr() {
+                for ix in a.index().into_iter().chain(a.bound_indices()) {
+                    note(ix);
+                }
             }
             match &x.kind {
                 InstrKind::Store { value, .. } => note(value),
@@ -2663,8 +2834,10 @@ fn tidy(mut v: Vec<Instr>) -> Vec<Instr> {
             }
         };
         for x in &v {
-            if let Some(ix) = x.kind.addr().and_then(|a| a.index()) {
-                reg(ix, &mut live);
+            if let Some(a) = x.kind.addr() {
+                for ix in a.index().into_iter().chain(a.bound_indices()) {
+                    reg(ix, &mut live);
+                }
             }
             match &x.kind {
                 InstrKind::Store { value, .. } => reg(value, &mut live),

@@ -48,6 +48,9 @@ mod tests;
 mod value;
 
 use crate::diag::{Error, Result};
+use crate::generic::{
+    BufKind, Buffer, Contents, GenericId, GenericParts, Naming, SPIRV_SG, SPIRV_SG_LOCAL, SPIRV_WG,
+};
 use crate::ir::{
     Addr, Arch, Assertion, Cond, InstrKind, Location, Operand, Placement, Pos, Program, Quantifier,
     RmwOp, Term, Thread, ValueType,
@@ -75,7 +78,7 @@ pub fn parse(src: &str, path: &Path) -> Result<Program> {
 fn parse_inner(src: &str, path: &Path) -> Result<Program> {
     let h = header::parse_headers(src)?;
     let lines = lex::lex(src)?;
-    let grid = h.config.map(|c| c.0).unwrap_or_default();
+    let grid = header::grid_within(&h, u128::from(header::MAX_THREADS))?;
     let spec_names: Vec<(String, i128, Pos)> = h
         .inputs
         .iter()
@@ -118,6 +121,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         private_init: std::mem::take(&mut b.private_init),
         inputs: Default::default(),
         init_end: b.init_ends(),
+        generic: None,
     };
     let wg_size = grid.wg_size();
     for t in 0..grid.threads() {
@@ -213,6 +217,255 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         assumptions: Vec::new(),
         header: Vec::new(),
     })
+}
+
+/// Translates the entry point once, for the *generic invocation* of the
+/// grid (docs/SPIRV.md, "Any launch size"): its ids (subgroup-local,
+/// subgroup, workgroup; the local and global ids follow) are program
+/// inputs, and every access to shared memory is an
+/// [`crate::ir::Addr::Region`] into its variable, at a byte offset
+/// computed at run time. A runtime array without `@Input` contents is
+/// large enough; an index into an array of known length (a sized array,
+/// a runtime array whose contents `@Input` gives) carries that length as
+/// a bound. `@Output` and `@Filter` are not read (they are about final
+/// states, which the parametric engine does not compute). Grids of up to
+/// 2^31 invocations are accepted.
+pub fn parse_generic(src: &str, path: &Path) -> Result<(Program, GenericParts)> {
+    parse_generic_inner(src, path).map_err(|e| e.in_file(path))
+}
+
+/// The message fragment of the concrete translation's refusal of a
+/// runtime array indexed at run time without `@Input` contents.
+pub const UNKNOWN_LENGTH: &str = "its length is unknown";
+
+/// Whether `e`, an error of [`parse`], is one the generic translation
+/// does not have: a grid too large, a runtime array of unknown length
+/// indexed at run time, or an index choosing among too many cells (the
+/// generic translation computes an offset instead).
+pub fn generic_may_take(e: &Error) -> bool {
+    e.message.contains(UNKNOWN_LENGTH)
+        || e.message.contains("invocations (at most")
+        || e.message.contains("choosing among more than")
+}
+
+/// Whether the test's headers give a condition (`@Output`, `@Filter`);
+/// headers that do not parse count as one (the concrete translation
+/// reports them).
+pub fn has_condition(src: &str) -> bool {
+    header::parse_headers(src).map_or(true, |h| !h.outputs.is_empty() || !h.filters.is_empty())
+}
+
+fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)> {
+    let h = header::parse_headers(src)?;
+    let lines = lex::lex(src)?;
+    let grid = header::grid_within(&h, u128::from(header::MAX_GENERIC_THREADS) - 1)?;
+    let spec_names: Vec<(String, i128, Pos)> = h
+        .inputs
+        .iter()
+        .filter_map(|a| match a.value {
+            HValue::Int(v, _) => Some((a.name.clone(), v, a.pos)),
+            HValue::List(..) => None,
+        })
+        .collect();
+    let m = Module::build(lines, grid, &spec_names)?;
+    let mut b = Builder::new(&m)?;
+    b.initialisers()?;
+    for a in &h.inputs {
+        b.input(&a.name, a.pos, &a.value)?;
+    }
+    b.reflection()?;
+    // One region per shared variable, in declaration order.
+    let init_end = b.init_ends();
+    let mut regions: HashMap<Id, usize> = HashMap::new();
+    let mut buffers = Vec::new();
+    let mut arrays = Vec::new();
+    for &g in &m.globals {
+        let Some(&(class, pointee)) = b.vars.get(&g) else {
+            continue;
+        };
+        if !class.is_shared() {
+            continue;
+        }
+        let pos = m.line(m.def_line(g, Pos::default())?).pos();
+        let sized = m.size_of(pointee, pos)?;
+        let size = if lower::address::has_runtime_array(&m, pointee, pos) {
+            init_end.get(&g).map(|&e| e.max(sized))
+        } else {
+            Some(sized)
+        };
+        let mut init: Vec<(u64, u32, i64)> = b
+            .init
+            .iter()
+            .filter(|(k, _)| k.0 == Region::Shared { var: g, copy: 0 })
+            .map(|(k, &(w, v))| (k.1, w, v))
+            .collect();
+        init.sort();
+        let contents = if init.is_empty() {
+            Contents::Arbitrary
+        } else {
+            let end = init
+                .iter()
+                .map(|&(o, w, _)| o + bytes(w))
+                .max()
+                .unwrap_or(0);
+            let mut bytes_v = vec![0u8; usize::try_from(end).unwrap_or(0)];
+            for &(o, w, v) in &init {
+                for k in 0..bytes(w) {
+                    if let Some(x) = bytes_v.get_mut((o + k) as usize) {
+                        *x = (v >> (8 * k)) as u8;
+                    }
+                }
+            }
+            if bytes_v.iter().all(|&x| x == 0) {
+                Contents::Zero
+            } else {
+                Contents::Bytes(bytes_v)
+            }
+        };
+        // Cells by element of the array the variable is or ends in.
+        let mut ty = pointee;
+        let mut start = 0u64;
+        let mut path = format!("%{}", m.display(g));
+        let mut array = None;
+        for _ in 0..8 {
+            match &*m.ty(ty, pos)? {
+                Type::Struct { members } if !members.is_empty() => {
+                    let k = members.len() - 1;
+                    start += m.member_offset(ty, k, pos)?;
+                    path.push_str(&format!("[{k}]"));
+                    ty = members[k];
+                }
+                Type::Array { .. } | Type::RuntimeArray { .. } => {
+                    array = Some((start, m.stride(ty, pos)?, path.clone()));
+                    break;
+                }
+                _ => break,
+            }
+        }
+        arrays.push(array);
+        regions.insert(g, buffers.len());
+        buffers.push(Buffer {
+            name: format!("%{}", m.display(g)),
+            kind: if class == module::Class::Workgroup {
+                BufKind::Shared
+            } else {
+                BufKind::Global
+            },
+            size,
+            contents,
+            size_hint: None,
+            decl: None,
+            pointers: Vec::new(),
+        });
+    }
+    let mut shared = Shared {
+        m: &m,
+        mem: std::mem::take(&mut b.mem),
+        vars: b.vars.clone(),
+        ro: std::mem::take(&mut b.ro),
+        private_init: std::mem::take(&mut b.private_init),
+        inputs: Default::default(),
+        init_end,
+        generic: Some(regions),
+    };
+    let inv = Invocation {
+        global: 0,
+        local: 0,
+        wg: 0,
+        sg: 0,
+        sg_local: 0,
+    };
+    let mut instrs = lower::lower_thread(&mut shared, &inv)?;
+    let pointees: HashMap<Id, Id> = b.vars.iter().map(|(&v, &(_, t))| (v, t)).collect();
+    let mut all = shared.inputs.to_ir(&m, &pointees);
+    // The ids: inputs after the free ones (then only those read remain).
+    let base = all.len();
+    let ids_spec = [
+        (SPIRV_SG_LOCAL, grid.threads_per_sg, 0),
+        (SPIRV_SG, grid.sgs_per_wg, 1),
+        (SPIRV_WG, grid.wgs, 2),
+    ];
+    for (name, _, _) in ids_spec {
+        all.push(crate::ir::Input {
+            name: name.to_string(),
+            ty: ValueType::Int(32),
+            value: None,
+        });
+    }
+    for i in &mut instrs {
+        if let InstrKind::Input { input, .. } = &mut i.kind {
+            if *input >= lower::GENERIC_ID_INPUT {
+                *input = base + (*input - lower::GENERIC_ID_INPUT);
+            }
+        }
+    }
+    let mut threads = vec![Thread {
+        name: "t".into(),
+        placement: Placement {
+            ids: vec![0, 0, 0],
+            warp: None,
+        },
+        instrs,
+        init_regs: Vec::new(),
+    }];
+    let inputs = used_inputs(all, &mut threads);
+    let mut ids: Vec<GenericId> = Vec::new();
+    for i in &threads[0].instrs {
+        let InstrKind::Input { dst, input } = &i.kind else {
+            continue;
+        };
+        let k = match dst.as_str() {
+            lower::GENERIC_SG_LOCAL => 0,
+            lower::GENERIC_SG => 1,
+            lower::GENERIC_WG => 2,
+            _ => continue,
+        };
+        let (name, extent, level) = ids_spec[k];
+        if !ids.iter().any(|g| g.input == *input) {
+            ids.push(GenericId {
+                input: *input,
+                name: name.to_string(),
+                extent,
+                level,
+            });
+        }
+    }
+    let name = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("spirv")
+        .to_string();
+    let wg = grid.wg_size();
+    let parts = GenericParts {
+        ids,
+        buffers,
+        grid: [grid.wgs, 1, 1],
+        block: [wg, 1, 1],
+        block_level: 2,
+        placement_len: 3,
+        block_threads: u64::from(wg),
+        size_hint: "a runtime array without `@Input` contents has no length; `@Input` contents give it one and make out-of-bounds accesses checked".into(),
+        naming: Naming::Spirv {
+            per_sg: grid.threads_per_sg,
+            per_wg: wg,
+        },
+        arrays,
+    };
+    let program = Program {
+        name,
+        arch: Arch::Vulkan,
+        threads,
+        locations: Vec::new(),
+        ssw: Vec::new(),
+        filter: None,
+        assertion: None,
+        observed: Vec::new(),
+        inputs,
+        source_map: Default::default(),
+        assumptions: Vec::new(),
+        header: Vec::new(),
+    };
+    Ok((program, parts))
 }
 
 /// The inputs some thread reads (a value read but never used, or read

@@ -189,17 +189,28 @@ fn header_errors_have_positions() {
     let e = parse_headers("; @Bound: 3").unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported);
     assert!(e.message.contains("`@Bound`"), "{}", e.message);
-    let e = parse_headers("; @Config: 64, 64, 64").unwrap_err();
+    // The grid's limit: the concrete translation's, and the generic
+    // one's (below 2^31 invocations).
+    let grid = |src: &str, max: u128| {
+        super::header::grid_within(&parse_headers(src).unwrap(), max).map(|g| g.threads())
+    };
+    let e = grid("; @Config: 64, 64, 64", 1024).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported);
+    assert_eq!(e.pos, Some(Pos { line: 1, col: 3 }));
+    assert_eq!(
+        grid("; @Config: 64, 64, 64", (1 << 31) - 1).ok(),
+        Some(262_144)
+    );
     // 2^31 · 2^31 · 4 is 0 in u64: a grid that wrapped under the limit
     // was checked as no invocations at all.
     for wraps in [
         "; @Config: 2147483648, 2147483648, 4",
         "; @Config: 4294967295, 4294967295, 4294967295",
     ] {
-        let e = parse_headers(wraps).unwrap_err();
+        let e = grid(wraps, 1024).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Unsupported, "{wraps}");
         assert!(e.message.contains("at most 1024"), "{wraps}: {}", e.message);
+        assert!(grid(wraps, (1 << 31) - 1).is_err(), "{wraps}");
     }
     let e = parse_cond("%a == ").unwrap_err();
     assert_eq!(e.pos, Some(Pos { line: 1, col: 7 }));

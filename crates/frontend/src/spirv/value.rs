@@ -42,6 +42,10 @@ pub(super) struct DynPtr {
     pub region: Region,
     /// What is indexed, for messages (`%buf`).
     pub what: Rc<str>,
+    /// The generic translation (`targets` is the element the index 0
+    /// denotes): the indices of arrays of known length and those
+    /// lengths; an index past its length is out of bounds.
+    pub bounds: Rc<[(Rc<str>, u64)]>,
 }
 
 /// A value while translating.

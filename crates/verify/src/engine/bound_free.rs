@@ -225,25 +225,70 @@ pub(crate) fn two_alone_race(
     two: [Alone; 2],
     locations: Vec<Location>,
 ) -> Result<Option<String>> {
-    let thread = |a: &Alone| {
-        let mut i = a.instr.clone();
-        match &mut i.kind {
-            InstrKind::Load { addr, .. }
-            | InstrKind::Store { addr, .. }
-            | InstrKind::Rmw { addr, .. } => *addr = Addr::Fixed(a.loc),
-            _ => {}
-        }
-        Thread {
-            name: a.name.to_string(),
-            placement: a.placement.clone(),
-            instrs: vec![i],
-            init_regs: vec![],
-        }
+    let [a, b] = two;
+    let threads = vec![alone_thread(&a, vec![]), alone_thread(&b, vec![])];
+    flag_of(p, model, threads, locations)
+}
+
+/// Whether the model's `flag` axioms fire on the execution where thread
+/// 0 runs its access and then barrier `bars[0]`, and thread 1 barrier
+/// `bars[1]` and then its access: both barriers of one instance (they
+/// synchronise each other), the instructions' tags kept. `None`: the
+/// barrier orders the two accesses, as far as the model is concerned.
+pub(crate) fn across_barrier_race(
+    p: &Program,
+    model: &Model,
+    two: [Alone; 2],
+    bars: [&Instr; 2],
+    locations: Vec<Location>,
+) -> Result<Option<String>> {
+    let bar = |b: &Instr| {
+        let mut i = b.clone();
+        i.kind = InstrKind::Barrier {
+            id: Operand::Const(0),
+            count: None,
+            arrive: false,
+        };
+        i
     };
+    let [a, b] = two;
+    let mut t0 = alone_thread(&a, vec![]);
+    t0.instrs.push(bar(bars[0]));
+    let t1 = alone_thread(&b, vec![bar(bars[1])]);
+    flag_of(p, model, vec![t0, t1], locations)
+}
+
+/// The thread of `a`: the instructions `before`, then its access at its
+/// location.
+fn alone_thread(a: &Alone, before: Vec<Instr>) -> Thread {
+    let mut i = a.instr.clone();
+    match &mut i.kind {
+        InstrKind::Load { addr, .. }
+        | InstrKind::Store { addr, .. }
+        | InstrKind::Rmw { addr, .. } => *addr = Addr::Fixed(a.loc),
+        _ => {}
+    }
+    let mut instrs = before;
+    instrs.push(i);
+    Thread {
+        name: a.name.to_string(),
+        placement: a.placement.clone(),
+        instrs,
+        init_regs: vec![],
+    }
+}
+
+/// The first `flag` that fires in some execution of `threads`.
+fn flag_of(
+    p: &Program,
+    model: &Model,
+    threads: Vec<Thread>,
+    locations: Vec<Location>,
+) -> Result<Option<String>> {
     let q = Program {
         name: p.name.clone(),
         arch: p.arch,
-        threads: two.iter().map(thread).collect(),
+        threads,
         locations,
         ssw: vec![],
         filter: None,

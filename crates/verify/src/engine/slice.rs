@@ -22,7 +22,7 @@
 //! locations decide; every value stored (or combined by an RMW) into a
 //! deciding location decides.
 
-use crate::ir::{Addr, BinOp, InstrKind, Operand, Program, Term};
+use crate::ir::{BinOp, InstrKind, Operand, Program, Term};
 use std::collections::HashSet;
 
 /// `p` with the operations whose results decide nothing made cheap, and
@@ -84,8 +84,14 @@ fn deciding<'p>(p: &'p Program) -> (Vec<HashSet<&'p str>>, HashSet<usize>) {
                     set.insert(r);
                 }
             };
-            if let Some(Addr::Indexed(x)) = ins.kind.addr() {
-                seed(&x.index);
+            // Run-time addresses: an index, a region's offset and bounds.
+            if let Some(a) = ins.kind.addr() {
+                if let Some(ix) = a.index() {
+                    seed(ix);
+                }
+                for ix in a.bound_indices() {
+                    seed(ix);
+                }
             }
             match &ins.kind {
                 InstrKind::Branch { a, b, .. } => {

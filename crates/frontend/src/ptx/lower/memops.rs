@@ -341,6 +341,7 @@ impl<'m> Tx<'_, 'm> {
             region: buf,
             offset: off.ir(),
             bytes: size,
+            bounds: Vec::new(),
         }))
     }
 

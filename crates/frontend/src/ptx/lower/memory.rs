@@ -22,60 +22,7 @@ use crate::diag::{Error, Result};
 use crate::ir::{LocId, Location, Pos, ValueType};
 use std::collections::{BTreeMap, HashMap};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BufKind {
-    Global,
-    Shared,
-    Const,
-    /// Private to one thread (`.local`, call `.param`s).
-    Private,
-    /// A kernel argument in the parameter space.
-    Param,
-    /// Private to one thread, but in IR memory: an address into it is
-    /// computed at run time (`loc[i & 3]` of a local array).
-    LocalMemory,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Contents {
-    /// Anything (`cudaMalloc`'d memory, shared memory).
-    Arbitrary,
-    Zero,
-    /// Little-endian bytes from an initialiser; bytes past the end are 0.
-    Bytes(Vec<u8>),
-}
-
-#[derive(Clone, Debug)]
-pub struct Buffer {
-    /// For locations and messages (`param_0`, `s`, `flag`).
-    pub name: String,
-    pub kind: BufKind,
-    /// Bytes; `None`: unknown (a pointer argument without `buf:BYTES`).
-    pub size: Option<u64>,
-    pub contents: Contents,
-    /// How to make its size known, for the message when a run-time index
-    /// needs it.
-    pub size_hint: Option<String>,
-    /// The declaration as written, for messages (`.global .u8 c`); `None`
-    /// for buffers no declaration made (kernel arguments).
-    pub decl: Option<String>,
-    /// Addresses in the initial contents: byte offset, bytes, and the
-    /// variable (or function) and offset whose address is stored there.
-    pub pointers: Vec<(i64, u32, String, i64)>,
-}
-
-impl Buffer {
-    pub fn space(&self) -> &'static str {
-        match self.kind {
-            BufKind::Global => "global",
-            BufKind::Shared => "shared",
-            BufKind::Const => "const",
-            BufKind::Private => "local",
-            BufKind::Param => "param",
-            BufKind::LocalMemory => "local",
-        }
-    }
-}
+pub use crate::generic::{BufKind, Buffer, Contents};
 
 /// A cell of one copy of a buffer.
 #[derive(Clone, Copy)]

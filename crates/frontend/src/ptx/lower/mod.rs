@@ -182,17 +182,7 @@ pub fn lower(module: &Module, launch: &Launch) -> Result<Program> {
     Ok(translate_launch(module, launch, false)?.0)
 }
 
-/// What [`lower_generic`] gives the parametric engine besides the
-/// program of one generic thread.
-pub struct GenericParts {
-    /// The input index of each id register the thread reads (`%tid.x`,
-    /// `%ctaid.y`; a dimension of extent 1 is the constant 0).
-    pub ids: BTreeMap<String, usize>,
-    /// Every buffer, by [`crate::ir::RegionAddr::region`].
-    pub buffers: Vec<Buffer>,
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-}
+pub use crate::generic::GenericParts;
 
 /// Translates kernel `launch.kernel` once, for a thread whose ids are not
 /// known (inputs named after their special registers): the *generic
@@ -310,11 +300,34 @@ fn translate_launch(
                 if !generic {
                     sh.mem.check_mixed_sizes()?;
                 }
+                let ids = std::mem::take(&mut sh.ids)
+                    .into_iter()
+                    .map(|(name, input)| {
+                        let d = match name.rsplit('.').next() {
+                            Some("y") => 1,
+                            Some("z") => 2,
+                            _ => 0,
+                        };
+                        let thread = name.starts_with("%tid");
+                        crate::generic::GenericId {
+                            input,
+                            extent: if thread { block[d] } else { grid[d] },
+                            level: if thread { 0 } else { 1 },
+                            name,
+                        }
+                    })
+                    .collect();
                 let parts = GenericParts {
-                    ids: std::mem::take(&mut sh.ids),
+                    ids,
                     buffers: sh.mem.buffers.clone(),
                     grid,
                     block,
+                    block_level: 1,
+                    placement_len: 2,
+                    block_threads: block.iter().map(|&b| u64::from(b)).product(),
+                    size_hint: "no size given: `--param NAME=buf:BYTES` makes out-of-bounds accesses checked".into(),
+                    naming: crate::generic::Naming::Ptx,
+                    arrays: Vec::new(),
                 };
                 let program = Program {
                     name: kernel.name.clone(),

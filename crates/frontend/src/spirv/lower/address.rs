@@ -11,13 +11,21 @@
 //! runtime array, whose length is the buffer's — the elements `@Input`
 //! gives. `OpSelect` between two pointers on a register condition is a
 //! `DynPtr` with two targets.
+//!
+//! In the generic translation (`super::super::parse_generic`) a shared
+//! access is an [`Addr::Region`]: the byte offset into its variable, a
+//! term over registers; a run-time index is not expanded into candidates
+//! (the `DynPtr` keeps the element index 0 denotes), and each index into
+//! an array of known length carries that length as a bound of the access
+//! (undefined behaviour past it). A runtime array without `@Input`
+//! contents is large enough: no bound.
 
 use super::super::layout::ADDR_MASK;
 use super::super::module::{Id, Module, Type};
 use super::super::value::{DynPtr, Ptr, Region, Val};
 use super::{Lowerer, State, R};
 use crate::diag::Error;
-use crate::ir::{Addr, BinOp, Indexed, Instr, Operand, Pos};
+use crate::ir::{Addr, BinOp, Indexed, Instr, Operand, Pos, RegionAddr, RegionBound};
 use std::rc::Rc;
 
 /// Candidate cells one run-time index may choose among.
@@ -48,6 +56,9 @@ enum Cur {
         step: Option<u64>,
         region: Region,
         what: Rc<str>,
+        /// (generic translation) indices and the lengths they must stay
+        /// below.
+        bounds: Vec<(Val, u64)>,
     },
 }
 
@@ -75,7 +86,16 @@ impl Lowerer<'_, '_> {
     }
 
     /// The IR address of the `w`-bit scalar `rel` bytes past `p`.
-    pub(super) fn mem_addr(&mut self, p: &PtrArg, rel: u64, w: u32) -> R<Addr> {
+    pub(super) fn mem_addr(
+        &mut self,
+        p: &PtrArg,
+        rel: u64,
+        w: u32,
+        out: &mut Vec<Instr>,
+    ) -> R<Addr> {
+        if self.generic.is_some() {
+            return self.region_addr(p, rel, w, out);
+        }
         match p {
             PtrArg::Static(p) => Ok(Addr::Fixed(self.mem.cell(
                 p.region,
@@ -98,6 +118,69 @@ impl Lowerer<'_, '_> {
                 })))
             }
         }
+    }
+
+    /// The generic translation's address of the `w`-bit scalar `rel`
+    /// bytes past `p`: a byte offset into the variable's region.
+    fn region_addr(&mut self, p: &PtrArg, rel: u64, w: u32, out: &mut Vec<Instr>) -> R<Addr> {
+        let var = var_of(p.region());
+        let Some(&region) = self.generic.and_then(|g| g.get(&var)) else {
+            return Err(self.not_shared(p.region()));
+        };
+        let (offset, bounds) = match p {
+            PtrArg::Static(p) => (
+                Val::Int((p.offset.wrapping_add(rel) & ADDR_MASK) as i64),
+                Vec::new(),
+            ),
+            PtrArg::Dyn(d) => {
+                let index = Val::Reg(d.index.clone());
+                let (base, step) = match (&*d.targets, d.step) {
+                    ([t], Some(s)) => (t.offset, s as i64),
+                    // `OpSelect` of two pointers into one variable: index 0
+                    // or 1.
+                    ([t0, t1], _) if var_of(t0.region) == var_of(t1.region) => {
+                        (t0.offset, t1.offset.wrapping_sub(t0.offset) as i64)
+                    }
+                    _ => {
+                        return Err(Error::unsupported(
+                            self.pos(),
+                            "a pointer chosen at run time among several variables (in the generic translation)",
+                        )
+                        .into())
+                    }
+                };
+                let t = self.fresh_tmp();
+                let scaled = if step > 0 && (step as u64).is_power_of_two() {
+                    let k = i64::from((step as u64).trailing_zeros());
+                    self.local(out, &t, BinOp::Shl, &index, &Val::Int(k))?
+                } else {
+                    self.local(out, &t, BinOp::Mul, &index, &Val::Int(step))?
+                };
+                let t2 = self.fresh_tmp();
+                let at = base.wrapping_add(rel) as i64;
+                let sum = self.local(out, &t2, BinOp::Add, &scaled, &Val::Int(at))?;
+                // Byte offsets are taken modulo 2^32, as in the concrete
+                // translation.
+                let t3 = self.fresh_tmp();
+                let off = self.local(out, &t3, BinOp::And, &sum, &Val::Int(ADDR_MASK as i64))?;
+                let bounds = d
+                    .bounds
+                    .iter()
+                    .map(|(ix, len)| RegionBound {
+                        index: Operand::Reg(ix.to_string()),
+                        len: *len,
+                        array: d.what.to_string(),
+                    })
+                    .collect();
+                (off, bounds)
+            }
+        };
+        Ok(Addr::Region(Box::new(RegionAddr {
+            region,
+            offset: self.opnd(&offset)?,
+            bytes: super::bytes(w) as u32,
+            bounds,
+        })))
     }
 
     /// Invocation-private and read-only memory live in the translator, not
@@ -134,6 +217,11 @@ impl Lowerer<'_, '_> {
                 step: d.step,
                 region: d.region,
                 what: d.what.clone(),
+                bounds: d
+                    .bounds
+                    .iter()
+                    .map(|(r, n)| (Val::Reg(r.clone()), *n))
+                    .collect(),
             },
         };
         let mut ty = self.pointee(li, 1)?;
@@ -180,10 +268,47 @@ impl Lowerer<'_, '_> {
                 (Val::Int(i), cur) => Self::offset(cur, (i as u64).wrapping_mul(stride)),
                 (ix, Cur::Static(p)) => {
                     let count = match len {
-                        Some(n) => n,
-                        None => self.runtime_length(p, stride)?,
+                        Some(n) => Some(n),
+                        None => self.runtime_length(p, stride),
                     };
                     self.dynamic(p, 0, count, stride, ix, out)?
+                }
+                // The generic translation: `a[i][j]` is element
+                // `i · (outer stride / inner stride) + j` of the inner stride.
+                (
+                    ix,
+                    Cur::Dyn {
+                        index,
+                        targets,
+                        step: Some(s),
+                        region,
+                        what,
+                        mut bounds,
+                    },
+                ) if self.generic.is_some()
+                    && targets.len() == 1
+                    && stride > 0
+                    && s % stride == 0 =>
+                {
+                    let t = self.fresh_tmp();
+                    let scaled =
+                        self.local(out, &t, BinOp::Mul, &index, &Val::Int((s / stride) as i64))?;
+                    let ix = self.snapshot(out, ix)?;
+                    if let (Some(n), Val::Reg(_)) = (len, &ix) {
+                        if !self.id_derived(&ix) {
+                            bounds.push((ix.clone(), n));
+                        }
+                    }
+                    let t = self.fresh_tmp();
+                    let index = self.local(out, &t, BinOp::Add, &scaled, &ix)?;
+                    Cur::Dyn {
+                        index,
+                        targets,
+                        step: Some(stride),
+                        region,
+                        what,
+                        bounds,
+                    }
                 }
                 (_, Cur::Dyn { .. }) => {
                     return Err(Error::unsupported(
@@ -204,16 +329,25 @@ impl Lowerer<'_, '_> {
                 step,
                 region,
                 what,
+                bounds,
             } => {
                 let Val::Reg(index) = index else {
                     return Err(Error::semantic(pos, "internal: a known run-time index").into());
                 };
+                let mut regs = Vec::new();
+                for (ix, n) in bounds {
+                    // (a known index has no bound: it moved the offset)
+                    if let Val::Reg(r) = ix {
+                        regs.push((r, n));
+                    }
+                }
                 Val::DynPtr(Rc::new(DynPtr {
                     index,
                     targets: targets.into(),
                     step,
                     region,
                     what,
+                    bounds: regs.into(),
                 }))
             }
         };
@@ -240,12 +374,14 @@ impl Lowerer<'_, '_> {
                 step,
                 region,
                 what,
+                bounds,
             } => Cur::Dyn {
                 index,
                 targets: targets.into_iter().map(|t| shift(t, by)).collect(),
                 step,
                 region,
                 what,
+                bounds,
             },
         }
     }
@@ -261,13 +397,11 @@ impl Lowerer<'_, '_> {
             (e, Cur::Static(p)) => {
                 // The candidates are the elements of `stride` bytes in the
                 // whole variable, numbered from the one `p` points to.
-                let size = self
-                    .extent(p.region)
-                    .ok_or_else(|| self.unknown_length(p.region))?;
+                let size = self.extent(p.region);
                 let stride = stride.max(1);
                 let before = p.offset / stride;
                 let first = p.offset % stride;
-                let count = size.saturating_sub(first).div_ceil(stride);
+                let count = size.map(|size| size.saturating_sub(first).div_ceil(stride));
                 self.dynamic(
                     Ptr {
                         region: p.region,
@@ -288,17 +422,25 @@ impl Lowerer<'_, '_> {
                     step: Some(s),
                     region,
                     what,
+                    mut bounds,
                 },
             ) if s == stride => {
-                // Moving along the array the index chose: add to the index.
+                // Moving along the array the index chose: add to the index
+                // (which its bound then constrains).
                 let dst = self.fresh_tmp();
-                let index = self.local(out, &dst, BinOp::Add, &index, &e)?;
+                let moved = self.local(out, &dst, BinOp::Add, &index, &e)?;
+                for b in &mut bounds {
+                    if b.0 == index {
+                        b.0 = moved.clone();
+                    }
+                }
                 Ok(Cur::Dyn {
-                    index,
+                    index: moved,
                     targets,
                     step: Some(s),
                     region,
                     what,
+                    bounds,
                 })
             }
             _ => Err(Error::unsupported(
@@ -315,11 +457,40 @@ impl Lowerer<'_, '_> {
         &mut self,
         base: Ptr,
         shift_by: i64,
-        count: u64,
+        count: Option<u64>,
         stride: u64,
         index: Val,
         out: &mut Vec<Instr>,
     ) -> R<Cur> {
+        let what: Rc<str> = Rc::from(format!("%{}", self.m.display(var_of(base.region))));
+        if self.generic.is_some() {
+            // One target, the element index 0 denotes; the index bounded
+            // by the array's length where it is known.
+            let index = if shift_by == 0 {
+                index
+            } else {
+                let dst = self.fresh_tmp();
+                self.local(out, &dst, BinOp::Add, &index, &Val::Int(shift_by))?
+            };
+            // An index computed from the ids alone is known to the concrete
+            // translation, which moves the byte offset by it (modulo 2^32)
+            // without a bound; others choose among the array's elements.
+            let bounds = match count {
+                Some(n) if !self.id_derived(&index) => vec![(index.clone(), n)],
+                _ => Vec::new(),
+            };
+            return Ok(Cur::Dyn {
+                index,
+                targets: vec![base],
+                step: Some(stride),
+                region: base.region,
+                what,
+                bounds,
+            });
+        }
+        let Some(count) = count else {
+            return Err(self.unknown_length(base.region));
+        };
         if count > MAX_TARGETS {
             return Err(Error::unsupported(
                 self.pos(),
@@ -344,17 +515,17 @@ impl Lowerer<'_, '_> {
             targets,
             step: Some(stride),
             region: base.region,
-            what: Rc::from(format!("%{}", self.m.display(var_of(base.region)))),
+            what,
+            bounds: Vec::new(),
         })
     }
 
     /// Elements of a runtime array at `p` in its buffer: those `@Input`
     /// gives (the buffer's contents decide its length).
-    fn runtime_length(&self, p: Ptr, stride: u64) -> R<u64> {
-        let size = self
-            .extent(p.region)
-            .ok_or_else(|| self.unknown_length(p.region))?;
-        Ok(size.saturating_sub(p.offset).div_ceil(stride.max(1)))
+    /// (`None`: unknown, no `@Input` contents.)
+    fn runtime_length(&self, p: Ptr, stride: u64) -> Option<u64> {
+        let size = self.extent(p.region)?;
+        Some(size.saturating_sub(p.offset).div_ceil(stride.max(1)))
     }
 
     fn unknown_length(&self, r: Region) -> super::Flow {
@@ -370,7 +541,7 @@ impl Lowerer<'_, '_> {
 
     /// The bytes of the variable of region `r`: its type's size, or up to
     /// the last initial value given when it ends in a runtime array.
-    fn extent(&self, r: Region) -> Option<u64> {
+    pub(super) fn extent(&self, r: Region) -> Option<u64> {
         let var: Id = var_of(r);
         let (_, pointee) = self.vars.get(&var)?;
         let pos = self.pos();
@@ -417,13 +588,14 @@ impl Lowerer<'_, '_> {
             step: None,
             region: a.region,
             what: Rc::from(what),
+            bounds: Rc::from(Vec::new()),
         })))
     }
 }
 
 /// Whether `ty` (or its last struct member, recursively) is a runtime
 /// array.
-fn has_runtime_array(m: &Module, ty: Id, pos: Pos) -> bool {
+pub(in super::super) fn has_runtime_array(m: &Module, ty: Id, pos: Pos) -> bool {
     let mut ty = ty;
     for _ in 0..64 {
         match m.ty(ty, pos).as_deref() {

@@ -27,15 +27,14 @@ mod thread;
 
 use crate::cat::Model;
 use crate::diag::{Error, ErrorKind, Result};
-use crate::engine::bound_free::{two_alone_race, Alone};
+use crate::engine::bound_free::{across_barrier_race, two_alone_race, Alone};
 use crate::engine::loops::Cfg;
 use crate::engine::races::RacePair;
 use crate::engine::symbolic::bv::{self, Bv};
 use crate::engine::symbolic::guarded::dag;
-use crate::engine::symbolic::sat::{Lit, Sat};
-use crate::frontend::ptx::lower::memory::{BufKind, Contents};
-use crate::frontend::ptx::lower::GenericParts;
-use crate::ir::{InstrKind, Location, Placement, Program};
+use crate::engine::symbolic::sat::{Lit, Sat, FALSE};
+use crate::frontend::generic::{BufKind, Contents, GenericParts};
+use crate::ir::{Instr, InstrKind, Location, Operand, Placement, Program};
 use std::collections::{BTreeMap, HashMap};
 use thread::{Env, Run};
 
@@ -127,22 +126,10 @@ pub fn check(
     let mut sat = Sat::new();
     // Inputs: the launch's arguments and read-only cells, one value for
     // every thread; the ids, one per copy.
-    let id_inputs: BTreeMap<usize, (&str, u32)> = parts
+    let id_inputs: BTreeMap<usize, (&str, u32, usize)> = parts
         .ids
         .iter()
-        .map(|(name, &k)| {
-            let d = match name.rsplit('.').next() {
-                Some("y") => 1,
-                Some("z") => 2,
-                _ => 0,
-            };
-            let extent = if name.starts_with("%tid") {
-                parts.block[d]
-            } else {
-                parts.grid[d]
-            };
-            (k, (name.as_str(), extent))
-        })
+        .map(|g| (g.input, (g.name.as_str(), g.extent, g.level)))
         .collect();
     let inputs: Vec<Bv> = program
         .inputs
@@ -154,31 +141,51 @@ pub fn check(
         .collect();
     let mut ids: [HashMap<usize, Bv>; 2] = [HashMap::new(), HashMap::new()];
     for copy in &mut ids {
-        for (&k, &(_, extent)) in &id_inputs {
+        for (&k, &(_, extent, _)) in &id_inputs {
             let v = bv::free(&mut sat, crate::ir::ValueType::Int(32));
             let inside = bv::ult(&mut sat, &v, &bv::constant(i64::from(extent)));
             sat.clause(&[inside]);
             copy.insert(k, v);
         }
     }
-    // Same block: every block id equal; distinct: some id differs.
-    let mut same_block_parts = Vec::new();
+    // Per id level: the copies' ids at that level agree; distinct: some
+    // id differs; same block: every id at the block level and above agree.
+    let top = parts
+        .ids
+        .iter()
+        .map(|g| g.level)
+        .max()
+        .unwrap_or(0)
+        .max(parts.block_level);
+    let mut eq_at: Vec<Vec<Lit>> = vec![Vec::new(); top + 1];
     let mut differ = Vec::new();
-    for (&k, &(name, _)) in &id_inputs {
+    for (&k, &(_, _, level)) in &id_inputs {
         let e = bv::eq(&mut sat, &ids[0][&k], &ids[1][&k]);
-        if name.starts_with("%ctaid") {
-            same_block_parts.push(e);
-        }
+        eq_at[level].push(e);
         differ.push(-e);
     }
-    let same_block = sat.and(&same_block_parts);
+    let eq_level: Vec<Lit> = eq_at.iter().map(|v| sat.and(v)).collect();
+    let same_block = sat.and(&eq_level[parts.block_level..]);
     let distinct = sat.or(&differ);
+    // Split `s`: the copies' highest differing level is `s` (their
+    // placements differ at entry `s - 1`; `s = 0`: one innermost group).
+    let splits: Vec<Lit> = (0..=top)
+        .map(|s| {
+            let above = sat.and(&eq_level[s + 1..]);
+            if s == 0 {
+                above
+            } else {
+                sat.and2(above, -eq_level[s])
+            }
+        })
+        .collect();
     let env = Env {
         program,
         inputs: &inputs,
         written: &written,
         zero: &zero,
         arbitrary: &arbitrary,
+        block_threads: parts.block_threads,
     };
     let runs: [Run; 2] = [
         thread::run(&mut sat, &env, &dag, &ids[0])?,
@@ -221,9 +228,14 @@ pub fn check(
         .collect();
     if !unknown_size.is_empty() {
         out.assumptions.push(format!(
-            "{} {} large enough for every access (no size given: `--param NAME=buf:BYTES` makes out-of-bounds accesses checked)",
-            unknown_size.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
-            if unknown_size.len() == 1 { "is" } else { "are" }
+            "{} {} large enough for every access ({})",
+            unknown_size
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if unknown_size.len() == 1 { "is" } else { "are" },
+            parts.size_hint
         ));
     }
     // Undefined behaviour of one thread (any thread: copy 0).
@@ -237,8 +249,8 @@ pub fn check(
         if solve(&mut sat, &[u.guard])? {
             let mut cause = format!(
                 "{} (thread {}",
-                u.cause,
-                thread_name(&sat, &id_inputs, &ids[0])
+                u.cause(&sat),
+                thread_name(&sat, parts, &ids[0])
             );
             let inputs = witness_inputs(&sat, program, parts, &values, &runs[..1]);
             if !inputs.is_empty() {
@@ -262,8 +274,8 @@ pub fn check(
             if solve(&mut sat, &[*g0, *g1, -e, same_block, distinct])? {
                 out.divergence = Some(format!(
                     "threads {} and {} of one block may pass different numbers of barriers (barrier divergence)",
-                    thread_name(&sat, &id_inputs, &ids[0]),
-                    thread_name(&sat, &id_inputs, &ids[1]),
+                    thread_name(&sat, parts, &ids[0]),
+                    thread_name(&sat, parts, &ids[1]),
                 ));
                 break 'div;
             }
@@ -292,7 +304,7 @@ pub fn check(
         model,
         opts,
         &runs,
-        (same_block, distinct),
+        (&splits, distinct),
         values,
         ignored.is_empty(),
         &mut out,
@@ -389,46 +401,15 @@ fn solve(sat: &mut Sat, assumptions: &[Lit]) -> Result<bool> {
     }
 }
 
-/// `t3@b5`, `t(3,1)@b(5,0)`: a copy's ids in the current model.
-fn thread_name(
-    sat: &Sat,
-    id_inputs: &BTreeMap<usize, (&str, u32)>,
-    ids: &HashMap<usize, Bv>,
-) -> String {
-    let comp = |base: &str| -> String {
-        let vals: Vec<i64> = ["x", "y", "z"]
-            .iter()
-            .map(|c| {
-                id_inputs
-                    .iter()
-                    .find(|(_, (n, _))| *n == format!("{base}.{c}"))
-                    .map_or(0, |(k, _)| bv::value(sat, &ids[k]))
-            })
-            .collect();
-        let used = id_inputs
-            .values()
-            .filter(|(n, _)| n.starts_with(base))
-            .map(|(n, _)| match n.rsplit('.').next() {
-                Some("y") => 2,
-                Some("z") => 3,
-                _ => 1,
-            })
-            .max()
-            .unwrap_or(1);
-        if used == 1 {
-            vals[0].to_string()
-        } else {
-            let v: Vec<String> = vals[..used].iter().map(i64::to_string).collect();
-            format!("({})", v.join(","))
-        }
-    };
-    format!("t{}@b{}", comp("%tid"), comp("%ctaid"))
+/// `t3@b5`, `P13@wg3`: a copy's ids in the current model.
+fn thread_name(sat: &Sat, parts: &GenericParts, ids: &HashMap<usize, Bv>) -> String {
+    parts.thread_name(|k| ids.get(&k).map_or(0, |v| bv::value(sat, v)))
 }
 
 /// The copies' ids (input index → name and extent; per copy, input index
 /// → value) and the values of the inputs they share.
 struct Values<'a> {
-    id_inputs: &'a BTreeMap<usize, (&'a str, u32)>,
+    id_inputs: &'a BTreeMap<usize, (&'a str, u32, usize)>,
     ids: &'a [HashMap<usize, Bv>; 2],
     inputs: &'a [Bv],
 }
@@ -453,9 +434,8 @@ fn witness_inputs(
     for l in runs.iter().flat_map(|r| &r.lookups) {
         if sat.value(l.guard) {
             let cell = format!(
-                "{}[{}]={}",
-                parts.buffers[l.region].name,
-                bv::value(sat, &l.offset) / i64::from(l.bytes.max(1)),
+                "{}={}",
+                parts.cell_name(l.region, bv::value(sat, &l.offset), l.bytes),
                 bv::value(sat, &l.value)
             );
             if !inputs.contains(&cell) {
@@ -475,12 +455,12 @@ fn races(
     model: &Model,
     opts: &ParamOptions,
     runs: &[Run; 2],
-    (same_block, distinct): (Lit, Lit),
+    (splits, distinct): (&[Lit], Lit),
     values: Values,
     barriers_only: bool,
     out: &mut Outcome,
 ) -> Result<()> {
-    let Values { id_inputs, ids, .. } = values;
+    let Values { ids, .. } = values;
     let t = &program.threads[0];
     // Static accesses by source position (unrolled copies of one PTX
     // instruction are one).
@@ -494,8 +474,13 @@ fn races(
     let keys: Vec<(u32, u32)> = by_pos.keys().copied().collect();
     // The model's judgement of two accesses alone, per shape of the two
     // instructions (unrolled copies of one PTX instruction share it) and
-    // block relation.
-    let mut judged: HashMap<(String, String, bool), Option<String>> = HashMap::new();
+    // split level of the two threads.
+    let mut judged: HashMap<(String, String, usize), Option<String>> = HashMap::new();
+    // Whether the block barriers order two accesses of one block in
+    // different barrier intervals: the model's judgement too (below).
+    let bars = block_barriers(program, parts.block_threads);
+    let mut across: HashMap<(String, String, usize), bool> = HashMap::new();
+    let mut across_unordered = false;
     let mut found: Vec<Found> = Vec::new();
     for (x, kx) in keys.iter().enumerate() {
         for ky in &keys[x..] {
@@ -511,21 +496,24 @@ fn races(
                         continue;
                     };
                     let mut flags = Vec::new();
-                    for same in [true, false] {
-                        if space == "shared" && !same {
+                    for (split, &lit) in splits.iter().enumerate() {
+                        // (a split no two threads of the launch have, or a
+                        // block's own memory seen from another block)
+                        if lit == FALSE || (space == "shared" && split >= parts.block_level) {
                             continue;
                         }
-                        let key = (shape(&t.instrs[a.instr]), shape(&t.instrs[b.instr]), same);
+                        let key = (shape(&t.instrs[a.instr]), shape(&t.instrs[b.instr]), split);
                         let flag = match judged.get(&key) {
                             Some(f) => f.clone(),
                             None => {
-                                let f = judge(program, model, a.instr, b.instr, same)?;
+                                let f =
+                                    judge(program, parts, model, [a.instr, b.instr], split, None)?;
                                 judged.insert(key, f.clone());
                                 f
                             }
                         };
                         if let Some(f) = flag {
-                            flags.push((same, f));
+                            flags.push((split, lit, f));
                         }
                     }
                     if flags.is_empty() {
@@ -536,19 +524,77 @@ fn races(
                     let o1 = bv::ult(sat, &a.offset, &end_b);
                     let o2 = bv::ult(sat, &b.offset, &end_a);
                     let together = sat.and(&[a.guard, b.guard, o1, o2]);
-                    for (same, flag) in flags {
-                        let rel = if same {
-                            let iv = bv::eq(sat, &a.interval, &b.interval);
-                            sat.and2(same_block, iv)
-                        } else {
-                            -same_block
-                        };
+                    let confirmed = barriers_only && !a.tainted && !b.tainted;
+                    for (split, lit, flag) in flags {
+                        let base = sat.and2(together, lit);
+                        if split >= parts.block_level {
+                            // Threads of two blocks: no barrier orders them.
+                            ways.push(Way {
+                                lit: base,
+                                confirmed,
+                                flag,
+                                accesses: (i, j),
+                            });
+                            continue;
+                        }
+                        // One block: the same barrier interval, or
+                        // intervals the model says the barriers between
+                        // them do not order (where it cannot say, they
+                        // do not: only races are added).
+                        let iv = bv::eq(sat, &a.interval, &b.interval);
                         ways.push(Way {
-                            lit: sat.and2(together, rel),
-                            confirmed: barriers_only && !a.tainted && !b.tainted,
-                            flag,
+                            lit: sat.and2(base, iv),
+                            confirmed,
+                            flag: flag.clone(),
                             accesses: (i, j),
                         });
+                        for (first, second, earlier) in [
+                            (a, b, bv::ult(sat, &a.interval, &b.interval)),
+                            (b, a, bv::ult(sat, &b.interval, &a.interval)),
+                        ] {
+                            if earlier == FALSE {
+                                continue;
+                            }
+                            let key = (
+                                shape(&t.instrs[first.instr]),
+                                shape(&t.instrs[second.instr]),
+                                split,
+                            );
+                            let ordered = match across.get(&key) {
+                                Some(&o) => o,
+                                None => {
+                                    let mut o = !bars.is_empty();
+                                    'all: for &b0 in &bars {
+                                        for &b1 in &bars {
+                                            let r = judge(
+                                                program,
+                                                parts,
+                                                model,
+                                                [first.instr, second.instr],
+                                                split,
+                                                Some([b0, b1]),
+                                            );
+                                            if !matches!(r, Ok(None)) {
+                                                o = false;
+                                                break 'all;
+                                            }
+                                        }
+                                    }
+                                    across.insert(key, o);
+                                    o
+                                }
+                            };
+                            if !ordered {
+                                across_unordered = true;
+                                ways.push(Way {
+                                    lit: sat.and2(base, earlier),
+                                    // Other barriers between them may order them.
+                                    confirmed: false,
+                                    flag: flag.clone(),
+                                    accesses: (i, j),
+                                });
+                            }
+                        }
                     }
                 }
             }
@@ -590,7 +636,7 @@ fn races(
             let side = |acc: &thread::Access, copy: usize| {
                 let ins = &t.instrs[acc.instr];
                 (
-                    thread_name(sat, id_inputs, &ids[copy]),
+                    thread_name(sat, parts, &ids[copy]),
                     ins.pos.line,
                     ins.text.clone(),
                     ins.pos.to_string(),
@@ -611,7 +657,7 @@ fn races(
                     threads: (s.0, u.0),
                     lines: (s.1, u.1),
                     instrs: (s.2, u.2),
-                    location: Some(format!("{}[{}]", buf.name, off / i64::from(a.bytes.max(1)))),
+                    location: Some(parts.cell_name(a.region, off, a.bytes)),
                     kind: kind.into(),
                     space: shared_region(buf.kind).map(str::to_string),
                     source: (s.4, u.4),
@@ -622,6 +668,11 @@ fn races(
                 inputs,
             });
         }
+    }
+    if across_unordered {
+        out.unconfirmed_why.push(
+            "the model does not take a block barrier as ordering some pair of accesses, so pairs in different barrier intervals may race, unless other synchronisation between them orders them".into(),
+        );
     }
     found.sort_by_key(|f| !f.confirmed);
     if found.len() > opts.max_races {
@@ -649,6 +700,8 @@ fn shape(i: &crate::ir::Instr) -> String {
         InstrKind::Load { .. } => "load".to_string(),
         InstrKind::Store { .. } => "store".to_string(),
         InstrKind::Rmw { op, .. } => format!("rmw {op:?}"),
+        // (a barrier's instance does not matter, only its kind)
+        InstrKind::Barrier { count, arrive, .. } => format!("barrier {count:?} {arrive}"),
         other => format!("{other:?}"),
     };
     format!(
@@ -658,24 +711,29 @@ fn shape(i: &crate::ir::Instr) -> String {
 }
 
 /// The model's judgement of instructions `a` and `b` of the generic
-/// thread run alone by two threads of one block (`same`) or of two
-/// blocks: the name of the flag that fires, if any.
+/// thread run alone by two threads whose highest differing id level is
+/// `split`: the name of the flag that fires, if any. With `bars`, the
+/// first thread passes barrier `bars[0]` after `a`, the second barrier
+/// `bars[1]` before `b` (one barrier instance: they synchronise).
 fn judge(
     program: &Program,
+    parts: &GenericParts,
     model: &Model,
-    a: usize,
-    b: usize,
-    same: bool,
+    [a, b]: [usize; 2],
+    split: usize,
+    bars: Option<[usize; 2]>,
 ) -> Result<Option<String>> {
     let t = &program.threads[0];
     let p0 = Placement {
-        ids: vec![0, 0],
+        ids: vec![0; parts.placement_len],
         warp: None,
     };
-    let p1 = Placement {
-        ids: vec![if same { 0 } else { 1 }, 0],
-        warp: None,
-    };
+    let mut p1 = p0.clone();
+    if split >= 1 {
+        if let Some(x) = p1.ids.get_mut(split - 1) {
+            *x = 1;
+        }
+    }
     let loc = Location {
         name: "x".into(),
         phys: 0,
@@ -684,23 +742,61 @@ fn judge(
         init_arbitrary: None,
         space: None,
     };
-    two_alone_race(
-        program,
-        model,
-        [
-            Alone {
-                name: "t0",
-                placement: &p0,
-                instr: &t.instrs[a],
-                loc: 0,
-            },
-            Alone {
-                name: "t1",
-                placement: &p1,
-                instr: &t.instrs[b],
-                loc: 0,
-            },
-        ],
-        vec![loc],
-    )
+    let two = [
+        Alone {
+            name: "t0",
+            placement: &p0,
+            instr: &t.instrs[a],
+            loc: 0,
+        },
+        Alone {
+            name: "t1",
+            placement: &p1,
+            instr: &t.instrs[b],
+            loc: 0,
+        },
+    ];
+    match bars {
+        None => two_alone_race(program, model, two, vec![loc]),
+        Some([b0, b1]) => across_barrier_race(
+            program,
+            model,
+            two,
+            [&t.instrs[b0], &t.instrs[b1]],
+            vec![loc],
+        ),
+    }
+}
+
+/// Whether `i` may be a barrier of every thread of a block (the
+/// convention of `frontend::generic`; an id held in a register is checked
+/// where the thread runs).
+pub(crate) fn block_barrier_form(i: &Instr, block_threads: u64) -> bool {
+    match &i.kind {
+        InstrKind::Barrier { id, count, arrive } => {
+            !*arrive
+                && match count {
+                    None => true,
+                    Some(Operand::Const(c)) => u64::try_from(*c) == Ok(block_threads),
+                    Some(Operand::Reg(_)) => false,
+                }
+                && match id {
+                    Operand::Const(c) => (0..1i64 << 40).contains(c),
+                    Operand::Reg(_) => true,
+                }
+        }
+        _ => false,
+    }
+}
+
+/// The block barriers of the generic thread, one per shape.
+fn block_barriers(program: &Program, block_threads: u64) -> Vec<usize> {
+    let mut seen = std::collections::HashSet::new();
+    program.threads[0]
+        .instrs
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| block_barrier_form(i, block_threads) && seen.insert(shape(i)))
+        .map(|(k, _)| k)
+        .collect()
 }

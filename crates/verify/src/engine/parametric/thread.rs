@@ -39,6 +39,23 @@ pub struct Ub {
     pub guard: Lit,
     pub cause: String,
     pub tainted: bool,
+    /// An index out of its array's bounds: its value, shown in the
+    /// cause, and the array's length.
+    pub index: Option<(Bv, u64)>,
+}
+
+impl Ub {
+    /// The cause, with the index of the solver's current model.
+    pub fn cause(&self, sat: &Sat) -> String {
+        match &self.index {
+            Some((ix, len)) => format!(
+                "{}, index {} (length {len})",
+                self.cause,
+                bv::value(sat, ix)
+            ),
+            None => self.cause.clone(),
+        }
+    }
 }
 
 /// A load from a region nobody writes: its value is the region's
@@ -89,6 +106,8 @@ pub struct Env<'a> {
     /// Region → its contents are arbitrary (an argument's buffer):
     /// lookups of a region nobody writes are then inputs, not tainted.
     pub arbitrary: &'a [bool],
+    /// Threads of a block: the quorum of a block barrier.
+    pub block_threads: u64,
 }
 
 #[derive(Clone)]
@@ -162,6 +181,26 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
         let access = match ins.kind.addr() {
             Some(addr) => {
                 let (region, offset, bytes, otaint) = region_of(addr, &st, &val, ins)?;
+                // An index past its array's length: undefined behaviour.
+                if let crate::ir::Addr::Region(r) = addr {
+                    for b in &r.bounds {
+                        let (ix, itaint) = val(&st, &b.index);
+                        let len = i64::try_from(b.len).unwrap_or(i64::MAX);
+                        let inside = bv::ult(sat, &ix, &bv::constant(len));
+                        let g = sat.and2(guard, -inside);
+                        if g != FALSE {
+                            out.ub.push(Ub {
+                                guard: g,
+                                cause: format!(
+                                    "out-of-bounds access to {} at {}",
+                                    b.array, ins.pos
+                                ),
+                                tainted: st.gtaint || itaint,
+                                index: Some((ix, b.len)),
+                            });
+                        }
+                    }
+                }
                 out.accesses.push(Access {
                     instr: pc,
                     guard,
@@ -213,11 +252,14 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
             (InstrKind::Fence, _) => {
                 out.ignored_sync.insert(pc);
             }
-            (InstrKind::Barrier { id, count, arrive }, _) => {
+            (InstrKind::Barrier { id, .. }, _) => {
                 let (idv, _) = val(&st, id);
-                // Block barriers (`bar.sync n`, every thread of the block)
-                // have ids below 2^40; warp barriers above.
-                let block = count.is_none() && !*arrive && idv[40..].iter().all(|&l| l == FALSE);
+                // Block barriers (`bar.sync n`, a workgroup's
+                // `OpControlBarrier`: every thread of the block) have ids
+                // below 2^40; warp and subgroup barriers above
+                // (`frontend::generic`).
+                let block = super::block_barrier_form(ins, env.block_threads)
+                    && idv[40..].iter().all(|&l| l == FALSE);
                 if block {
                     st.bar = bv::add(sat, &st.bar, &bv::constant(1));
                 } else {
@@ -234,6 +276,7 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                         guard: g,
                         cause: format!("division by zero in `{}`", ins.text),
                         tainted: st.gtaint || tx || ty,
+                        index: None,
                     });
                 }
                 set(&mut st, dst, v, tx || ty);
@@ -256,6 +299,7 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                         .clone()
                         .unwrap_or_else(|| format!("unreachable code reached (`{}`)", ins.text)),
                     tainted: st.gtaint,
+                    index: None,
                 });
             }
             (InstrKind::Branch { op, a, b, .. }, _) => {
