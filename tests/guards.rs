@@ -254,6 +254,21 @@ fn workers(parent: u32) -> Vec<(i32, u64)> {
     out
 }
 
+/// Sends `signal` to the worker of `child` that is busy: the one that has
+/// used half a second of CPU (waiting at most a minute from `t`).
+#[cfg(target_os = "linux")]
+fn signal_busy_worker(child: &std::process::Child, t: Instant, signal: i32) {
+    let busy = loop {
+        assert!(t.elapsed() < Duration::from_secs(60), "no busy worker");
+        std::thread::sleep(Duration::from_millis(100));
+        if let Some(&(pid, _)) = workers(child.id()).iter().find(|w| w.1 >= 50) {
+            break pid;
+        }
+    };
+    // SAFETY: a signal to our own grandchild, by its id.
+    assert_eq!(unsafe { libc::kill(busy, signal) }, 0);
+}
+
 /// Runs `gpumc check` on MP, the writing loop (bound 200: many seconds)
 /// and SB, and sends `signal` to the worker busy with the loop.
 #[cfg(target_os = "linux")]
@@ -270,16 +285,7 @@ fn signal_the_busy_worker(name: &str, signal: i32, timeout: &str) -> Run {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The busy worker: the one that has used half a second of CPU.
-    let busy = loop {
-        assert!(t.elapsed() < Duration::from_secs(60), "no busy worker");
-        std::thread::sleep(Duration::from_millis(100));
-        if let Some(&(pid, _)) = workers(child.id()).iter().find(|w| w.1 >= 50) {
-            break pid;
-        }
-    };
-    // SAFETY: a signal to our own grandchild, by its id.
-    assert_eq!(unsafe { libc::kill(busy, signal) }, 0);
+    signal_busy_worker(&child, t, signal);
     let o = child.wait_with_output().unwrap();
     Run {
         code: o.status.code().unwrap_or(-1),
@@ -343,15 +349,7 @@ fn a_judgement_killed_in_run_keeps_the_observed_states() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let busy = loop {
-        assert!(t.elapsed() < Duration::from_secs(60), "no busy worker");
-        std::thread::sleep(Duration::from_millis(100));
-        if let Some(&(pid, _)) = workers(child.id()).iter().find(|w| w.1 >= 50) {
-            break pid;
-        }
-    };
-    // SAFETY: a signal to our own grandchild, by its id.
-    assert_eq!(unsafe { libc::kill(busy, libc::SIGKILL) }, 0);
+    signal_busy_worker(&child, t, libc::SIGKILL);
     let o = child.wait_with_output().unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
     let v: Vec<serde_json::Value> = json_lines(&out)

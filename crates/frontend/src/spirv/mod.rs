@@ -75,10 +75,12 @@ pub fn parse(src: &str, path: &Path) -> Result<Program> {
     parse_inner(src, path).map_err(|e| e.in_file(path))
 }
 
-fn parse_inner(src: &str, path: &Path) -> Result<Program> {
+/// The headers and the module of `src`, for a grid of at most
+/// `max_threads` invocations (both translations start so).
+fn module(src: &str, max_threads: u128) -> Result<(header::Headers, Module)> {
     let h = header::parse_headers(src)?;
     let lines = lex::lex(src)?;
-    let grid = header::grid_within(&h, u128::from(header::MAX_THREADS))?;
+    let grid = header::grid_within(&h, max_threads)?;
     let spec_names: Vec<(String, i128, Pos)> = h
         .inputs
         .iter()
@@ -88,6 +90,12 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         })
         .collect();
     let m = Module::build(lines, grid, &spec_names)?;
+    Ok((h, m))
+}
+
+fn parse_inner(src: &str, path: &Path) -> Result<Program> {
+    let (h, m) = module(src, u128::from(header::MAX_THREADS))?;
+    let grid = m.settings.grid;
     let mut b = Builder::new(&m)?;
     b.initialisers()?;
     for a in &h.inputs {
@@ -256,18 +264,8 @@ pub fn has_condition(src: &str) -> bool {
 }
 
 fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)> {
-    let h = header::parse_headers(src)?;
-    let lines = lex::lex(src)?;
-    let grid = header::grid_within(&h, u128::from(header::MAX_GENERIC_THREADS) - 1)?;
-    let spec_names: Vec<(String, i128, Pos)> = h
-        .inputs
-        .iter()
-        .filter_map(|a| match a.value {
-            HValue::Int(v, _) => Some((a.name.clone(), v, a.pos)),
-            HValue::List(..) => None,
-        })
-        .collect();
-    let m = Module::build(lines, grid, &spec_names)?;
+    let (h, m) = module(src, u128::from(header::MAX_GENERIC_THREADS) - 1)?;
+    let grid = m.settings.grid;
     let mut b = Builder::new(&m)?;
     b.initialisers()?;
     for a in &h.inputs {
