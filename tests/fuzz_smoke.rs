@@ -10,7 +10,9 @@
 //!
 //! `GPUMC_FUZZ_ITERS=N` runs N mutated inputs per format instead of the
 //! default, `GPUMC_FUZZ_SEED=S` another sequence of them, and
-//! `GPUMC_FUZZ_ONLY=cat,axb` only the formats named.
+//! `GPUMC_FUZZ_ONLY=cat,axb` only the formats named. A long run prints a
+//! line every `GPUMC_FUZZ_PROGRESS` inputs (default 50,000), so that what
+//! it has covered is known before it ends.
 
 use gpumc::fuzzing::{one, Format, Outcome};
 use std::cell::RefCell;
@@ -442,6 +444,7 @@ fn fuzz(format: Format) {
     }
     install_hook();
     let iters = env_u64("GPUMC_FUZZ_ITERS").unwrap_or_else(|| default_iters(format));
+    let progress_every = env_u64("GPUMC_FUZZ_PROGRESS").unwrap_or(50_000).max(1);
     let rng_seed = env_u64("GPUMC_FUZZ_SEED").unwrap_or(0x6770_756d_6300) ^ format as u64;
     let files = seed_files(format);
     assert!(files.len() >= 3, "{}: too few seeds", format.name());
@@ -532,6 +535,17 @@ fn fuzz(format: Format) {
         }
         if crashes.len() >= 5 {
             break;
+        }
+        if stats.inputs.is_multiple_of(progress_every) {
+            eprintln!(
+                "{}: {} inputs, {} accepted, {:.0} s, slowest {:.2} s, {} crashes so far",
+                format.name(),
+                stats.inputs,
+                stats.accepted,
+                start.elapsed().as_secs_f64(),
+                stats.slowest.0.as_secs_f64(),
+                crashes.len()
+            );
         }
     }
     done.store(true, Ordering::Relaxed);

@@ -119,6 +119,12 @@ pub struct Error {
     pub file: Option<PathBuf>,
     pub pos: Option<Pos>,
     pub message: String,
+    /// The refusal is about size, not about what the program does: a
+    /// launch too large for a translation thread by thread, an address
+    /// into memory of unknown size, an index choosing among too many
+    /// cells. A translation of one generic thread (the parametric
+    /// engine's) may take the program (see [`Error::of_scale`]).
+    pub scale: bool,
 }
 
 impl Error {
@@ -135,7 +141,14 @@ impl Error {
             file: None,
             pos: None,
             message,
+            scale: false,
         }
+    }
+
+    /// Marks the error as a refusal about size ([`Error::scale`]).
+    pub fn of_scale(mut self) -> Self {
+        self.scale = true;
+        self
     }
 
     pub fn syntax(pos: Pos, message: impl Into<String>) -> Self {

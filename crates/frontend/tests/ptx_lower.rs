@@ -299,6 +299,8 @@ fn launches_past_cudas_limits_are_usage_errors() {
     )
     .unwrap_err();
     assert!(e.message.contains("at most 4096"), "{e}");
+    // A refusal about size: the parametric engine may take the launch.
+    assert!(e.scale, "{e}");
     // A variable whose declared size overflows (2^32 · 2^32 · 4 bytes is 0
     // in u64): refused where it is used, not wrapped.
     let big = kernel(
@@ -311,6 +313,7 @@ fn launches_past_cudas_limits_are_usage_errors() {
     );
     let e = parse_kernel(&big, Path::new("k.ptx"), &launch([1, 1, 1], [1, 1, 1])).unwrap_err();
     assert!(e.message.contains("1 TiB"), "{e}");
+    assert!(!e.scale, "{e}");
 }
 
 #[test]

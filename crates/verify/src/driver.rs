@@ -646,7 +646,7 @@ fn check_at_bound(
                 // an address into a buffer of unknown size) may still be
                 // free of undefined behaviour for every thread.
                 Err(e)
-                    if e.kind == ErrorKind::Unsupported
+                    if e.scale
                         && cfg.property == Property::Safety
                         && cfg.engine == Engine::Auto =>
                 {

@@ -119,7 +119,8 @@ pub(super) fn grid_within(h: &Headers, max: u128) -> crate::diag::Result<Grid> {
         Some((g, pos)) if total(&g) > max => Err(Error::unsupported(
             pos,
             format!("grid of {} invocations (at most {max})", total(&g)),
-        )),
+        )
+        .of_scale()),
         Some((g, _)) => Ok(g),
         None => Ok(Grid::default()),
     }

@@ -242,18 +242,13 @@ pub fn parse_generic(src: &str, path: &Path) -> Result<(Program, GenericParts)> 
     parse_generic_inner(src, path).map_err(|e| e.in_file(path))
 }
 
-/// The message fragment of the concrete translation's refusal of a
-/// runtime array indexed at run time without `@Input` contents.
-pub const UNKNOWN_LENGTH: &str = "its length is unknown";
-
 /// Whether `e`, an error of [`parse`], is one the generic translation
 /// does not have: a grid too large, a runtime array of unknown length
 /// indexed at run time, or an index choosing among too many cells (the
-/// generic translation computes an offset instead).
+/// generic translation computes an offset instead). Those refusals are
+/// marked [`Error::scale`] where they are made.
 pub fn generic_may_take(e: &Error) -> bool {
-    e.message.contains(UNKNOWN_LENGTH)
-        || e.message.contains("invocations (at most")
-        || e.message.contains("choosing among more than")
+    e.scale
 }
 
 /// Whether the test's headers give a condition (`@Output`, `@Filter`);

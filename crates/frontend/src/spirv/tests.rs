@@ -189,6 +189,8 @@ fn header_errors_have_positions() {
     let e = parse_headers("; @Bound: 3").unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported);
     assert!(e.message.contains("`@Bound`"), "{}", e.message);
+    // Not a refusal about size: the generic translation refuses it too.
+    assert!(!e.scale && !super::generic_may_take(&e));
     // The grid's limit: the concrete translation's, and the generic
     // one's (below 2^31 invocations).
     let grid = |src: &str, max: u128| {
@@ -197,6 +199,7 @@ fn header_errors_have_positions() {
     let e = grid("; @Config: 64, 64, 64", 1024).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported);
     assert_eq!(e.pos, Some(Pos { line: 1, col: 3 }));
+    assert!(super::generic_may_take(&e), "a refusal about size: {e}");
     assert_eq!(
         grid("; @Config: 64, 64, 64", (1 << 31) - 1).ok(),
         Some(262_144)
@@ -740,6 +743,7 @@ fn loaded_index_is_a_run_time_address() {
             .contains("`%buf` is indexed at run time but its length is unknown"),
         "{e}"
     );
+    assert!(super::generic_may_take(&e), "a refusal about size: {e}");
     assert_eq!(
         e.pos.map(|p| p.line),
         Some(at(&src, "OpAccessChain %p_sb %buf").line)

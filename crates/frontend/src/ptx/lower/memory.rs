@@ -166,7 +166,8 @@ impl Memory {
                     "an address into `{}` computed at run time needs the buffer's size{hint}",
                     b.name
                 ),
-            ));
+            )
+            .of_scale());
         };
         let n = bytes / u64::from(size);
         if n > MAX_CELLS {
@@ -176,7 +177,8 @@ impl Memory {
                     "an address into `{}` computed at run time chooses between {n} cells (at most {MAX_CELLS})",
                     b.name
                 ),
-            ));
+            )
+            .of_scale());
         }
         Ok((0..n as i64)
             .map(|k| self.cell(buf, copy, k * i64::from(size), size, write, pos))

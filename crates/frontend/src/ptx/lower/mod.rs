@@ -224,7 +224,8 @@ fn translate_launch(
             format!(
                 "unsupported: a launch of {threads} threads (at most {MAX_THREADS}: every thread is checked)"
             ),
-        ));
+        )
+        .of_scale());
     }
     // Both fit in u32 now (at most MAX_THREADS); the generic thread's
     // memory has one copy of the shared variables.

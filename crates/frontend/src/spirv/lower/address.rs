@@ -499,6 +499,7 @@ impl Lowerer<'_, '_> {
                     self.m.name(var_of(base.region))
                 ),
             )
+            .of_scale()
             .into());
         }
         let index = if shift_by == 0 {
@@ -536,6 +537,7 @@ impl Lowerer<'_, '_> {
                 self.m.name(var_of(r))
             ),
         )
+        .of_scale()
         .into()
     }
 
