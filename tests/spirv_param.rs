@@ -405,3 +405,37 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// An `@Input` value far into a runtime array (an `ArrayStride` of 2^31:
+/// the second element sits 2 GiB in) costs what its text costs: the
+/// generic translation once built every byte up to it: 2 GiB, past any
+/// `--max-memory` (found by fuzzing, docs/TESTING.md).
+#[test]
+fn an_initialiser_far_into_an_array_is_not_spelled_out_byte_by_byte() {
+    let src =
+        std::fs::read_to_string(gpumc_testutil::repo_root().join("examples/race-if-n.spvasm"))
+            .unwrap()
+            .replace("ArrayStride 4", "ArrayStride 2147483648")
+            .replace("@Input: %out = {{0, 0}}", "@Input: %out = {{0, 1}}");
+    let p = scratch("far-input.spvasm", &src);
+    let p = p.to_str().unwrap();
+    for property in ["races", "safety"] {
+        let (code, out, err) = gpumc(&[
+            "check",
+            p,
+            "--engine",
+            "parametric",
+            "--property",
+            property,
+            "--max-memory",
+            "256",
+        ]);
+        assert_eq!(code, 0, "{property}: {out}{err}");
+        let want = if property == "races" {
+            "FAIL"
+        } else {
+            "no condition, no undefined behaviour"
+        };
+        assert!(out.contains(want), "{property}: {out}{err}");
+    }
+}

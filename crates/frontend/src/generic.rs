@@ -42,8 +42,22 @@ pub enum Contents {
     /// without `@Input`).
     Arbitrary,
     Zero,
-    /// Little-endian bytes from an initialiser; bytes past the end are 0.
-    Bytes(Vec<u8>),
+    /// From an initialiser: its non-zero bytes by offset; every other
+    /// byte is 0. Sparse, because an initialiser may sit at an offset far
+    /// into a large array (a SPIR-V constant at element 2^29).
+    Bytes(BTreeMap<u64, u8>),
+}
+
+impl Contents {
+    /// The contents of little-endian `bytes` (0 where not given).
+    pub fn bytes(bytes: &[u8]) -> Contents {
+        Contents::Bytes(
+            (0u64..)
+                .zip(bytes.iter().copied())
+                .filter(|&(_, b)| b != 0)
+                .collect(),
+        )
+    }
 }
 
 #[derive(Clone, Debug)]

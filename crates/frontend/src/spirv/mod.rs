@@ -59,7 +59,7 @@ use header::{HCond, HTerm, HValue};
 use layout::{bytes, Memory};
 use lower::{Invocation, Shared};
 use module::{Class, Id, Module, Type};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
 use value::{canon_lit, Region, Val};
@@ -296,20 +296,24 @@ fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)
         let contents = if init.is_empty() {
             Contents::Arbitrary
         } else {
-            let end = init
-                .iter()
-                .map(|&(o, w, _)| o + bytes(w))
-                .max()
-                .unwrap_or(0);
-            let mut bytes_v = vec![0u8; usize::try_from(end).unwrap_or(0)];
+            // Only the bytes given, by offset: an initialiser may sit far
+            // into a large array.
+            let mut bytes_v = BTreeMap::new();
             for &(o, w, v) in &init {
                 for k in 0..bytes(w) {
-                    if let Some(x) = bytes_v.get_mut((o + k) as usize) {
-                        *x = (v >> (8 * k)) as u8;
+                    let byte = (v >> (8 * k)) as u8;
+                    match o.checked_add(k) {
+                        Some(at) if byte != 0 => {
+                            bytes_v.insert(at, byte);
+                        }
+                        Some(at) => {
+                            bytes_v.remove(&at);
+                        }
+                        None => {}
                     }
                 }
             }
-            if bytes_v.iter().all(|&x| x == 0) {
+            if bytes_v.is_empty() {
                 Contents::Zero
             } else {
                 Contents::Bytes(bytes_v)

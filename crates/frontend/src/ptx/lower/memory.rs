@@ -229,15 +229,15 @@ impl Memory {
     }
 }
 
-/// Little-endian value of `size` bytes at `off` (bytes past the end are
+/// Little-endian value of `size` bytes at `off` (bytes not given are
 /// 0), sign-extended.
-pub fn read_le(bytes: &[u8], off: i64, size: u32) -> i64 {
+pub fn read_le(bytes: &BTreeMap<u64, u8>, off: i64, size: u32) -> i64 {
     let mut v: u64 = 0;
     for k in (0..size.min(8)).rev() {
         let at = off + i64::from(k);
-        let b = usize::try_from(at)
+        let b = u64::try_from(at)
             .ok()
-            .and_then(|i| bytes.get(i))
+            .and_then(|i| bytes.get(&i))
             .copied()
             .unwrap_or(0);
         v = (v << 8) | u64::from(b);
@@ -308,8 +308,19 @@ mod tests {
 
     #[test]
     fn little_endian_initialisers() {
-        assert_eq!(read_le(&[1, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF], 4, 4), -1);
-        assert_eq!(read_le(&[1, 2], 0, 4), 0x0201);
-        assert_eq!(read_le(&[1, 2], 8, 4), 0);
+        let le = |b: &[u8]| match Contents::bytes(b) {
+            Contents::Bytes(m) => m,
+            _ => unreachable!(),
+        };
+        assert_eq!(
+            read_le(&le(&[1, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]), 4, 4),
+            -1
+        );
+        assert_eq!(read_le(&le(&[1, 2]), 0, 4), 0x0201);
+        assert_eq!(read_le(&le(&[1, 2]), 8, 4), 0);
+        assert_eq!(read_le(&le(&[1, 2]), -1, 2), 0x0100);
+        // Far into a large array: nothing the size of the offset is built.
+        let far = BTreeMap::from([(1u64 << 40, 7u8)]);
+        assert_eq!(read_le(&far, 1 << 40, 4), 7);
     }
 }

@@ -658,7 +658,7 @@ pub(super) fn declare_var(mem: &mut Memory, v: &VarDecl) -> Result<Option<BufId>
         (Some(init), _) => {
             let mut bytes = Vec::new();
             init_bytes(init, v.ty, &mut bytes, &mut pointers, v.pos, &mem.fn_addrs)?;
-            Contents::Bytes(bytes)
+            Contents::bytes(&bytes)
         }
         // PTX zero-initialises `.global` and `.const` variables without
         // an initialiser; shared memory starts undefined. An `.extern`
