@@ -331,3 +331,75 @@ fn flagged_executions_are_reported_as_herd_does() {
     let (_, out, _) = gpumc(&["check", "--format", "herd", "tests/herd/SB+rlx-diy.litmus"]);
     assert!(!out.contains("Flag"), "{out}");
 }
+
+/// herd7's `undefined_unless`: an execution in which the check fails stays
+/// (the states and counts are those without the check), and is undefined:
+/// the herd block says `Undef` instead of `Ok`/`No` and `Flag *undef*`;
+/// the default output and the JSON name the check. A check that holds
+/// everywhere (`acyclic hb`) changes nothing. `{% … %}` is skipped.
+#[test]
+fn undefined_unless_marks_executions_undefined_as_herd_does() {
+    let racy = temp(
+        "racy-mp-undef.litmus",
+        "C racy-mp-undef\n{ }\nP0 (int* x, atomic_int* y) {\n  *x = 1;\n  atomic_store_explicit(y, 1, memory_order_relaxed);\n}\nP1 (int* x, atomic_int* y) {\n  int r0 = atomic_load_explicit(y, memory_order_relaxed);\n  int r1 = *x;\n}\nexists (1:r0=1 /\\ 1:r1=0)\n",
+    );
+    let model = "tests/herd/c-undefined-races.cat";
+    let flags_model = "tests/herd/c-data-races.cat";
+    for engine in ["explicit", "symbolic"] {
+        let herd = |m: &str, test: &str| {
+            let (code, out, err) = gpumc(&[
+                "check", "--format", "herd", "--engine", engine, "--model", m, test,
+            ]);
+            assert_eq!(code, 0, "{err}");
+            out
+        };
+        let out = herd(model, &racy);
+        assert!(
+            out.contains("\nUndef\nWitnesses\nPositive: 1 Negative: 3\nFlag *undef*\nCondition "),
+            "{engine}: {out}"
+        );
+        // The same states and counts as under the model that only flags.
+        let flagged = herd(flags_model, &racy);
+        let states = |o: &str| {
+            o.split("Witnesses")
+                .next()
+                .unwrap()
+                .replace("Undef\n", "Ok\n")
+        };
+        assert_eq!(states(&out), states(&flagged), "{engine}");
+        // Race-free: no mark at all.
+        let out = herd(model, "tests/herd/SB+rlx-diy.litmus");
+        assert!(
+            !out.contains("Undef") && !out.contains("Flag"),
+            "{engine}: {out}"
+        );
+        let (_, out, _) = gpumc(&["check", "--engine", engine, "--model", model, &racy]);
+        assert!(
+            out.contains("  Undefined: the model's check `data-race` (`undefined_unless`) fails in some execution"),
+            "{engine}: {out}"
+        );
+        assert!(!out.contains("hb-order"), "{engine}: {out}");
+        let v = json(&["--engine", engine, "--model", model, &racy]);
+        assert_eq!(
+            v["undefined_unless"],
+            serde_json::json!(["data-race"]),
+            "{v}"
+        );
+        assert!(v.get("flags").is_none(), "{v}");
+        // The check's pairs are races too, as for a flag.
+        let (_, out, _) = gpumc(&[
+            "check",
+            "--property",
+            "races",
+            "--engine",
+            engine,
+            "--model",
+            model,
+            &racy,
+        ]);
+        assert!(
+            out.contains("FAIL") && out.contains("data-race"),
+            "{engine}: {out}"
+        );
+    }
+}

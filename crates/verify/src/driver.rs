@@ -246,6 +246,11 @@ pub struct FileReport {
     /// A flagged execution has undefined behaviour (a race in C).
     #[serde(skip)]
     pub flags_undefined: bool,
+    /// Safety: the model's `undefined_unless` checks that fail in some
+    /// consistent execution, which is then undefined (herd7's `Undef`),
+    /// by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undefined_unless: Vec<String>,
     /// Races: whether `races` lists every racing instruction pair (within
     /// the loop bound); `None` for the other properties and errors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -351,6 +356,7 @@ impl FileReport {
             races: vec![],
             flags: vec![],
             flags_undefined: false,
+            undefined_unless: Vec::new(),
             races_complete: None,
             races_note: None,
             values_note: None,
@@ -858,12 +864,27 @@ fn flags_of(
     } else {
         crate::engine::races::check(program, model, &opts)
     };
+    // A flag and an `undefined_unless` check are told apart by name.
+    let undefined: Vec<&str> = model
+        .axioms()
+        .iter()
+        .filter(|a| a.undefined)
+        .map(|a| a.name.as_str())
+        .collect();
     match r {
         Ok(r) => {
             for p in r.races {
-                if !report.flags.contains(&p.flag) {
-                    report.flags.push(p.flag);
+                let list = if undefined.contains(&p.flag.as_str()) {
+                    &mut report.undefined_unless
+                } else {
+                    &mut report.flags
+                };
+                if !list.contains(&p.flag) {
+                    list.push(p.flag);
                 }
+            }
+            if let (false, Some(h)) = (report.undefined_unless.is_empty(), &mut report.herd) {
+                h.undefined = true;
             }
         }
         Err(e) => {
@@ -936,8 +957,12 @@ fn run_engine(
                     .count() as u64;
                 h.state_counts = (sat, report.states.len() as u64 - sat);
             }
+            // An `undefined_unless` check changes the answer (herd7's
+            // `Undef`): it is always evaluated; flags when asked, or on C
+            // (a racy C program is undefined).
             if (cfg.flags || program.arch == crate::ir::Arch::C)
                 && model.axioms().iter().any(|a| a.flag)
+                || model.axioms().iter().any(|a| a.undefined)
             {
                 flags_of(program, model, &opts, symbolic, report);
                 report.flags_undefined = program.arch == crate::ir::Arch::C;

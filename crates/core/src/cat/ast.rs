@@ -137,6 +137,10 @@ pub enum Stmt {
     LetRec(Vec<Binding>),
     Axiom {
         flag: bool,
+        /// `undefined_unless TEST e`: herd's definedness check. A
+        /// consistent execution in which the test fails is undefined (it
+        /// stays an execution; herd7 prints `Undef`).
+        undefined: bool,
         negated: bool,
         test: Test,
         expr: Expr,

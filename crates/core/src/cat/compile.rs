@@ -166,6 +166,7 @@ pub struct CompiledAxiom {
     pub name: String,
     pub kind: AxiomKind,
     pub flag: bool,
+    pub undefined: bool,
     pub pos: Pos,
     pub file: usize,
     pub slot: Slot,
@@ -344,6 +345,7 @@ impl Compiler<'_> {
             Stmt::LetRec(bs) => self.let_rec(bs),
             Stmt::Axiom {
                 flag,
+                undefined,
                 negated,
                 test,
                 expr,
@@ -380,10 +382,31 @@ impl Compiler<'_> {
                     (Test::Irreflexive, _) => AxiomKind::Irreflexive,
                     (Test::Acyclic, _) => AxiomKind::Acyclic,
                 };
+                // `undefined_unless T e` is a flag that fires where `T e`
+                // fails, written as an emptiness test so that every engine
+                // finds the executions it fires in: `e` is reflexive where
+                // `e & id` is not empty, cyclic where `e+ & id` is not.
+                let (slot, kind) = if *undefined {
+                    let id = self.emit(OpCode::Id, NONE, NONE);
+                    match kind {
+                        AxiomKind::Empty => (slot, AxiomKind::NotEmpty),
+                        AxiomKind::NotEmpty => (slot, AxiomKind::Empty),
+                        AxiomKind::Irreflexive => {
+                            (self.emit(OpCode::RelInter, slot, id), AxiomKind::NotEmpty)
+                        }
+                        AxiomKind::Acyclic => {
+                            let plus = self.emit(OpCode::Plus, slot, NONE);
+                            (self.emit(OpCode::RelInter, plus, id), AxiomKind::NotEmpty)
+                        }
+                    }
+                } else {
+                    (slot, kind)
+                };
                 axioms.push(CompiledAxiom {
                     name: name.clone().unwrap_or_else(|| text.clone()),
                     kind,
-                    flag: *flag,
+                    flag: *flag || *undefined,
+                    undefined: *undefined,
                     pos: *pos,
                     file,
                     slot,

@@ -5,7 +5,8 @@
 //! `po-loc` and `non-rmw-reads` are single names. `0` and `_` on their own
 //! are the polymorphic empty and universal constants. `-1` only exists as a
 //! token after `^` (for `^-1`). Comments are `(* ... *)` (nestable),
-//! `/* ... */` and `// ...` to the end of the line.
+//! `/* ... */`, `// ...` and `# ...` to the end of the line; `{% ... %}`
+//! documentation blocks are skipped like comments.
 
 use crate::diag::{excerpt, Error, Result};
 use crate::ir::Pos;
@@ -304,6 +305,27 @@ pub fn lex(src: &str) -> Result<Lexed> {
                     depth -= 1;
                 } else if cur.bump().is_none() {
                     return Err(Error::syntax(start, "unterminated comment `(*`"));
+                }
+            }
+            continue;
+        }
+        if cur.starts_with("{%") {
+            // A documentation block (`{% … %}`, not nested): text for a
+            // model's rendered documentation, not part of the model.
+            let start = cur.pos();
+            cur.bump();
+            cur.bump();
+            loop {
+                if cur.starts_with("%}") {
+                    cur.bump();
+                    cur.bump();
+                    break;
+                }
+                if cur.bump().is_none() {
+                    return Err(Error::syntax(
+                        start,
+                        "unterminated documentation block `{%`",
+                    ));
                 }
             }
             continue;

@@ -51,6 +51,10 @@
 //!   pairs in a relation context); `0` is empty; both adapt to their context.
 //! * `flag` axioms are not consistency conditions: they *fire* when their
 //!   test holds (`flag ~empty dr` fires when `dr` is not empty).
+//! * `undefined_unless TEST e` (herd7's definedness check) is a flag that
+//!   fires where the test fails, marked [`Axiom::undefined`]: the
+//!   executions it fires in stay, and are undefined.
+//! * `{% … %}` blocks (documentation) are skipped like comments.
 //! * `show` / `unshow` are parsed and ignored. Includes are inlined (their
 //!   header is skipped), looked up next to the including file first; the
 //!   standard files `stdlib.cat`, `cos.cat`, `basic.cat` and `filters.cat`
@@ -60,8 +64,8 @@
 //!   overrides it ([`Model::partial_co`]).
 //!
 //! Unsupported (reported as such, with a position): `procedure`, `call`,
-//! `forall`, `with … from`, `enum`, `match`, `debug`, `requires` /
-//! `undefined_unless`, `let … in`, `fun`, `if`, `try`, tuples, tag literals
+//! `forall`, `with … from`, `enum`, `match`, `debug`, `requires`,
+//! `let … in`, `fun`, `if`, `try`, tuples, tag literals
 //! `'t`, explicit sets `{…}`, `++`, recursive functions, non-monotone
 //! recursion, `~acyclic` / `~irreflexive`, and the herd7/Dat3M built-ins
 //! gpumc does not provide (`classes-loc`, `linearisations`, `sdv`, …).
@@ -148,6 +152,12 @@ pub struct Axiom {
     /// A `flag` axiom: not a consistency condition; it *fires* when its
     /// test holds (`flag ~empty dr` fires when `dr` is not empty).
     pub flag: bool,
+    /// An `undefined_unless` check, kept as a flag that fires where the
+    /// check fails (its `kind` is the failing test: `undefined_unless
+    /// empty dr` is `NotEmpty`; `irreflexive r` and `acyclic r` are
+    /// rewritten to tests of `r & id` and `r+ & id`). An execution it
+    /// fires in is undefined: herd7 prints `Undef` and `Flag *undef*`.
+    pub undefined: bool,
     /// Where the axiom starts (`file` says in which file).
     pub pos: Pos,
     /// The file the axiom was written in (the model file or an include).
@@ -213,6 +223,7 @@ impl Model {
                 name: a.name,
                 kind: a.kind,
                 flag: a.flag,
+                undefined: a.undefined,
                 pos: a.pos,
                 file: loaded.files[a.file].clone(),
             });

@@ -248,7 +248,12 @@ impl Parser<'_> {
                 t.pos,
                 "`if` statements (herd7 model variants)",
             )),
-            Tok::Kw(k @ (Kw::Requires | Kw::UndefinedUnless)) => Err(Error::unsupported(
+            Tok::Kw(Kw::UndefinedUnless) => {
+                self.bump();
+                self.axiom_after(t.pos, false, true)
+                    .map(|s| Some((s, true)))
+            }
+            Tok::Kw(k @ Kw::Requires) => Err(Error::unsupported(
                 t.pos,
                 format!("`{}` checks (undefined-behaviour axioms)", k.as_str()),
             )),
@@ -358,6 +363,12 @@ impl Parser<'_> {
         } else {
             false
         };
+        self.axiom_after(pos, flag, false)
+    }
+
+    /// The test of an axiom, after its `flag` or `undefined_unless`
+    /// keyword (if any): `[~]acyclic|irreflexive|empty e [as name]`.
+    fn axiom_after(&mut self, pos: Pos, flag: bool, undefined: bool) -> Result<Stmt> {
         let negated = if self.at(&Tok::Tilde) {
             self.bump();
             true
@@ -394,6 +405,7 @@ impl Parser<'_> {
         };
         Ok(Stmt::Axiom {
             flag,
+            undefined,
             negated,
             test,
             expr,

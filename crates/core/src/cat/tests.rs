@@ -1539,3 +1539,68 @@ fn embedded_models_evaluate_alike_in_both_storages() {
         }
     }
 }
+
+/// herd7's `undefined_unless`: a flag, marked undefined, that fires where
+/// its test fails — `irreflexive` and `acyclic` through `r & id` and
+/// `r+ & id`, so that the value is the failing part. Documentation blocks
+/// `{% … %}` are skipped.
+#[test]
+fn undefined_unless_is_a_flag_that_fires_where_its_test_fails() {
+    let src = "\"m\"\n{% documentation, with `let` and (* in it %}\n\
+               undefined_unless empty r as e\n\
+               undefined_unless ~empty s as ne\n\
+               undefined_unless irreflexive t as irr\n\
+               undefined_unless acyclic po as acy\n\
+               acyclic po as sc";
+    let m = model(src);
+    let kinds: Vec<_> = m
+        .axioms()
+        .iter()
+        .map(|a| (a.name.as_str(), a.kind, a.flag, a.undefined))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("e", AxiomKind::NotEmpty, true, true),
+            ("ne", AxiomKind::Empty, true, true),
+            ("irr", AxiomKind::NotEmpty, true, true),
+            ("acy", AxiomKind::NotEmpty, true, true),
+            ("sc", AxiomKind::Acyclic, false, false),
+        ]
+    );
+    assert_eq!(m.axioms()[0].pos, Pos { line: 3, col: 1 });
+    let n = 3;
+    let mut ev = m.evaluator(n);
+    set_named(&m, &mut ev, "s", rel(n, &[(0, 1)]));
+    assert_eq!(ev.first_violation(), None);
+    for i in 0..4 {
+        assert_eq!(ev.flag(i), None, "axiom {i}");
+    }
+    set_named(&m, &mut ev, "r", rel(n, &[(1, 2)]));
+    set_named(&m, &mut ev, "s", rel(n, &[]));
+    set_named(&m, &mut ev, "t", rel(n, &[(0, 1), (2, 2)]));
+    assert_eq!(ev.flag(0), Some(rel(n, &[(1, 2)])));
+    assert!(ev.flag(1).is_some());
+    assert_eq!(ev.flag(2), Some(rel(n, &[(2, 2)])));
+    // A cycle of po: the consistency axiom fails, and the check fires on
+    // the events of the cycle.
+    set_named(&m, &mut ev, "po", rel(n, &[(0, 1), (1, 0)]));
+    assert_eq!(ev.flag(3), Some(rel(n, &[(0, 0), (1, 1)])));
+    assert_eq!(ev.first_violation(), Some(4));
+    // Unterminated, the block is an error at its start.
+    assert_err(
+        "\"m\"\nlet a = r\n  {% no end",
+        ErrorKind::Syntax,
+        3,
+        3,
+        "unterminated documentation block",
+    );
+    // `requires` stays unsupported, with its position.
+    assert_err(
+        "\"m\"\nrequires empty r",
+        ErrorKind::Unsupported,
+        2,
+        1,
+        "`requires`",
+    );
+}

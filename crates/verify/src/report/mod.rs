@@ -80,6 +80,12 @@ pub fn text(r: &FileReport) -> String {
     if let (Some(m), "FAIL") = (&r.message, r.verdict.as_str()) {
         let _ = writeln!(s, "  {m}");
     }
+    for u in &r.undefined_unless {
+        let _ = writeln!(
+            s,
+            "  Undefined: the model's check `{u}` (`undefined_unless`) fails in some execution, which is undefined (herd7: Undef)"
+        );
+    }
     for f in &r.flags {
         let _ = writeln!(
             s,
@@ -323,6 +329,10 @@ pub fn herd(r: &FileReport) -> String {
     };
     let _ = writeln!(s, "Witnesses");
     let _ = writeln!(s, "Positive: {wp} Negative: {wn}");
+    // herd7 names every failed `undefined_unless` check `*undef*`, first.
+    if !r.undefined_unless.is_empty() {
+        let _ = writeln!(s, "Flag *undef*");
+    }
     for f in &r.flags {
         let _ = writeln!(s, "Flag {f}");
     }
