@@ -104,6 +104,8 @@ struct Request {
     max_bound: Option<u32>,
     #[serde(default)]
     flags: bool,
+    #[serde(default)]
+    co: Option<crate::ir::Coherence>,
 }
 
 fn yes() -> bool {
@@ -132,6 +134,7 @@ impl Request {
             symmetry: cfg.symmetry,
             max_bound: cfg.max_bound,
             flags: cfg.flags,
+            co: cfg.co,
         }
     }
 
@@ -151,6 +154,7 @@ impl Request {
             symmetry: self.symmetry,
             max_bound: self.max_bound,
             flags: self.flags,
+            co: self.co,
         })
     }
 }

@@ -74,6 +74,11 @@ struct CheckOpts {
     /// gives the bound that decided (all attempts share --timeout).
     #[arg(long, value_name = "N")]
     max_bound: Option<u32>,
+    /// Coherence (`co`) per location: `total` (herd7's) or `partial`
+    /// (PTX's, as Dat3M has it), over what the model and the program's
+    /// architecture give (docs/MODELS.md, "Coherence").
+    #[arg(long, value_name = "total|partial", value_parser = parse_co)]
+    co: Option<gpumc::ir::Coherence>,
     /// Symbolic engine: consider every execution, not one per orbit of
     /// interchangeable threads and workgroups (symmetry reduction, on by
     /// default; docs/SYMBOLIC.md, "Symmetry").
@@ -348,6 +353,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
         max_races: opts.max_races,
         symmetry: !opts.no_symmetry,
         max_bound: opts.max_bound,
+        co: opts.co,
         launch: launch(opts)?,
         // herd7 prints a `Flag` line for each flag axiom that fires.
         flags: opts.format() == Format::Herd,
@@ -885,5 +891,14 @@ fn run_gen(
     match result {
         Ok(()) => 0,
         Err(e) => usage_error(&e),
+    }
+}
+
+/// `--co total|partial`.
+fn parse_co(s: &str) -> Result<gpumc::ir::Coherence, String> {
+    match s {
+        "total" => Ok(gpumc::ir::Coherence::Total),
+        "partial" => Ok(gpumc::ir::Coherence::Partial),
+        _ => Err(format!("expected `total` or `partial`, found `{s}`")),
     }
 }

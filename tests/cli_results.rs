@@ -379,6 +379,13 @@ fn undefined_unless_marks_executions_undefined_as_herd_does() {
             "{engine}: {out}"
         );
         assert!(!out.contains("hb-order"), "{engine}: {out}");
+        // A model file is checked with herd7's total `co`, and says so.
+        assert!(
+            out.contains(
+                "  Coherence: total per location (herd7's, for a model given as a file)\n"
+            ),
+            "{engine}: {out}"
+        );
         let v = json(&["--engine", engine, "--model", model, &racy]);
         assert_eq!(
             v["undefined_unless"],
@@ -402,4 +409,33 @@ fn undefined_unless_marks_executions_undefined_as_herd_does() {
             "{engine}: {out}"
         );
     }
+}
+
+/// Execution counts as herd7's: an order between SC fences that no axiom
+/// reads (a model without `sync_fence`, as herd's own are) is not
+/// enumerated, so each execution counts once, not once per fence order.
+/// Our PTX model reads the order, and keeps it.
+#[test]
+fn an_order_no_axiom_reads_does_not_multiply_executions() {
+    let test = temp(
+        "SB+fences-sc.litmus",
+        "PTX SB+fences-sc\n{\nx=0;\ny=0;\n}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ;\n fence.sc.gpu | fence.sc.gpu ;\n ld.relaxed.gpu r0, y | ld.relaxed.gpu r1, x ;\nexists\n(P0:r0 == 0 /\\ P1:r1 == 0)\n",
+    );
+    let coherent = temp(
+        "coherent-only.cat",
+        "coherent-only\nacyclic po-loc | rf | co | fr\n",
+    );
+    let herd = |args: &[&str]| {
+        let mut all = vec!["check", "--format", "herd", "--engine", "explicit", &test];
+        all.extend_from_slice(args);
+        let (code, out, err) = gpumc(&all);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    // Four executions (one per pair of values read), not eight.
+    let out = herd(&["--model", &coherent, "--co", "partial"]);
+    assert!(out.contains("\nPositive: 1 Negative: 3\n"), "{out}");
+    // The PTX model orders the fences (`sync_fence`): SB is forbidden.
+    let out = herd(&["--model", "ptx-v7.5"]);
+    assert!(out.contains("\nPositive: 0 Negative: 4\n"), "{out}");
 }

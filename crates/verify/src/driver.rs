@@ -141,6 +141,8 @@ pub struct Config {
     /// its `Flag` lines (`--format herd` sets it; C tests always get it,
     /// since C makes a data race undefined behaviour).
     pub flags: bool,
+    /// Coherence over the model's and the architecture's (`--co`).
+    pub co: Option<crate::ir::Coherence>,
 }
 
 /// The symbolic engine's default cap on listed final states
@@ -167,6 +169,7 @@ impl Default for Config {
             symmetry: true,
             max_bound: None,
             flags: false,
+            co: None,
         }
     }
 }
@@ -246,6 +249,14 @@ pub struct FileReport {
     /// A flagged execution has undefined behaviour (a race in C).
     #[serde(skip)]
     pub flags_undefined: bool,
+    /// The coherence the model was checked with (`total`, `partial`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub co: Option<crate::ir::Coherence>,
+    /// Where `co` came from when not from the program's architecture:
+    /// the model's `// gpumc:` line, herd7's default for a model file,
+    /// `--co`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub co_note: Option<String>,
     /// Safety: the model's `undefined_unless` checks that fail in some
     /// consistent execution, which is then undefined (herd7's `Undef`),
     /// by name.
@@ -357,6 +368,8 @@ impl FileReport {
             flags: vec![],
             flags_undefined: false,
             undefined_unless: Vec::new(),
+            co: None,
+            co_note: None,
             races_complete: None,
             races_note: None,
             values_note: None,
@@ -394,6 +407,20 @@ impl ModelCache {
             .lock()
             .unwrap()
             .insert(name.to_string(), m.clone());
+        Ok(m)
+    }
+
+    /// The model `name` checked with coherence `co` (`--co`).
+    pub fn get_with_co(&self, name: &str, co: crate::ir::Coherence) -> Result<Arc<Model>> {
+        // Not a name a model can have: a line break.
+        let key = format!("{name}\n{co:?}");
+        if let Some(m) = self.models.lock().unwrap().get(&key) {
+            return Ok(m.clone());
+        }
+        let mut m = (*self.get(name)?).clone();
+        m.set_coherence(co, crate::cat::CoSource::CommandLine);
+        let m = Arc::new(m);
+        self.models.lock().unwrap().insert(key, m.clone());
         Ok(m)
     }
 }
@@ -804,7 +831,16 @@ pub(crate) fn load_model(
         .clone()
         .unwrap_or_else(|| arch.default_model().to_string());
     report.model = name.clone();
-    cache.get(&name)
+    let model = match cfg.co {
+        Some(co) => cache.get_with_co(&name, co)?,
+        None => cache.get(&name)?,
+    };
+    let (co, source) = model.coherence_for(arch);
+    report.co = Some(co);
+    if source != crate::cat::CoSource::Architecture {
+        report.co_note = Some(source.describe().to_string());
+    }
+    Ok(model)
 }
 
 /// Checks that every relation `--show` names is one of the model's

@@ -53,7 +53,13 @@ fn agree_on_corpus(dir: &str, embedded: &str, style: &str, property: Property) {
     assert!(files.len() > 100, "{dir}: only {} files", files.len());
     let style = style_model(style);
     let cache = ModelCache::default();
-    let (a, b) = (config(embedded, property), config(&style, property));
+    let (a, mut b) = (config(embedded, property), config(&style, property));
+    // A model file gets herd7's total `co`; the style models are written
+    // for the architecture's, as ours are, so they ask for it as a user
+    // would (`--co partial` on PTX).
+    if dir == "PTX" {
+        b.co = Some(gpumc_core::ir::Coherence::Partial);
+    }
     let results: Vec<(String, Option<String>)> = files
         .par_iter()
         .map(|f| {
@@ -138,8 +144,14 @@ fn style_models_use_no_directive_and_the_library() {
             );
         }
     }
+    // Loaded from a file, without a directive: herd7's total `co`, even
+    // for PTX programs (the PTX comparison above asks for partial).
     let ptx = gpumc_core::models::load(&style_model("ptx-v6.0-herd-style.cat")).unwrap();
-    assert!(ptx.partial_co(Arch::Ptx));
+    assert!(!ptx.partial_co(Arch::Ptx));
+    assert_eq!(
+        ptx.coherence_for(Arch::Ptx).1,
+        gpumc_core::cat::CoSource::Herd
+    );
     let vk = gpumc_core::models::load(&style_model("vulkan-herd-style.cat")).unwrap();
     assert!(!vk.partial_co(Arch::Vulkan));
 }
@@ -278,7 +290,7 @@ fn display_directives_and_dat3m_idioms_are_accepted() {
 }
 
 #[test]
-fn coherence_follows_the_architecture_unless_overridden() {
+fn a_model_file_gets_herds_total_coherence_unless_it_asks() {
     // Tong et al., ASPLOS'24 Fig. 6: two writers, two readers disagreeing on their order.
     let fig6 = "PTX fig6\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 | P3@cta 0,gpu 0 ;\n st.weak x, 1 | st.weak x, 2 | ld.weak r0, x | ld.weak r2, x ;\n | | ld.weak r1, x | ld.weak r3, x ;\nexists (P2:r0 == 1 /\\ P2:r1 == 2 /\\ P3:r2 == 2 /\\ P3:r3 == 1)\n";
     let dir = std::env::temp_dir().join(format!("gpumc-cat-compat-co-{}", std::process::id()));
@@ -286,18 +298,47 @@ fn coherence_follows_the_architecture_unless_overridden() {
     let test = dir.join("fig6.litmus");
     std::fs::write(&test, fig6).unwrap();
     let coherent = "coh\nacyclic po-loc | rf | co | fr\n";
-    let verdict = |model: &str| {
+    let check = |model: &str, co: Option<gpumc_core::ir::Coherence>| {
         let m = dir.join(format!("m{}.cat", model.len()));
         std::fs::write(&m, model).unwrap();
-        let r = driver::check_file(
-            &test,
-            &config(&m.display().to_string(), Property::Safety),
-            &ModelCache::default(),
-        );
-        r.verdict
+        let cfg = Config {
+            co,
+            ..config(&m.display().to_string(), Property::Safety)
+        };
+        driver::check_file(&test, &cfg, &ModelCache::default())
     };
-    assert_eq!(verdict(coherent), "PASS", "PTX: partial by default");
-    let total = format!("{coherent}// gpumc: total-co\n");
-    assert_eq!(verdict(&total), "FAIL", "overridden to total");
+    // herd7's total `co` for a model file, said in the report: the two
+    // readers cannot disagree on the order of the writes.
+    let r = check(coherent, None);
+    assert_eq!(r.verdict, "FAIL", "a model file: total");
+    assert_eq!(r.co, Some(gpumc_core::ir::Coherence::Total));
+    assert_eq!(
+        r.co_note.as_deref(),
+        Some("herd7's, for a model given as a file")
+    );
+    // Partial where the model asks, or the command line.
+    let partial = format!("{coherent}// gpumc: partial-co\n");
+    let r = check(&partial, None);
+    assert_eq!(r.verdict, "PASS", "the model asks for partial");
+    assert_eq!(r.co_note.as_deref(), Some("the model's `// gpumc:` line"));
+    let r = check(coherent, Some(gpumc_core::ir::Coherence::Partial));
+    assert_eq!(r.verdict, "PASS", "--co partial");
+    assert_eq!(r.co_note.as_deref(), Some("--co"));
+    // `--co` over the model's line.
+    let r = check(&partial, Some(gpumc_core::ir::Coherence::Total));
+    assert_eq!(r.verdict, "FAIL", "--co total over the line");
+    // Our embedded PTX model keeps the architecture's partial `co`; the
+    // text report says nothing then.
+    let r = check_embedded(&test);
+    assert_eq!(r.co, Some(gpumc_core::ir::Coherence::Partial));
+    assert_eq!(r.co_note, None);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn check_embedded(test: &Path) -> driver::FileReport {
+    driver::check_file(
+        test,
+        &config("ptx-v7.5", Property::Safety),
+        &ModelCache::default(),
+    )
 }

@@ -79,6 +79,7 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
         max_bound: None,
         launch: Default::default(),
         flags: false,
+        co: None,
     };
     let (ce, cs) = (cfg(Engine::Explicit), cfg(Engine::Symbolic));
     let cache = ModelCache::default();

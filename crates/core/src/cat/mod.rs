@@ -164,6 +164,34 @@ pub struct Axiom {
     pub file: PathBuf,
 }
 
+/// Where the coherence a model is checked with comes from
+/// ([`Model::coherence_for`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoSource {
+    /// The program's architecture ([`Arch::coherence`]), as Dat3M decides:
+    /// our embedded models.
+    Architecture,
+    /// The model's `// gpumc: partial-co` or `// gpumc: total-co` line.
+    Directive,
+    /// herd7's: total per location, for a model read from a file that
+    /// does not say otherwise.
+    Herd,
+    /// The command line (`--co`).
+    CommandLine,
+}
+
+impl CoSource {
+    /// Why, in words, for reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            CoSource::Architecture => "the architecture's",
+            CoSource::Directive => "the model's `// gpumc:` line",
+            CoSource::Herd => "herd7's, for a model given as a file",
+            CoSource::CommandLine => "--co",
+        }
+    }
+}
+
 /// A parsed and compiled model.
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -171,7 +199,10 @@ pub struct Model {
     inputs: Vec<(String, BaseKind)>,
     axioms: Vec<Axiom>,
     axiom_slots: Vec<Slot>,
+    /// The model's `// gpumc:` coherence line.
     coherence: Option<Coherence>,
+    /// The coherence set over it ([`Model::set_coherence`]).
+    co_set: Option<(Coherence, CoSource)>,
     prog: Prog,
     /// Top-level value bindings (last definition wins on lookup).
     bindings: Vec<(String, Val)>,
@@ -260,6 +291,7 @@ impl Model {
             axioms,
             axiom_slots,
             coherence: loaded.coherence.map(|c| c.0),
+            co_set: None,
             prog,
             bindings: compiled.bindings,
             axiom_units,
@@ -307,6 +339,20 @@ impl Model {
         out
     }
 
+    /// Whether some axiom (a consistency axiom or a flag) reads input
+    /// `name`: an input only bindings nobody tests use is not read, and an
+    /// engine need not enumerate its values (herd7 counts executions
+    /// without them).
+    pub fn axioms_read(&self, name: &str) -> bool {
+        let Some(i) = self.input_index(name) else {
+            return false;
+        };
+        self.axiom_units
+            .iter()
+            .flatten()
+            .any(|&u| matches!(self.prog.units[u as usize], Unit::Input(j) if j == i))
+    }
+
     /// The index of an input by name.
     pub fn input_index(&self, name: &str) -> Option<usize> {
         self.inputs.iter().position(|(n, _)| n == name)
@@ -322,11 +368,28 @@ impl Model {
         self.coherence
     }
 
+    /// Sets the coherence the model is checked with, whatever it says
+    /// (`source`: why, for reports).
+    pub fn set_coherence(&mut self, co: Coherence, source: CoSource) {
+        self.co_set = Some((co, source));
+    }
+
+    /// The coherence for a program of `arch`, and where it comes from: the
+    /// one set ([`Model::set_coherence`]) or the model's directive, else
+    /// the architecture's ([`Arch::coherence`]: partial for PTX, total for
+    /// Vulkan and C).
+    pub fn coherence_for(&self, arch: Arch) -> (Coherence, CoSource) {
+        match (self.co_set, self.coherence) {
+            (Some(set), _) => set,
+            (None, Some(c)) => (c, CoSource::Directive),
+            (None, None) => (arch.coherence(), CoSource::Architecture),
+        }
+    }
+
     /// Whether `co` is enumerated as partial orders for a program of
-    /// `arch`: the model's directive if it has one, else the architecture's
-    /// ([`Arch::coherence`]: partial for PTX, total for Vulkan).
+    /// `arch` ([`Model::coherence_for`]).
     pub fn partial_co(&self, arch: Arch) -> bool {
-        self.coherence.unwrap_or(arch.coherence()) == Coherence::Partial
+        self.coherence_for(arch).0 == Coherence::Partial
     }
 
     /// A fresh evaluator for executions of `n` events.

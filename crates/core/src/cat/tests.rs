@@ -1604,3 +1604,12 @@ fn undefined_unless_is_a_flag_that_fires_where_its_test_fails() {
         "`requires`",
     );
 }
+
+/// An input only an untested binding uses is not read by the axioms.
+#[test]
+fn axioms_read_only_the_inputs_their_tests_reach() {
+    let m = model("\"m\"\nlet unused = s | t\nacyclic po | r as a\nflag ~empty X as f\n");
+    assert!(m.axioms_read("po") && m.axioms_read("r") && m.axioms_read("X"));
+    assert!(!m.axioms_read("s") && !m.axioms_read("t"));
+    assert!(!m.axioms_read("no-such-input"));
+}

@@ -40,7 +40,8 @@ pub enum Arch {
 }
 
 /// How coherence (`co`) orders the writes to one location.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Coherence {
     /// A strict total order per location (initial write first).
     Total,

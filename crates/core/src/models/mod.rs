@@ -1,8 +1,9 @@
 //! Our consistency models, embedded as `.cat` text, and the loader that
 //! accepts either an embedded name or a path to a user `.cat` file.
 
-use crate::cat::Model;
+use crate::cat::{CoSource, Model};
 use crate::diag::{Error, ErrorKind, Result};
+use crate::ir::Coherence;
 use std::path::{Path, PathBuf};
 
 /// Embedded models: (name, file name, text). Written by us from the papers
@@ -57,7 +58,13 @@ pub fn load(name: &str) -> Result<Model> {
     let path = Path::new(name);
     if path.exists() {
         let text = crate::diag::read_text(path)?;
-        return parse_text(&text, path);
+        let mut model = parse_text(&text, path)?;
+        // A model from a file is read as herd7 reads it: total `co` per
+        // location, unless it says otherwise (docs/MODELS.md).
+        if model.coherence_override().is_none() {
+            model.set_coherence(Coherence::Total, CoSource::Herd);
+        }
+        return Ok(model);
     }
     Err(Error::new(
         ErrorKind::Usage,

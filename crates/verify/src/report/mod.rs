@@ -68,6 +68,15 @@ pub fn text(r: &FileReport) -> String {
     if let Some(n) = &r.bound_note {
         let _ = writeln!(s, "  Bound: {n}");
     }
+    // Which coherence, where it is not the architecture's (which our
+    // embedded models use): a model file gets herd7's total `co`.
+    if let (Some(co), Some(why)) = (r.co, &r.co_note) {
+        let co = match co {
+            crate::ir::Coherence::Total => "total",
+            crate::ir::Coherence::Partial => "partial",
+        };
+        let _ = writeln!(s, "  Coherence: {co} per location ({why})");
+    }
     for a in &r.assumptions {
         let _ = writeln!(s, "  assumed: {a}");
     }
