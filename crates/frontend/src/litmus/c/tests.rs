@@ -394,6 +394,7 @@ fn errors_have_kinds_and_positions() {
         ("  int *p = x;", Unsupported, 7, "pointer variables"),
         ("  int r = 1 ? 2 : 3;", Unsupported, 13, "conditional operator"),
         ("  float f = 1;", Unsupported, 3, "type `float`"),
+        ("  unsigned __int128 w = 1;", Unsupported, 12, "at most 64 bits wide"),
         ("  int r = sizeof(int);", Unsupported, 11, "`sizeof`"),
         ("  int r = 1; int r = 2;", Unsupported, 18, "second declaration of `r`"),
         ("  int x = 1;", Semantic, 7, "already a parameter"),
