@@ -439,3 +439,30 @@ fn an_initialiser_far_into_an_array_is_not_spelled_out_byte_by_byte() {
         assert!(out.contains(want), "{property}: {out}{err}");
     }
 }
+
+/// Launch options meant for PTX kernels are not applied to a SPIR-V test
+/// (its `; @Config:` line launches it) or a litmus test, and the report
+/// says so instead of ignoring them in silence.
+#[test]
+fn launch_options_a_test_does_not_take_are_reported() {
+    let (code, out, err) = races(&["examples/race-if-n.spvasm", "--grid", "4", "--block", "8"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("  Launch: --grid, --block, --kernel, --param and --shared-bytes launch PTX kernels (not applied here: a SPIR-V test is launched as its `; @Config:` line says)"),
+        "{out}"
+    );
+    let (_, out, _) = gpumc(&[
+        "check",
+        "--json",
+        "examples/MP-relacq.litmus",
+        "--block",
+        "2",
+    ]);
+    assert!(out.contains("\"launch_note\""), "{out}");
+    assert!(
+        out.contains("a litmus test's threads are its columns"),
+        "{out}"
+    );
+    let (_, out, _) = races(&["examples/race-if-n.spvasm"]);
+    assert!(!out.contains("Launch:"), "{out}");
+}

@@ -249,6 +249,10 @@ pub struct FileReport {
     /// A flagged execution has undefined behaviour (a race in C).
     #[serde(skip)]
     pub flags_undefined: bool,
+    /// Why the launch options given were not applied to this file (a
+    /// SPIR-V or litmus test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_note: Option<String>,
     /// The coherence the model was checked with (`total`, `partial`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub co: Option<crate::ir::Coherence>,
@@ -370,6 +374,7 @@ impl FileReport {
             undefined_unless: Vec::new(),
             co: None,
             co_note: None,
+            launch_note: None,
             races_complete: None,
             races_note: None,
             values_note: None,
@@ -624,6 +629,24 @@ fn check_input(input: Input<'_>, name: &Path, cfg: &Config, cache: &ModelCache) 
     }
 }
 
+/// Why the launch options do not apply to the file `name` (a SPIR-V test
+/// or a litmus test), when some were given: said in the report rather
+/// than ignored in silence. (A run over a folder may give them for the
+/// PTX kernels in it, so this is no error.)
+fn launch_ignored(name: &Path, launch: &Launch) -> Option<String> {
+    if *launch == Launch::default() {
+        return None;
+    }
+    let what = match name.extension().and_then(|e| e.to_str()) {
+        Some("spvasm") => "a SPIR-V test is launched as its `; @Config:` line says",
+        Some("litmus") => "a litmus test's threads are its columns",
+        _ => return None,
+    };
+    Some(format!(
+        "--grid, --block, --kernel, --param and --shared-bytes launch PTX kernels (not applied here: {what})"
+    ))
+}
+
 /// One check of `input` at `cfg.bound`, its time limit counted from
 /// `start`.
 fn check_at_bound(
@@ -636,6 +659,7 @@ fn check_at_bound(
     let path = name;
     let guard = Guard::new(&cfg.limits, start);
     let mut report = FileReport::new(path, cfg);
+    report.launch_note = launch_ignored(path, &cfg.launch);
     let outcome = (|| -> Result<()> {
         // Reading the program and the model (both the user's, of any
         // length) keeps the deadline too; each engine enters its own share.

@@ -68,6 +68,9 @@ pub fn text(r: &FileReport) -> String {
     if let Some(n) = &r.bound_note {
         let _ = writeln!(s, "  Bound: {n}");
     }
+    if let Some(n) = &r.launch_note {
+        let _ = writeln!(s, "  Launch: {n}");
+    }
     // Which coherence, where it is not the architecture's (which our
     // embedded models use): a model file gets herd7's total `co`.
     if let (Some(co), Some(why)) = (r.co, &r.co_note) {
