@@ -1,11 +1,13 @@
 //! gpumc-frontend: source text → [`gpumc_core::ir::Program`] — the Dat3M
 //! PTX and Vulkan litmus dialects ([`litmus`]) and SPIR-V assembly
-//! ([`spirv`]), with the tag conventions they share ([`tagging`]).
+//! ([`spirv`]), PTX modules ([`ptx`]) and CUDA sources compiled to PTX by
+//! clang ([`cuda`]), with the tag conventions they share ([`tagging`]).
 
 // The core modules under their usual names, so that paths read
 // `crate::ir::…` as they did in the single crate.
 use gpumc_core::{diag, ir};
 
+pub mod cuda;
 pub mod generic;
 pub mod litmus;
 pub mod ptx;

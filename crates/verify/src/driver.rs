@@ -495,12 +495,16 @@ pub fn parse_program_launched(src: &str, name: &Path, launch: &Launch) -> Result
         Some("litmus") => SourceFormat::Litmus,
         Some("spvasm") => SourceFormat::Spirv,
         Some("ptx") => SourceFormat::PtxKernel,
+        Some("cu") => {
+            let ptx = crate::frontend::cuda::compile(src, name)?;
+            return crate::frontend::ptx::parse_kernel(&ptx, name, launch);
+        }
         None => SourceFormat::sniff(src),
         Some(other) => {
             return Err(Error::new(
                 ErrorKind::Unsupported,
                 format!(
-                "unsupported: input format `{other}` (expected a .litmus, .spvasm or .ptx file)"
+                "unsupported: input format `{other}` (expected a .litmus, .spvasm, .ptx or .cu file)"
             ),
             )
             .in_file(name))
@@ -564,6 +568,13 @@ impl Input<'_> {
         let spirv = match name.extension().and_then(|e| e.to_str()) {
             Some("spvasm") => true,
             Some("ptx") => false,
+            Some("cu") => {
+                let src = self.text(name)?;
+                return Ok(Some((
+                    crate::frontend::cuda::compile(&src, name)?,
+                    Kernel::Ptx,
+                )));
+            }
             Some(_) => return Ok(None),
             None => {
                 let src = self.text(name)?;
@@ -696,6 +707,10 @@ fn check_at_bound(
             ));
         }
         let mut program = match &ptx {
+            // (a CUDA source's text here is its compiled PTX)
+            Some((src, crate::kernel_scale::Kernel::Ptx)) => {
+                crate::frontend::ptx::parse_kernel(src, name, &cfg.launch)?
+            }
             Some((src, _)) => parse_program_launched(src, name, &cfg.launch)?,
             None => match input.load(name, &cfg.launch) {
                 Ok(p) => p,

@@ -474,6 +474,23 @@ fn unlinear(k: u32, shape: [u32; 3]) -> [u32; 3] {
     ]
 }
 
+/// The source name of a function whose name is mangled as the Itanium
+/// C++ ABI mangles a function at namespace scope (`_Z<length><name>…`).
+fn mangled_base(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix("_Z")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let len: usize = rest.get(..digits)?.parse().ok()?;
+    rest.get(digits..digits.checked_add(len)?)
+}
+
+/// A kernel's name for a list: a mangled one with its source name first.
+fn shown_name(name: &str) -> String {
+    match mangled_base(name) {
+        Some(base) => format!("{base} ({name})"),
+        None => name.to_string(),
+    }
+}
+
 fn choose_kernel<'m>(module: &'m Module, launch: &Launch) -> Result<&'m Function> {
     let entries: Vec<&Function> = module
         .functions
@@ -485,8 +502,17 @@ fn choose_kernel<'m>(module: &'m Module, launch: &Launch) -> Result<&'m Function
             .iter()
             .copied()
             .find(|f| f.name == *k)
+            .or_else(|| {
+                // A C++ kernel's name is mangled (`_Z6kernelPi`): its
+                // CUDA name chooses it when that is unambiguous.
+                let mut by_source = entries.iter().filter(|f| mangled_base(&f.name) == Some(k));
+                match (by_source.next(), by_source.next()) {
+                    (Some(f), None) => Some(*f),
+                    _ => None,
+                }
+            })
             .ok_or_else(|| {
-                let names: Vec<&str> = entries.iter().map(|f| f.name.as_str()).collect();
+                let names: Vec<String> = entries.iter().map(|f| shown_name(&f.name)).collect();
                 Error::new(
                     ErrorKind::Usage,
                     format!(
@@ -506,7 +532,7 @@ fn choose_kernel<'m>(module: &'m Module, launch: &Launch) -> Result<&'m Function
                 "the file defines no kernel (`.entry` with a body)",
             )),
             many => {
-                let names: Vec<&str> = many.iter().map(|f| f.name.as_str()).collect();
+                let names: Vec<String> = many.iter().map(|f| shown_name(&f.name)).collect();
                 Err(Error::new(
                     ErrorKind::Usage,
                     format!(

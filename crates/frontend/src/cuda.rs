@@ -1,0 +1,161 @@
+//! CUDA sources (`.cu`) in: compiled to PTX by clang's NVPTX back-end,
+//! which needs no CUDA toolkit, then read as any PTX module
+//! ([`crate::ptx`]). Our header (`examples/cuda/gpumc_cuda.h`: the CUDA
+//! built-in variables, qualifiers, atomics and fences, written as macros
+//! so that every memory instruction keeps the line of the `.cu` file) is
+//! included first, so a kernel needs no `#include` of its own. Line tables
+//! (`-gline-tables-only`) give every PTX instruction its CUDA line, which
+//! the reports show. The source's `// gpumc-launch:` lines are kept, as
+//! in a `.ptx` file; `--kernel` takes the CUDA name of a kernel that is not
+//! `extern "C"` (its mangled PTX name is matched).
+//!
+//! The compiler is `$CLANG`, else `clang`; `$GPUMC_CUDA_FLAGS` adds flags
+//! (split at white space), after ours, so it can change the optimisation
+//! level (`-O0`; ours is `-O1`) or the GPU architecture.
+
+use crate::diag::{Error, ErrorKind, Result};
+use crate::ir::Pos;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Our CUDA header, included before the kernel.
+pub const HEADER: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../examples/cuda/gpumc_cuda.h"
+));
+
+/// The flags every compilation gets (before `$GPUMC_CUDA_FLAGS`).
+pub const FLAGS: &[&str] = &[
+    "-x",
+    "cuda",
+    "--cuda-device-only",
+    "-nocudainc",
+    "-nocudalib",
+    "--cuda-gpu-arch=sm_70",
+    "-S",
+    "-O1",
+    "-gline-tables-only",
+];
+
+/// Whether `name` is a CUDA source, by extension.
+pub fn is_cuda(name: &Path) -> bool {
+    name.extension().is_some_and(|e| e == "cu")
+}
+
+/// A scratch folder, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch() -> Result<Scratch> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "gpumc-cuda-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    Ok(Scratch(dir))
+}
+
+/// Compiles the CUDA source `src`, named `name` (its folder is searched
+/// for `#include "…"` files), to PTX text whose line tables name `name`.
+/// A compile error is a syntax error at clang's position in `name`; a
+/// missing clang says which package provides it.
+pub fn compile(src: &str, name: &Path) -> Result<String> {
+    let dir = scratch()?;
+    let file_name = name
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "kernel.cu".into());
+    let copy = dir.0.join(&file_name);
+    let header = dir.0.join("gpumc_cuda.h");
+    let out = dir.0.join("kernel.ptx");
+    for (path, text) in [(&copy, src), (&header, HEADER)] {
+        std::fs::write(path, text).map_err(|e| Error::io(path, e))?;
+    }
+    let clang = std::env::var("CLANG").unwrap_or_else(|_| "clang".into());
+    let mut cmd = Command::new(&clang);
+    cmd.args(FLAGS).arg("-include").arg(&header);
+    if let Some(parent) = name.parent().filter(|p| !p.as_os_str().is_empty()) {
+        cmd.arg("-I").arg(parent);
+    }
+    if let Ok(extra) = std::env::var("GPUMC_CUDA_FLAGS") {
+        cmd.args(extra.split_whitespace());
+    }
+    cmd.arg(&copy).arg("-o").arg(&out);
+    let output = match cmd.output() {
+        Ok(o) => o,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Error::new(
+                ErrorKind::Io,
+                format!(
+                    "cannot compile CUDA: `{clang}` not found (install the `clang` package: its NVPTX back-end compiles CUDA to PTX without the CUDA toolkit; CLANG=PATH chooses another compiler)"
+                ),
+            )
+            .in_file(name));
+        }
+        Err(e) => return Err(Error::io(Path::new(&clang), e).in_file(name)),
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        return Err(compile_error(&stderr, &copy, name));
+    }
+    let ptx = std::fs::read_to_string(&out).map_err(|e| Error::io(&out, e))?;
+    // The line tables name the scratch copy: name the user's file instead.
+    let copy_text = copy.display().to_string();
+    let shown = name.display().to_string();
+    // The source's launch lines, which a PTX module reads as its own.
+    let launch_lines = src
+        .lines()
+        .filter(|l| l.trim_start().starts_with("// gpumc-launch:"))
+        .map(|l| l.trim_start().to_string());
+    Ok(launch_lines
+        .chain(ptx.lines().map(str::to_string))
+        .map(|l| {
+            if l.trim_start().starts_with(".file") {
+                l.replace(&copy_text, &shown)
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
+/// clang's first error, at its position when it is in the compiled file
+/// (`FILE:LINE:COL: error: …`), else the first lines of its output.
+fn compile_error(stderr: &str, copy: &Path, name: &Path) -> Error {
+    let prefix = format!("{}:", copy.display());
+    for line in stderr.lines() {
+        let Some(rest) = line.strip_prefix(&prefix) else {
+            continue;
+        };
+        let mut parts = rest.splitn(3, ':');
+        let (Some(l), Some(c), Some(msg)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let (Ok(line_no), Ok(col)) = (l.parse::<u32>(), c.parse::<u32>()) else {
+            continue;
+        };
+        let Some(msg) = msg.trim_start().strip_prefix("error:") else {
+            continue;
+        };
+        return Error::syntax(Pos { line: line_no, col }, format!("clang: {}", msg.trim()))
+            .in_file(name);
+    }
+    let head: Vec<&str> = stderr.lines().take(5).collect();
+    Error::new(
+        ErrorKind::Syntax,
+        format!(
+            "clang could not compile the CUDA source: {}",
+            head.join(" / ")
+        ),
+    )
+    .in_file(name)
+}

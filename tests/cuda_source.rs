@@ -1,0 +1,126 @@
+//! CUDA sources checked directly (`gpumc check kernel.cu`): compiled by
+//! clang's NVPTX back-end with our header, the kernel chosen by its CUDA
+//! name, the source's launch lines applied, race reports at `.cu` lines,
+//! compile errors at their `file:line:col`, a missing compiler named with
+//! its package. Skips without clang unless `GPUMC_REQUIRE_CLANG` is set
+//! (CI sets it).
+
+use std::process::Command;
+
+fn gpumc(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gpumc"));
+    cmd.args(args).current_dir(gpumc_testutil::repo_root());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn have_clang() -> bool {
+    let c = std::env::var("CLANG").unwrap_or_else(|_| "clang".into());
+    let ok = Command::new(&c)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("GPUMC_REQUIRE_CLANG").is_none(),
+            "GPUMC_REQUIRE_CLANG is set but clang was not found"
+        );
+        eprintln!("skipping: clang (with the NVPTX back-end) not found");
+    }
+    ok
+}
+
+const HIST: &str = "tests/data/cuda/histogram.cu";
+
+#[test]
+fn a_cuda_histogram_is_checked_from_source_with_cuda_lines() {
+    if !have_clang() {
+        return;
+    }
+    let (code, out, err) = gpumc(
+        &[
+            "check",
+            "--property",
+            "races",
+            "--json",
+            HIST,
+            "--kernel",
+            "histogram",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = if v.is_array() { v[0].clone() } else { v };
+    assert_eq!(v["verdict"], "FAIL", "{v}");
+    // The launch line of the source: 4 blocks of 64 threads.
+    assert_eq!(v["engine"], "parametric", "{v}");
+    let lines: Vec<String> = v["races"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["source"].as_array().cloned().unwrap_or_default())
+        .filter_map(|s| s.as_str().map(str::to_string))
+        .collect();
+    assert!(
+        !lines.is_empty()
+            && lines
+                .iter()
+                .all(|s| s.starts_with("tests/data/cuda/histogram.cu:10:")),
+        "{v}"
+    );
+    let (_, out, _) = gpumc(
+        &[
+            "check",
+            "--property",
+            "races",
+            HIST,
+            "--kernel",
+            "histogram_atomic",
+        ],
+        &[],
+    );
+    assert!(out.contains(": PASS "), "{out}");
+}
+
+#[test]
+fn cuda_sources_choose_kernels_by_name_and_report_errors_in_the_source() {
+    if !have_clang() {
+        return;
+    }
+    // Two kernels and no --kernel: both named, with their CUDA names.
+    let (code, out, _) = gpumc(&["check", "--property", "races", HIST], &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("histogram (_Z9histogramPKiPi)"), "{out}");
+    // A compile error at its position in the .cu file.
+    let dir = std::env::temp_dir().join(format!("gpumc-cuda-src-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.cu");
+    std::fs::write(
+        &bad,
+        "__global__ void k(int *p) {\n  p[0] = undeclared;\n}\n",
+    )
+    .unwrap();
+    let bad = bad.display().to_string();
+    let (code, out, _) = gpumc(&["check", "--property", "races", &bad], &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("bad.cu:2:10: clang: use of undeclared identifier 'undeclared'"),
+        "{out}"
+    );
+    // No compiler: the package that provides one.
+    let (code, out, _) = gpumc(
+        &["check", "--property", "races", &bad],
+        &[("CLANG", "/nonexistent/clang")],
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("install the `clang` package"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
