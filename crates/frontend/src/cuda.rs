@@ -15,9 +15,9 @@
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::Pos;
-use std::path::{Path, PathBuf};
+use crate::scratch::Scratch;
+use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Our CUDA header, included before the kernel.
 pub const HEADER: &str = include_str!(concat!(
@@ -43,39 +43,19 @@ pub fn is_cuda(name: &Path) -> bool {
     name.extension().is_some_and(|e| e == "cu")
 }
 
-/// A scratch folder, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn scratch() -> Result<Scratch> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "gpumc-cuda-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    Ok(Scratch(dir))
-}
-
 /// Compiles the CUDA source `src`, named `name` (its folder is searched
 /// for `#include "…"` files), to PTX text whose line tables name `name`.
 /// A compile error is a syntax error at clang's position in `name`; a
 /// missing clang says which package provides it.
 pub fn compile(src: &str, name: &Path) -> Result<String> {
-    let dir = scratch()?;
+    let dir = Scratch::new("cuda")?;
     let file_name = name
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_else(|| "kernel.cu".into());
-    let copy = dir.0.join(&file_name);
-    let header = dir.0.join("gpumc_cuda.h");
-    let out = dir.0.join("kernel.ptx");
+    let copy = dir.path().join(&file_name);
+    let header = dir.path().join("gpumc_cuda.h");
+    let out = dir.path().join("kernel.ptx");
     for (path, text) in [(&copy, src), (&header, HEADER)] {
         std::fs::write(path, text).map_err(|e| Error::io(path, e))?;
     }

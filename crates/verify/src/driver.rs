@@ -499,12 +499,16 @@ pub fn parse_program_launched(src: &str, name: &Path, launch: &Launch) -> Result
             let ptx = crate::frontend::cuda::compile(src, name)?;
             return crate::frontend::ptx::parse_kernel(&ptx, name, launch);
         }
+        Some("comp") => {
+            let asm = crate::frontend::glsl::compile(src, name, launch)?;
+            return crate::frontend::spirv::parse(&asm, name).map_err(|e| e.in_file(name));
+        }
         None => SourceFormat::sniff(src),
         Some(other) => {
             return Err(Error::new(
                 ErrorKind::Unsupported,
                 format!(
-                "unsupported: input format `{other}` (expected a .litmus, .spvasm, .ptx or .cu file)"
+                "unsupported: input format `{other}` (expected a .litmus, .spvasm, .ptx, .cu or .comp file)"
             ),
             )
             .in_file(name))
@@ -563,10 +567,17 @@ impl Input<'_> {
         self,
         name: &Path,
         property: Property,
+        launch: &Launch,
     ) -> Result<Option<(String, crate::kernel_scale::Kernel)>> {
         use crate::kernel_scale::Kernel;
+        let mut compiled = None;
         let spirv = match name.extension().and_then(|e| e.to_str()) {
             Some("spvasm") => true,
+            Some("comp") => {
+                let src = self.text(name)?;
+                compiled = Some(crate::frontend::glsl::compile(&src, name, launch)?);
+                true
+            }
             Some("ptx") => false,
             Some("cu") => {
                 let src = self.text(name)?;
@@ -585,7 +596,10 @@ impl Input<'_> {
                 }
             }
         };
-        let src = self.text(name)?;
+        let src = match compiled {
+            Some(asm) => asm,
+            None => self.text(name)?,
+        };
         if !spirv {
             return Ok(Some((src, Kernel::Ptx)));
         }
@@ -684,7 +698,7 @@ fn check_at_bound(
             && matches!(cfg.engine, Engine::Parametric | Engine::Auto)
             || cfg.property == Property::Safety && cfg.engine == Engine::Parametric;
         if parametric_first {
-            ptx = input.kernel_text(name, cfg.property)?;
+            ptx = input.kernel_text(name, cfg.property, &cfg.launch)?;
         }
         if let Some((src, kind)) = &ptx {
             match crate::kernel_scale::check(src, name, *kind, cfg, cache, &mut report, None)? {
@@ -707,11 +721,14 @@ fn check_at_bound(
             ));
         }
         let mut program = match &ptx {
-            // (a CUDA source's text here is its compiled PTX)
+            // (a CUDA source's text here is its compiled PTX, a GLSL
+            // shader's its SPIR-V assembly)
             Some((src, crate::kernel_scale::Kernel::Ptx)) => {
                 crate::frontend::ptx::parse_kernel(src, name, &cfg.launch)?
             }
-            Some((src, _)) => parse_program_launched(src, name, &cfg.launch)?,
+            Some((src, crate::kernel_scale::Kernel::Spirv)) => {
+                crate::frontend::spirv::parse(src, name).map_err(|e| e.in_file(name))?
+            }
             None => match input.load(name, &cfg.launch) {
                 Ok(p) => p,
                 // A kernel the concrete engine refuses (a launch too large,
@@ -722,7 +739,8 @@ fn check_at_bound(
                         && cfg.property == Property::Safety
                         && cfg.engine == Engine::Auto =>
                 {
-                    let Some((src, kind)) = input.kernel_text(name, cfg.property)? else {
+                    let Some((src, kind)) = input.kernel_text(name, cfg.property, &cfg.launch)?
+                    else {
                         return Err(e);
                     };
                     return match crate::kernel_scale::check(

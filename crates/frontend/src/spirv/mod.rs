@@ -42,6 +42,7 @@ mod layout;
 mod lex;
 mod lower;
 mod module;
+mod source_lines;
 mod tags;
 #[cfg(test)]
 mod tests;
@@ -221,7 +222,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         }),
         observed: Vec::new(),
         inputs,
-        source_map: Default::default(),
+        source_map: source_lines::source_lines(src),
         assumptions: Vec::new(),
         header: Vec::new(),
     })
@@ -458,7 +459,7 @@ fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)
         assertion: None,
         observed: Vec::new(),
         inputs,
-        source_map: Default::default(),
+        source_map: source_lines::source_lines(src),
         assumptions: Vec::new(),
         header: Vec::new(),
     };

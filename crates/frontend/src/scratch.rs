@@ -1,0 +1,34 @@
+//! A scratch folder for the compilers the source front-ends run
+//! ([`crate::cuda`], [`crate::glsl`]): fresh per compilation, removed when
+//! dropped.
+
+use crate::diag::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// A new empty folder under the temporary directory, named after
+    /// `what`, the process and a counter.
+    pub fn new(what: &str) -> Result<Scratch> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "gpumc-{what}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        Ok(Scratch(dir))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
