@@ -5,36 +5,13 @@
 //! its package. Skips without clang unless `GPUMC_REQUIRE_CLANG` is set
 //! (CI sets it).
 
-use std::process::Command;
-
 fn gpumc(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gpumc"));
-    cmd.args(args).current_dir(gpumc_testutil::repo_root());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    gpumc_testutil::run_env(env!("CARGO_BIN_EXE_gpumc"), args, env)
 }
 
 fn have_clang() -> bool {
-    let c = std::env::var("CLANG").unwrap_or_else(|_| "clang".into());
-    let ok = Command::new(&c)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("GPUMC_REQUIRE_CLANG").is_none(),
-            "GPUMC_REQUIRE_CLANG is set but clang was not found"
-        );
-        eprintln!("skipping: clang (with the NVPTX back-end) not found");
-    }
-    ok
+    let clang = std::env::var("CLANG").unwrap_or_else(|_| "clang".into());
+    gpumc_testutil::tools_or_skip(&[&clang], "GPUMC_REQUIRE_CLANG", "the `clang` package")
 }
 
 const HIST: &str = "tests/data/cuda/histogram.cu";

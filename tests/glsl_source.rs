@@ -5,39 +5,16 @@
 //! their package. Skips without glslang and spirv-dis unless
 //! `GPUMC_REQUIRE_GLSLANG` is set (CI sets it).
 
-use std::process::Command;
-
 fn gpumc(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gpumc"));
-    cmd.args(args).current_dir(gpumc_testutil::repo_root());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    gpumc_testutil::run_env(env!("CARGO_BIN_EXE_gpumc"), args, env)
 }
 
 fn have_tools() -> bool {
-    let ok = ["glslangValidator", "spirv-dis"].iter().all(|t| {
-        Command::new(t)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if !ok {
-        assert!(
-            std::env::var_os("GPUMC_REQUIRE_GLSLANG").is_none(),
-            "GPUMC_REQUIRE_GLSLANG is set but glslangValidator or spirv-dis was not found"
-        );
-        eprintln!(
-            "skipping: glslangValidator (glslang-tools) or spirv-dis (spirv-tools) not found"
-        );
-    }
-    ok
+    gpumc_testutil::tools_or_skip(
+        &["glslangValidator", "spirv-dis"],
+        "GPUMC_REQUIRE_GLSLANG",
+        "the `glslang-tools` and `spirv-tools` packages",
+    )
 }
 
 fn races(file: &str) -> String {

@@ -13,23 +13,11 @@
 use gpumc::driver::{self, Config, Engine, FileReport, ModelCache};
 use std::path::Path;
 
-struct Rng(u64);
+use gpumc::gen::random::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // splitmix64
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a>(&mut self, v: &[&'a str]) -> &'a str {
-        v[self.below(v.len())]
-    }
+/// A number below `n` (a `usize`, as the generator counts).
+fn below(r: &mut Rng, n: usize) -> usize {
+    r.below(n.max(1) as u64) as usize
 }
 
 const ATOMICS: [&str; 2] = ["x", "y"];
@@ -37,7 +25,7 @@ const ATOMICS: [&str; 2] = ["x", "y"];
 /// One statement of thread `t`; `regs` counts the registers it defined.
 fn statement(r: &mut Rng, regs: &mut usize) -> String {
     let loc = r.pick(&ATOMICS);
-    let k = r.below(100);
+    let k = below(r, 100);
     let mut reg = || {
         *regs += 1;
         format!("r{}", *regs - 1)
@@ -46,7 +34,7 @@ fn statement(r: &mut Rng, regs: &mut usize) -> String {
         let o = r.pick(&["relaxed", "release", "seq_cst"]);
         format!(
             "atomic_store_explicit({loc}, {}, memory_order_{o});",
-            1 + r.below(2)
+            1 + below(r, 2)
         )
     } else if k < 48 {
         let o = r.pick(&["relaxed", "acquire", "seq_cst"]);
@@ -65,7 +53,7 @@ fn statement(r: &mut Rng, regs: &mut usize) -> String {
         format!("atomic_thread_fence(memory_order_{o});")
     } else if k < 84 {
         // The plain location: races unless ordered.
-        format!("*z = {};", 1 + r.below(2))
+        format!("*z = {};", 1 + below(r, 2))
     } else {
         format!("int {} = *z;", reg())
     }
@@ -74,14 +62,14 @@ fn statement(r: &mut Rng, regs: &mut usize) -> String {
 /// A C test of 2 or 3 threads of 1 to 3 statements, and a condition on
 /// some of the registers read.
 fn test(r: &mut Rng, n: usize) -> String {
-    let threads = 2 + r.below(2);
+    let threads = 2 + below(r, 2);
     let mut out = format!("C gen{n}\n{{ }}\n");
     let mut reads: Vec<(usize, usize)> = Vec::new();
     for t in 0..threads {
         let mut regs = 0;
         out.push_str(&format!("P{t} (atomic_int* x, atomic_int* y, int* z) {{\n"));
         let most = if threads == 3 { 2 } else { 3 };
-        for _ in 0..1 + r.below(most) {
+        for _ in 0..1 + below(r, most) {
             out.push_str(&format!("  {}\n", statement(r, &mut regs)));
         }
         out.push_str("}\n");
@@ -89,12 +77,12 @@ fn test(r: &mut Rng, n: usize) -> String {
     }
     let mut terms: Vec<String> = Vec::new();
     for &(t, k) in &reads {
-        if r.below(3) > 0 {
-            terms.push(format!("{t}:r{k}={}", r.below(3)));
+        if below(r, 3) > 0 {
+            terms.push(format!("{t}:r{k}={}", below(r, 3)));
         }
     }
     if terms.is_empty() {
-        terms.push(format!("z={}", r.below(3)));
+        terms.push(format!("z={}", below(r, 3)));
     }
     out.push_str(&format!("exists ({})\n", terms.join(" /\\ ")));
     out

@@ -3,7 +3,7 @@
 //! Output is litmus text in the Dat3M PTX / Vulkan dialects, so every
 //! generated test goes through the same front-end as the corpus.
 
-mod random;
+pub mod random;
 pub use random::random_test;
 
 use std::fmt::Write;

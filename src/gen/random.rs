@@ -4,8 +4,9 @@
 
 use super::{render, Access, GenArch, Order, Scope, Thread};
 
-/// splitmix64: small, deterministic, good enough for test generation.
-struct Rng(u64);
+/// splitmix64: small, deterministic, good enough for test generation
+/// (also the generators of our differential tests).
+pub struct Rng(pub u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -15,10 +16,10 @@ impl Rng {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
         xs[self.below(xs.len() as u64) as usize]
     }
 }

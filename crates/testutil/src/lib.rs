@@ -83,10 +83,47 @@ pub fn damaged_copies(
 /// one); returns its exit status (-1 when a signal ended it), standard
 /// output and standard error.
 pub fn run(bin: &str, args: &[&str], input: Option<&str>) -> (i32, String, String) {
+    run_with(bin, args, input, &[])
+}
+
+/// [`run`] with extra environment variables (`CLANG=…`), no input.
+pub fn run_env(bin: &str, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    run_with(bin, args, None, env)
+}
+
+/// Whether every one of `tools` runs (`TOOL --version`); when one does
+/// not, the test skips with a message naming `what`, unless the
+/// environment variable `require` is set (CI sets it where it installs
+/// them): then that is a failure.
+pub fn tools_or_skip(tools: &[&str], require: &str, what: &str) -> bool {
+    let ok = tools.iter().all(|t| {
+        std::process::Command::new(t)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if !ok {
+        assert!(
+            std::env::var_os(require).is_none(),
+            "{require} is set but {} did not run",
+            tools.join(" or ")
+        );
+        eprintln!("skipping: {} not found ({what})", tools.join(" or "));
+    }
+    ok
+}
+
+fn run_with(
+    bin: &str,
+    args: &[&str],
+    input: Option<&str>,
+    env: &[(&str, &str)],
+) -> (i32, String, String) {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let mut child = Command::new(bin)
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(repo_root())
         .stdin(if input.is_some() {
             Stdio::piped()
