@@ -87,5 +87,18 @@ fn shader_errors_and_missing_tools_are_clear() {
     );
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("a GLSL shader takes only --grid"), "{out}");
+    // A two-dimensional workgroup is refused at the shader's layout line.
+    let square = dir.join("square.comp");
+    std::fs::write(
+        &square,
+        "#version 450\nlayout(local_size_x = 2, local_size_y = 2) in;\nvoid main() {}\n",
+    )
+    .unwrap();
+    let (code, out, _) = gpumc(&["check", &square.display().to_string()], &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("square.comp:2:1: unsupported: a workgroup of 2 × 2 × 1"),
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -70,9 +70,9 @@ pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
         None => 1,
         Some([x, 1, 1]) => x,
         Some(_) => {
-            return Err(Error::unsupported(
-                Pos { line: 1, col: 1 },
-                "a grid of more than one dimension for a GLSL shader (--grid N: N workgroups)",
+            return Err(Error::new(
+                ErrorKind::Usage,
+                "a GLSL shader's grid has one dimension (--grid N: N workgroups)",
             )
             .in_file(name))
         }
@@ -135,8 +135,16 @@ pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
         })?;
         let [x, y, z] = local;
         if y * z != 1 {
+            // At the shader's layout line.
+            let line = src
+                .lines()
+                .position(|l| l.contains("local_size"))
+                .unwrap_or(0);
             return Err(Error::unsupported(
-                Pos { line: 1, col: 1 },
+                Pos {
+                    line: u32::try_from(line + 1).unwrap_or(u32::MAX),
+                    col: 1,
+                },
                 format!("a workgroup of {x} × {y} × {z} invocations (only local_size_x; or give `// @Config: …`)"),
             )
             .in_file(name));

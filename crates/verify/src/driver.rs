@@ -501,7 +501,7 @@ pub fn parse_program_launched(src: &str, name: &Path, launch: &Launch) -> Result
         }
         Some("comp") => {
             let asm = crate::frontend::glsl::compile(src, name, launch)?;
-            return crate::frontend::spirv::parse(&asm, name).map_err(|e| e.in_file(name));
+            return crate::frontend::spirv::parse(&asm, name);
         }
         None => SourceFormat::sniff(src),
         Some(other) => {
@@ -727,7 +727,7 @@ fn check_at_bound(
                 crate::frontend::ptx::parse_kernel(src, name, &cfg.launch)?
             }
             Some((src, crate::kernel_scale::Kernel::Spirv)) => {
-                crate::frontend::spirv::parse(src, name).map_err(|e| e.in_file(name))?
+                crate::frontend::spirv::parse(src, name)?
             }
             None => match input.load(name, &cfg.launch) {
                 Ok(p) => p,
