@@ -49,6 +49,12 @@ const MAX_LEN: usize = 32 * 1024;
 /// Accepted mutants kept as further seeds, at most.
 const POOL: usize = 512;
 
+/// An accepted mutant that took longer than this is not kept as a seed:
+/// its checks ran into their deadlines, and a pool of such mutants makes
+/// every later input as slow (libFuzzer likewise prefers the faster of
+/// two inputs that reach the same code). It still counts as run.
+const POOL_SLOW: Duration = Duration::from_millis(250);
+
 // ---------------------------------------------------------------------
 // The mutator.
 
@@ -498,8 +504,8 @@ fn fuzz(format: Format) {
         match r {
             Ok(Outcome::Accepted) => {
                 stats.accepted += 1;
-                if (index as usize) < files.len() {
-                    // A seed is in the pool already.
+                if (index as usize) < files.len() || took > POOL_SLOW {
+                    // A seed is in the pool already; a slow mutant stays out.
                 } else if pool.len() < POOL {
                     pool.push(input);
                 } else {
