@@ -524,9 +524,10 @@ fn check_inputs(
             continue;
         }
         match driver::expand_paths(std::slice::from_ref(p)) {
-            Ok(found) if found.is_empty() && p.is_dir() => {
-                errors.push(format!("no .litmus/.spvasm files under {}", p.display()))
-            }
+            Ok(found) if found.is_empty() && p.is_dir() => errors.push(format!(
+                "no .litmus/.spvasm/.ptx/.cu/.comp files under {}",
+                p.display()
+            )),
             Ok(found) => files.extend(found.into_iter().map(|f| (f.clone(), f))),
             Err(e) => errors.push(e.to_string()),
         }

@@ -103,7 +103,10 @@ fn checking_an_empty_directory_is_an_error() {
     let dir = scratch("empty-dir");
     let (code, out, err) = gpumc(&["check", &s(&dir)]);
     assert_eq!(code, 2, "{out}{err}");
-    assert!(err.contains("no .litmus/.spvasm files under"), "{err}");
+    assert!(
+        err.contains("no .litmus/.spvasm/.ptx/.cu/.comp files under"),
+        "{err}"
+    );
     // With a test beside it, the test is still checked.
     let (code, out, err) = gpumc(&["check", &s(&dir), "examples/MP-relacq.litmus"]);
     assert_eq!(code, 2, "{err}");

@@ -101,3 +101,21 @@ fn cuda_sources_choose_kernels_by_name_and_report_errors_in_the_source() {
     assert!(out.contains("install the `clang` package"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A folder given on the command line is walked for CUDA and GLSL sources
+/// too, beside litmus tests, SPIR-V and PTX.
+#[test]
+fn folders_are_walked_for_cuda_and_glsl_sources() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let files = gpumc::driver::expand_paths(&[root]).expect("tests/data is walked");
+    for want in [
+        "cuda/histogram.cu",
+        "glsl/histogram.comp",
+        "glsl/shared-reverse.comp",
+    ] {
+        assert!(
+            files.iter().any(|f| f.ends_with(want)),
+            "{want} not in {files:?}"
+        );
+    }
+}

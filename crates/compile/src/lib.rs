@@ -97,6 +97,14 @@ pub fn classify(ins: &Instr) -> Result<Option<Key>> {
             ))
         }
     };
+    // A compare-exchange whose failure order is not its success order's
+    // read part: a mapping rule gives an operation one order, so it is
+    // compiled with the least order at least as strong as both (a sound
+    // strengthening: the compiled read orders as much as either).
+    let order = match ins.failed.as_deref().and_then(failure_order) {
+        Some(fail) => join(order, fail),
+        None => order,
+    };
     let scope = match (order, gpumc_frontend::tagging::c_scope(ins)) {
         (Order::Na, _) => None,
         (_, Some(s)) => Scope::ALL.into_iter().find(|x| x.tag() == s),
@@ -108,6 +116,30 @@ pub fn classify(ins: &Instr) -> Result<Option<Key>> {
         }
     };
     Ok(Some(Key { kind, order, scope }))
+}
+
+/// The order of a compare-exchange's failure tags (`Instr::failed`).
+fn failure_order(tags: &[String]) -> Option<Order> {
+    tags.iter().find_map(|t| match t.as_str() {
+        "SC" => Some(Order::Sc),
+        "ACQ" => Some(Order::Acq),
+        "RLX" => Some(Order::Rlx),
+        _ => None,
+    })
+}
+
+/// The least C order at least as strong as `a` and `b` (RLX < ACQ, REL <
+/// ACQ_REL < SC).
+fn join(a: Order, b: Order) -> Order {
+    use Order::*;
+    match (a, b) {
+        (Sc, _) | (_, Sc) => Sc,
+        (AcqRel, _) | (_, AcqRel) | (Acq, Rel) | (Rel, Acq) => AcqRel,
+        (Acq, _) | (_, Acq) => Acq,
+        (Rel, _) | (_, Rel) => Rel,
+        (Rlx, _) | (_, Rlx) => Rlx,
+        (Na, Na) => Na,
+    }
 }
 
 /// Compiles a scoped C/C++ program with `m` to `to` (see the crate

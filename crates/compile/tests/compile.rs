@@ -401,3 +401,23 @@ fn every_c_example_compiles_to_both_targets() {
     }
     assert!(n >= 6, "only {n} C tests");
 }
+
+/// A compare-exchange whose failure order is not its success order's read
+/// part is compiled with the join of the two (one order per mapping rule).
+#[test]
+fn compare_exchange_failure_orders_join_the_success_order() {
+    for (succ, fail, want) in [
+        ("relaxed", "acquire", "atom.acquire.gpu.cas"),
+        ("release", "acquire", "atom.acq_rel.gpu.cas"),
+        ("acquire", "relaxed", "atom.acquire.gpu.cas"),
+        ("acq_rel", "relaxed", "atom.acq_rel.gpu.cas"),
+        ("relaxed", "relaxed", "atom.relaxed.gpu.cas"),
+    ] {
+        let src = format!(
+            "C cas\n{{ x = 0; }}\nP0 (atomic_int* x) {{\n  int e = 0;\n  int ok = atomic_compare_exchange_strong_explicit(x, &e, 1, memory_order_{succ}, memory_order_{fail}, memory_scope_device);\n}}\nexists (x = 1)\n"
+        );
+        let p = litmus::parse(&src, Path::new("cas.litmus")).unwrap();
+        let (text, _) = compiled(&p, Target::Ptx);
+        assert!(text.contains(want), "{succ}/{fail}: {text}");
+    }
+}

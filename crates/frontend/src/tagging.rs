@@ -43,6 +43,28 @@ pub fn finish(arch: Arch, ins: &mut Instr) {
     }
 }
 
+/// Sets the tags of a compare-and-swap's read when it fails (`failed`:
+/// the tags a front-end gives a load with the failure order), kept only
+/// where they differ from the read of a successful one.
+pub fn set_failed(arch: Arch, cas: &mut Instr, failed: Vec<String>) {
+    let InstrKind::Rmw { dst, addr, .. } = &cas.kind else {
+        return;
+    };
+    let load = InstrKind::Load {
+        dst: dst.clone().unwrap_or_default(),
+        addr: addr.clone(),
+    };
+    let mut read = Instr::new(load, failed, cas.pos, String::new());
+    finish(arch, &mut read);
+    let mut fail = read.tags;
+    fail.sort();
+    fail.dedup();
+    let mut success: Vec<String> = cas.event_tags(false).map(str::to_string).collect();
+    success.sort();
+    success.dedup();
+    cas.failed = (fail != success).then_some(fail);
+}
+
 fn add(tags: &mut Vec<String>, t: &str) {
     if !tags.iter().any(|x| x == t) {
         tags.push(t.to_string());
@@ -143,6 +165,42 @@ pub fn c_order(ins: &Instr) -> Option<&'static str> {
         (_, "REL") => "REL",
         _ => "RLX",
     })
+}
+
+/// herd7's tags on a C program's events: a read-modify-write's order on
+/// both its events (herd7 gives each event the operation's
+/// `memory_order`), instead of split over them as our models read it
+/// (above). A failed compare-exchange keeps its failure order.
+pub fn herd_rmw_orders(p: &mut crate::ir::Program) {
+    for ins in p.threads.iter_mut().flat_map(|t| &mut t.instrs) {
+        if !matches!(ins.kind, InstrKind::Rmw { .. }) {
+            continue;
+        }
+        let Some(order) = c_order(ins) else {
+            continue;
+        };
+        let success: Vec<String> = ins.event_tags(false).map(str::to_string).collect();
+        for half in [&mut ins.halves.read, &mut ins.halves.write] {
+            half.retain(|t| !C_ORDERS.contains(&t.as_str()));
+        }
+        add(&mut ins.tags, order);
+        // A compare-exchange's failure order equal to the split read part
+        // was left implicit: the failed read keeps it.
+        let cas = matches!(
+            ins.kind,
+            InstrKind::Rmw {
+                op: crate::ir::RmwOp::Cas { .. },
+                ..
+            }
+        );
+        if cas && ins.failed.is_none() {
+            let mut same = success;
+            same.sort();
+            if ins.event_tags(false).any(|t| !same.iter().any(|s| s == t)) {
+                ins.failed = Some(same);
+            }
+        }
+    }
 }
 
 /// The scope tag of a C atomic access or fence (`CTA`, `GPU`, `SYS`);

@@ -729,35 +729,60 @@ fn check_at_bound(
             Some((src, crate::kernel_scale::Kernel::Spirv)) => {
                 crate::frontend::spirv::parse(src, name)?
             }
-            None => match input.load(name, &cfg.launch) {
-                Ok(p) => p,
-                // A kernel the concrete engine refuses (a launch too large,
-                // an address into a buffer of unknown size) may still be
-                // free of undefined behaviour for every thread.
-                Err(e)
-                    if e.scale
-                        && cfg.property == Property::Safety
-                        && cfg.engine == Engine::Auto =>
-                {
-                    let Some((src, kind)) = input.kernel_text(name, cfg.property, &cfg.launch)?
-                    else {
-                        return Err(e);
-                    };
-                    return match crate::kernel_scale::check(
-                        &src,
-                        name,
-                        kind,
-                        cfg,
-                        cache,
-                        &mut report,
-                        Some(&e),
-                    )? {
-                        crate::kernel_scale::Step::Decided => Ok(()),
-                        crate::kernel_scale::Step::Concrete(_) => Err(e),
-                    };
+            None => {
+                // A CUDA or GLSL source is compiled once: its output serves
+                // the concrete front-end and, after a size refusal, the
+                // parametric engine.
+                let from_source = matches!(
+                    name.extension().and_then(|e| e.to_str()),
+                    Some("cu" | "comp")
+                );
+                let mut compiled = match from_source {
+                    true => input.kernel_text(name, cfg.property, &cfg.launch)?,
+                    false => None,
+                };
+                let loaded = match &compiled {
+                    Some((src, crate::kernel_scale::Kernel::Ptx)) => {
+                        crate::frontend::ptx::parse_kernel(src, name, &cfg.launch)
+                    }
+                    Some((src, crate::kernel_scale::Kernel::Spirv)) => {
+                        crate::frontend::spirv::parse(src, name)
+                    }
+                    None => input.load(name, &cfg.launch),
+                };
+                match loaded {
+                    Ok(p) => p,
+                    // A kernel the concrete engine refuses (a launch too large,
+                    // an address into a buffer of unknown size) may still be
+                    // free of undefined behaviour for every thread.
+                    Err(e)
+                        if e.scale
+                            && cfg.property == Property::Safety
+                            && cfg.engine == Engine::Auto =>
+                    {
+                        let text = match compiled.take() {
+                            Some(t) => Some(t),
+                            None => input.kernel_text(name, cfg.property, &cfg.launch)?,
+                        };
+                        let Some((src, kind)) = text else {
+                            return Err(e);
+                        };
+                        return match crate::kernel_scale::check(
+                            &src,
+                            name,
+                            kind,
+                            cfg,
+                            cache,
+                            &mut report,
+                            Some(&e),
+                        )? {
+                            crate::kernel_scale::Step::Decided => Ok(()),
+                            crate::kernel_scale::Step::Concrete(_) => Err(e),
+                        };
+                    }
+                    Err(e) => return Err(e),
                 }
-                Err(e) => return Err(e),
-            },
+            }
         };
         report.test = program.name.clone();
         report.assumptions = program.assumptions.clone();
@@ -780,6 +805,9 @@ fn check_at_bound(
                 .map(|a| safety::condition_text(&program, a, false));
         }
         let model = load_model(cfg, program.arch, cache, &mut report)?;
+        if model.herd_events() && program.arch == crate::ir::Arch::C {
+            gpumc_frontend::tagging::herd_rmw_orders(&mut program);
+        }
         if let Some(g) = &cfg.graph {
             check_shown(&model, &g.relations)?;
         }
@@ -934,8 +962,6 @@ fn refusal(e: &Error) -> bool {
     matches!(e.kind, ErrorKind::Unsupported | ErrorKind::Limit)
 }
 
-/// Runs one engine on a loaded program under `guard`, filling `report`
-/// on success.
 /// The model's flag axioms that fire in some execution of `program`
 /// (herd7's `Flag` lines), by a race check of the same engine: its pairs
 /// name the flag that fires. A check that cannot finish says so in the
@@ -947,47 +973,54 @@ fn flags_of(
     symbolic: bool,
     report: &mut FileReport,
 ) {
-    let opts = Options {
-        max_states: None,
-        graph: None,
-        ..opts.clone()
-    };
-    let r = if symbolic {
-        crate::engine::symbolic::check_races(program, model, &opts)
-    } else {
-        crate::engine::races::check(program, model, &opts)
-    };
-    // A flag and an `undefined_unless` check are told apart by name.
-    let undefined: Vec<&str> = model
-        .axioms()
-        .iter()
-        .filter(|a| a.undefined)
-        .map(|a| a.name.as_str())
-        .collect();
-    match r {
-        Ok(r) => {
-            for p in r.races {
-                let list = if undefined.contains(&p.flag.as_str()) {
+    // One check per flag axiom, each asking for one racing pair: a flag
+    // is listed when it fires in some execution, however many pairs
+    // another flag has (a shared cap could hide it), and an
+    // `undefined_unless` check is told from a flag by its axiom, not its
+    // name.
+    for (i, axiom) in model.axioms().iter().enumerate() {
+        if !axiom.flag {
+            continue;
+        }
+        let opts = Options {
+            max_states: None,
+            graph: None,
+            max_races: 1,
+            only_flag: Some(i),
+            ..opts.clone()
+        };
+        let r = if symbolic {
+            crate::engine::symbolic::check_races(program, model, &opts)
+        } else {
+            crate::engine::races::check(program, model, &opts)
+        };
+        match r {
+            Ok(r) if !r.races.is_empty() => {
+                let list = if axiom.undefined {
                     &mut report.undefined_unless
                 } else {
                     &mut report.flags
                 };
-                if !list.contains(&p.flag) {
-                    list.push(p.flag);
+                if !list.contains(&axiom.name) {
+                    list.push(axiom.name.clone());
                 }
             }
-            if let (false, Some(h)) = (report.undefined_unless.is_empty(), &mut report.herd) {
-                h.undefined = true;
+            Ok(_) => {}
+            Err(e) => {
+                report.engine_note.get_or_insert_with(|| {
+                    format!("the model's flag axioms were not evaluated ({e})")
+                });
+                return;
             }
         }
-        Err(e) => {
-            report
-                .engine_note
-                .get_or_insert_with(|| format!("the model's flag axioms were not evaluated ({e})"));
-        }
+    }
+    if let (false, Some(h)) = (report.undefined_unless.is_empty(), &mut report.herd) {
+        h.undefined = true;
     }
 }
 
+/// Runs one engine on a loaded program under `guard`, filling `report`
+/// on success.
 fn run_engine(
     engine: Engine,
     program: &Program,
@@ -1164,10 +1197,11 @@ fn walk(
         let path = entry?.path();
         if path.is_dir() {
             walk(&path, out, seen)?;
-        } else if path
-            .extension()
-            .is_some_and(|e| e == "litmus" || e == "spvasm" || e == "ptx")
-        {
+        } else if path.extension().is_some_and(|e| {
+            ["litmus", "spvasm", "ptx", "cu", "comp"]
+                .iter()
+                .any(|x| e == *x)
+        }) {
             out.push(path);
         }
     }

@@ -203,6 +203,8 @@ pub struct Model {
     coherence: Option<Coherence>,
     /// The coherence set over it ([`Model::set_coherence`]).
     co_set: Option<(Coherence, CoSource)>,
+    /// Read C programs' events as herd7 tags them ([`Model::herd_events`]).
+    herd_events: bool,
     prog: Prog,
     /// Top-level value bindings (last definition wins on lookup).
     bindings: Vec<(String, Val)>,
@@ -292,6 +294,7 @@ impl Model {
             axiom_slots,
             coherence: loaded.coherence.map(|c| c.0),
             co_set: None,
+            herd_events: false,
             prog,
             bindings: compiled.bindings,
             axiom_units,
@@ -364,6 +367,19 @@ impl Model {
 
     /// The coherence the model states with a `// gpumc: partial-co` or
     /// `// gpumc: total-co` line comment (in the file or an include), if any.
+    /// Whether C programs are checked with their events tagged as herd7
+    /// tags them: a read-modify-write's order on both its events, where
+    /// our embedded models read it split (docs/EVENTS.md, "RMW halves").
+    /// Set for a model given as a file that does not say it is written
+    /// for gpumc (docs/MODELS.md).
+    pub fn herd_events(&self) -> bool {
+        self.herd_events
+    }
+
+    pub fn set_herd_events(&mut self, on: bool) {
+        self.herd_events = on;
+    }
+
     pub fn coherence_override(&self) -> Option<Coherence> {
         self.coherence
     }

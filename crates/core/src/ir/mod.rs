@@ -432,6 +432,12 @@ pub struct Instr {
     /// acquire RMW's write is relaxed, its read alone is visible, ...
     /// (`frontend::halves`, docs/EVENTS.md). Empty for other kinds.
     pub halves: HalfTags,
+    /// A compare-and-swap whose failure has an order of its own (C's
+    /// failure order, SPIR-V's `Unequal` semantics) different from the
+    /// read part of its success order: all the tags of its read event when
+    /// the comparison fails (it then writes nothing). `None`: the read
+    /// carries the same tags either way.
+    pub failed: Option<Vec<String>>,
     pub pos: Pos,
     /// The instruction as written (for witnesses and error messages).
     pub text: String,
@@ -451,6 +457,7 @@ impl Instr {
             kind,
             tags,
             halves: HalfTags::default(),
+            failed: None,
             pos,
             text,
         }
@@ -467,12 +474,22 @@ impl Instr {
         self.tags.iter().chain(half).map(String::as_str)
     }
 
+    /// The tags of the read event of a compare-and-swap whose comparison
+    /// failed (the read alone happens); [`Instr::event_tags`] otherwise.
+    pub fn failed_read_tags(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        match &self.failed {
+            Some(t) => Box::new(t.iter().map(String::as_str)),
+            None => Box::new(self.event_tags(false)),
+        }
+    }
+
     /// Every tag any event of this instruction carries.
     pub fn all_tags(&self) -> impl Iterator<Item = &str> {
         self.tags
             .iter()
             .chain(&self.halves.read)
             .chain(&self.halves.write)
+            .chain(self.failed.iter().flatten())
             .map(String::as_str)
     }
 }

@@ -60,9 +60,11 @@ pub fn load(name: &str) -> Result<Model> {
         let text = crate::diag::read_text(path)?;
         let mut model = parse_text(&text, path)?;
         // A model from a file is read as herd7 reads it: total `co` per
-        // location, unless it says otherwise (docs/MODELS.md).
+        // location and herd's C events, unless it says it is written for
+        // gpumc (docs/MODELS.md).
         if model.coherence_override().is_none() {
             model.set_coherence(Coherence::Total, CoSource::Herd);
+            model.set_herd_events(true);
         }
         return Ok(model);
     }

@@ -2005,13 +2005,32 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         t.add(tags::class_tag(self.class_of(pa.region())));
         tags::sem_tags(&mut t, sem);
         // Operation and operand.
+        let mut failed = None;
         let (rop, operand): (Option<RmwOp>, Option<Val>) = match op {
             "OpAtomicLoad" => (None, None),
             "OpAtomicStore" => (None, Some(self.arg(st, li, 3)?)),
             "OpAtomicExchange" => (Some(RmwOp::Exch), Some(self.arg(st, li, 4)?)),
             "OpAtomicCompareExchange" => {
+                // `Unequal`: the semantics of the read alone, when the
+                // comparison fails (a load's: no release).
                 let neq = self.known(st, li, 4, "memory semantics")?;
-                tags::semantics(neq, m.arg_pos(li, 4))?;
+                if neq & (0x4 | 0x8) != 0 {
+                    return Err(Error::semantic(
+                        m.arg_pos(li, 4),
+                        "a compare-exchange's Unequal semantics cannot be Release or AcquireRelease",
+                    )
+                    .into());
+                }
+                let nsem = tags::semantics(neq, m.arg_pos(li, 4))?;
+                let mut f = Tags::default();
+                f.extend(&["ATOM", "A", "NONPRIV"]);
+                tags::order_tags(&mut f, nsem, Access::Load);
+                if let Some(s) = tags::scope_tag(scope, m.arg_pos(li, sk))? {
+                    f.add(s);
+                }
+                f.add(tags::class_tag(self.class_of(pa.region())));
+                tags::sem_tags(&mut f, nsem);
+                failed = Some(f.0);
                 let value = self.arg(st, li, 5)?;
                 let cmp = self.arg(st, li, 6)?;
                 (
@@ -2087,6 +2106,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             },
                             t.0,
                         )?;
+                        if let (Some(f), Some(cas)) = (failed, out.last_mut()) {
+                            crate::tagging::set_failed(crate::ir::Arch::Vulkan, cas, f);
+                        }
                         self.bind(st, li, Val::Reg(dst))
                     }
                     _ => Err(Error::unsupported(

@@ -15,7 +15,7 @@ pub fn source_lines(src: &str) -> BTreeMap<u32, SourceLoc> {
     let mut current: Option<SourceLoc> = None;
     let mut out = BTreeMap::new();
     for (k, raw) in src.lines().enumerate() {
-        let line = raw.split(';').next().unwrap_or("").trim();
+        let line = code_part(raw).trim();
         if line.is_empty() {
             continue;
         }
@@ -45,15 +45,45 @@ pub fn source_lines(src: &str) -> BTreeMap<u32, SourceLoc> {
                     _ => None,
                 };
             }
-            "OpNoLine" | "OpLabel" | "OpFunctionEnd" => current = None,
+            "OpNoLine" | "OpLabel" | "OpFunction" | "OpFunctionEnd" => current = None,
             _ => {
                 if let Some(loc) = &current {
                     out.insert(u32::try_from(k + 1).unwrap_or(u32::MAX), loc.clone());
+                }
+                // A block's terminator ends it, and the position with it.
+                if matches!(
+                    op,
+                    "OpReturn"
+                        | "OpReturnValue"
+                        | "OpBranch"
+                        | "OpBranchConditional"
+                        | "OpSwitch"
+                        | "OpKill"
+                        | "OpUnreachable"
+                        | "OpTerminateInvocation"
+                ) {
+                    current = None;
                 }
             }
         }
     }
     out
+}
+
+/// The line before its `;` comment, a `;` inside a string literal (an
+/// `OpString` file name) being no comment.
+fn code_part(line: &str) -> &str {
+    let (mut quoted, mut escaped) = (false, false);
+    for (i, c) in line.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ';' if !quoted => return &line[..i],
+            _ => {}
+        }
+    }
+    line
 }
 
 #[cfg(test)]
@@ -63,6 +93,7 @@ mod tests {
     #[test]
     fn opline_positions_last_to_the_end_of_their_block() {
         let src = "%1 = OpString \"k.comp\"\n\
+                   %2 = OpString \"dir;x/b.comp\" ; a comment\n\
                    %main = OpFunction %void None %fn\n\
                    %entry = OpLabel\n\
                    OpLine %1 7 3\n\
@@ -75,15 +106,21 @@ mod tests {
                    %next = OpLabel\n\
                    OpReturn\n\
                    OpLine %2 4 4\n\
+                   OpReturn\n\
+                   %f2 = OpFunction %void None %fn\n\
+                   %e2 = OpLabel\n\
+                   OpLine %2 5 1\n\
                    OpReturn\n";
         let m = source_lines(src);
         let shown: Vec<(u32, String)> = m.iter().map(|(l, s)| (*l, s.to_string())).collect();
         assert_eq!(
             shown,
             [
-                (5, "k.comp:7:3".to_string()),
                 (6, "k.comp:7:3".to_string()),
-                (10, "k.comp:9".to_string())
+                (7, "k.comp:7:3".to_string()),
+                (11, "k.comp:9".to_string()),
+                (15, "dir;x/b.comp:4:4".to_string()),
+                (19, "dir;x/b.comp:5:1".to_string())
             ]
         );
     }

@@ -343,6 +343,42 @@ fn atomic_and_barrier_tags() {
 }
 
 #[test]
+fn compare_exchange_failure_semantics_tag_the_failed_read() {
+    // Equal = AcquireRelease, Unequal = relaxed: a failed exchange is a
+    // relaxed read (no ACQ, no VIS semantics of its own).
+    let src = kernel(
+        "; @Config: 1, 1, 1",
+        "        %r = OpAtomicCompareExchange %uint %x %c1 %c72 %c0 %c1 %c0
+        %s = OpAtomicCompareExchange %uint %y %c1 %c72 %c66 %c1 %c0
+             OpReturn",
+    );
+    let p = ok(&src);
+    let cas = |text: &str| {
+        p.threads[0]
+            .instrs
+            .iter()
+            .find(|i| i.text.contains(text))
+            .unwrap()
+            .clone()
+    };
+    let relaxed = cas("%x %c1 %c72 %c0");
+    assert_eq!(relaxed.halves.read, ["ACQ", "SEMSC0", "VIS"]);
+    let mut failed = relaxed.failed.expect("failure tags of its own");
+    failed.sort();
+    assert_eq!(failed, ["A", "ATOM", "DV", "NONPRIV", "SC0", "VIS"]);
+    // Unequal = Acquire | UniformMemory: the read part of the success.
+    assert_eq!(cas("%y %c1 %c72 %c66").failed, None);
+    // Unequal semantics cannot release.
+    let src = kernel(
+        "",
+        "        %r = OpAtomicCompareExchange %uint %x %c1 %c72 %c68 %c1 %c0\n             OpReturn",
+    );
+    let e = err(&src);
+    assert_eq!(e.kind, ErrorKind::Semantic);
+    assert!(e.message.contains("Unequal"), "{e}");
+}
+
+#[test]
 fn bad_semantics_are_reported() {
     let src = kernel(
         "",

@@ -17,7 +17,11 @@ fn has(tags: &[&str], t: &str) -> bool {
 
 /// Every tag of an instruction (both halves of an RMW).
 fn all(ins: &Instr) -> Vec<&str> {
-    ins.all_tags().collect()
+    // The tags of a compare-exchange that fails are read apart (its
+    // `Unequal` semantics).
+    ins.event_tags(false)
+        .chain(ins.halves.write.iter().map(String::as_str))
+        .collect()
 }
 
 /// The storage class of a Vulkan access: `sc0` device memory (storage
@@ -141,8 +145,14 @@ pub(super) fn vulkan(ins: &Instr) -> Result<Access> {
                 ..
             }
         ) {
-            // A failed compare-exchange only reads: no release, no
+            // A failed compare-exchange only reads: its own tags where it
+            // has them; otherwise the success's without release and
             // availability (SPIR-V forbids both on the Unequal semantics).
+            if let Some(f) = &ins.failed {
+                let f: Vec<&str> = f.iter().map(String::as_str).collect();
+                a.unequal_semantics = semantics(ins, &f, has(&f, "ACQ"), false)?;
+                return Ok(Access::Vulkan(a));
+            }
             let mut u = a.semantics & !(sem::RELEASE | sem::MAKE_AVAILABLE);
             if u & sem::ACQUIRE_RELEASE != 0 {
                 u = (u & !sem::ACQUIRE_RELEASE) | sem::ACQUIRE;

@@ -38,6 +38,14 @@ pub struct Event {
     pub stuck: bool,
 }
 
+/// Whether event `k` of `path` is the read of a compare-and-swap that
+/// failed: the read of an RMW that no write of the path completes (the
+/// write of a successful one comes right after its read).
+pub fn failed_cas(path: &ThreadPath, k: usize) -> bool {
+    path.events[k].kind == PathEventKind::Read
+        && path.events.get(k + 1).is_none_or(|w| w.rmw_read != Some(k))
+}
+
 impl Event {
     /// The initial write of physical location `li` (tags `IW I W M`).
     pub fn init(li: usize, value: i64, tags: Vec<usize>) -> Event {
@@ -104,7 +112,11 @@ impl<'p> Skeleton<'p> {
             for (k, e) in path.events.iter().enumerate() {
                 let ins = &th.instrs[e.instr];
                 let write = e.kind == PathEventKind::Write;
-                let mut tags: Vec<usize> = ins.event_tags(write).map(tag).collect();
+                let mut tags: Vec<usize> = if failed_cas(path, k) {
+                    ins.failed_read_tags().map(tag).collect()
+                } else {
+                    ins.event_tags(write).map(tag).collect()
+                };
                 let is_rmw = matches!(ins.kind, crate::ir::InstrKind::Rmw { .. });
                 let kind = match e.kind {
                     PathEventKind::Read => {

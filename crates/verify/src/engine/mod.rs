@@ -51,6 +51,9 @@ pub struct Options {
     /// the witness do not depend on it; the symbolic engine asks one more
     /// query per pair, so a caller that wants the verdict only sets 0).
     pub max_races: usize,
+    /// Races: check this `flag` axiom (an index into the model's axioms)
+    /// alone; `None`: every flag axiom of the model.
+    pub only_flag: Option<usize>,
     /// The symbolic engine considers one execution per orbit of
     /// interchangeable threads and workgroups (`symmetry`); off: every
     /// execution (for comparison).
@@ -67,6 +70,7 @@ impl Default for Options {
             max_states: None,
             graph: None,
             max_races: races::DEFAULT_MAX_RACES,
+            only_flag: None,
             symmetry: true,
         }
     }

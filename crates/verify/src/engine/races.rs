@@ -345,15 +345,17 @@ impl Observer for RaceObserver<'_> {
     }
 }
 
-/// The model's `flag` axioms (indices into `Model::axioms`); an error if
-/// it has none, since then it has no notion of data race.
-pub fn flag_axioms(model: &Model) -> Result<Vec<usize>> {
+/// The model's `flag` axioms (indices into `Model::axioms`; only
+/// `opts.only_flag` when set); an error if there is none, since then the
+/// model has no notion of data race.
+pub fn flag_axioms(model: &Model, opts: &Options) -> Result<Vec<usize>> {
     let flags: Vec<usize> = model
         .axioms()
         .iter()
         .enumerate()
         .filter(|(_, a)| a.flag && matches!(a.kind, AxiomKind::NotEmpty | AxiomKind::Empty))
         .map(|(i, _)| i)
+        .filter(|&i| opts.only_flag.is_none_or(|o| o == i))
         .collect();
     if flags.is_empty() {
         return Err(Error::new(
@@ -370,7 +372,7 @@ pub fn flag_axioms(model: &Model) -> Result<Vec<usize>> {
 /// Checks the model's `flag` axioms over every execution, listing every
 /// racing instruction pair (at most `opts.max_races`).
 pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<RaceResult> {
-    let flags = flag_axioms(model)?;
+    let flags = flag_axioms(model, opts)?;
     let mut obs = RaceObserver {
         program: p,
         model,

@@ -256,7 +256,7 @@ fn same_instr<'a>(
     labels: &mut Labels<'a>,
 ) -> bool {
     // Positions and texts may differ (litmus columns, location names).
-    if i.tags != j.tags || i.halves != j.halves {
+    if i.tags != j.tags || i.halves != j.halves || i.failed != j.failed {
         return false;
     }
     let mut link = |x: &Addr, y: &Addr| -> bool {

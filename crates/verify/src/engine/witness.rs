@@ -588,10 +588,17 @@ impl Witness {
     ) {
         let sk = c.skeleton;
         let p = sk.program;
-        for (we, e) in self.events.iter_mut().zip(&sk.events) {
+        for (k, (we, e)) in self.events.iter_mut().zip(&sk.events).enumerate() {
             if let (Some(t), Some(i)) = (e.thread, e.instr) {
+                let ins = &p.threads[t].instrs[i];
                 let write = e.kind == EventKind::Write;
-                we.tags = kept_tags(p.threads[t].instrs[i].event_tags(write));
+                // A compare-and-swap's read no write completes failed.
+                let failed = !write && ins.failed.is_some() && !sk.rmw.iter().any(|&(r, _)| r == k);
+                we.tags = if failed {
+                    kept_tags(ins.failed_read_tags())
+                } else {
+                    kept_tags(ins.event_tags(write))
+                };
             }
         }
         self.threads = threads_of(p);

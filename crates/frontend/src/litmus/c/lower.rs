@@ -591,20 +591,11 @@ impl<'s, 'a> Thread<'s, 'a> {
                 Ok(d.map(Operand::Reg))
             }
             Atomic::Cas => {
+                // A failed compare-exchange is a read with the failure order
+                // (seq_cst when not written), at the same scope.
                 let fail = order_list.get(1).copied().unwrap_or(Order::SeqCst);
-                if fail != order.read_part() {
-                    let at = args.get(base + 1).map_or(*name_off, |a| a.off);
-                    return Err(src.err_unsupported(
-                        at,
-                        format!(
-                            "failure order `{}` with success order `{}`: a failed compare-exchange reads with the success order's read part (`{}`) in gpumc",
-                            fail.spelling(),
-                            order.spelling(),
-                            order.read_part().spelling()
-                        ),
-                    ));
-                }
-                self.cas(e, &args[0], &args[1], &args[2], tags, dst, want)
+                let failed = vec![fail.tag().to_string(), scope.to_string()];
+                self.cas(e, &args[0], &args[1], &args[2], (tags, failed), dst, want)
             }
         }
     }
@@ -616,7 +607,7 @@ impl<'s, 'a> Thread<'s, 'a> {
         obj: &Expr,
         expected: &Expr,
         desired: &Expr,
-        tags: Vec<String>,
+        (tags, failed): (Vec<String>, Vec<String>),
         dst: Option<&str>,
         want: bool,
     ) -> Result<Option<Operand>> {
@@ -670,6 +661,9 @@ impl<'s, 'a> Thread<'s, 'a> {
             e.off,
             e.end,
         );
+        if let Some(cas) = self.instrs.last_mut() {
+            crate::tagging::set_failed(Arch::C, cas, failed);
+        }
         // Success: the old value was the expected one.
         let ok = if want {
             Some(self.emit_local(

@@ -25,16 +25,6 @@ impl Order {
         }
     }
 
-    /// The order of the read of a read-modify-write with this order: what
-    /// a failed compare-exchange reads with.
-    pub fn read_part(self) -> Order {
-        match self {
-            Order::Relaxed | Order::Release => Order::Relaxed,
-            Order::Acquire | Order::AcqRel => Order::Acquire,
-            Order::SeqCst => Order::SeqCst,
-        }
-    }
-
     /// The C spelling.
     pub fn spelling(self) -> &'static str {
         match self {

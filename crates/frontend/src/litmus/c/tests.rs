@@ -284,6 +284,26 @@ fn compare_exchange_with_a_local_expected_value() {
     // ok = (old == e); on failure e = old.
     assert!(code.iter().any(|i| matches!(&i.kind, InstrKind::Local { dst, op: crate::ir::BinOp::Eq, a: Operand::Reg(a), b: Operand::Reg(b) } if dst == "ok" && a == old && b == "e")));
     assert!(code.iter().any(|i| matches!(&i.kind, InstrKind::Local { dst, a: Operand::Reg(a), .. } if dst == "e" && a == old)));
+    // Its failure order is its success order's read part: no tags of its own.
+    assert_eq!(rmw.failed, None);
+    // Other failure orders give the read of a failed one its own tags.
+    for (succ, fail, tags) in [
+        ("acq_rel", "relaxed", vec!["A", "GPU", "RLX"]),
+        ("relaxed", "acquire", vec!["A", "ACQ", "GPU"]),
+        ("seq_cst", "acquire", vec!["A", "ACQ", "GPU"]),
+    ] {
+        let p = one(&format!("int e = 0;\nint ok = atomic_compare_exchange_strong_explicit(x, &e, 1, memory_order_{succ}, memory_order_{fail}, memory_scope_device);"));
+        let cas = accesses(&p)
+            .into_iter()
+            .find(|i| matches!(i.kind, InstrKind::Rmw { .. }))
+            .expect("an RMW");
+        let mut got = cas
+            .failed
+            .clone()
+            .unwrap_or_else(|| panic!("{succ}/{fail}: no failure tags"));
+        got.sort();
+        assert_eq!(got, tags, "{succ}/{fail}");
+    }
     // The weak form and the non-explicit forms are the same operation.
     let weak = one("int e = 0; atomic_compare_exchange_weak(x, &e, 1);");
     assert_eq!(accesses(&weak).len(), 1);
@@ -410,7 +430,6 @@ fn errors_have_kinds_and_positions() {
         ("  atomic_store_explicit(x, 1, memory_order_relaxed, memory_order_relaxed);", Semantic, 53, "expected a memory scope"),
         ("  atomic_store(x, 1, memory_order_relaxed);", Semantic, 3, "takes 2 arguments, found 3"),
         ("  atomic_load_explicit(x);", Semantic, 3, "takes 2 or 3 (with a scope) arguments"),
-        ("  int e = 0; atomic_compare_exchange_strong_explicit(x, &e, 1, memory_order_acq_rel, memory_order_relaxed);", Unsupported, 86, "failure order"),
         ("  int e = 0; atomic_compare_exchange_strong_explicit(x, &e, 1, memory_order_relaxed, memory_order_release);", Semantic, 86, "failure"),
         ("  atomic_compare_exchange_strong(x, 0, 1);", Unsupported, 37, "expected argument"),
         ("  int r = atomic_store(x, 1);", Semantic, 11, "gives no value"),

@@ -65,7 +65,7 @@ const MAX_UNROLL: u32 = 2048;
 const END: &str = "$end";
 
 pub(super) enum Item {
-    I(ir::Instr),
+    I(Box<ir::Instr>),
     /// Moves decided when a join's states are merged.
     Fix(usize),
 }
@@ -147,7 +147,7 @@ pub(super) fn translate<'m>(
     let fixes = std::mem::take(&mut tx.fixes);
     for it in std::mem::take(&mut tx.items) {
         match it {
-            Item::I(i) => out.push(i),
+            Item::I(i) => out.push(*i),
             Item::Fix(k) => out.extend(fixes[k].iter().cloned()),
         }
     }
@@ -225,26 +225,26 @@ impl<'a, 'm> Tx<'a, 'm> {
     pub fn emit(&mut self, kind: InstrKind, tags: Vec<String>) {
         let mut i = ir::Instr::new(kind, tags, self.pos, self.text.clone());
         crate::tagging::finish(ir::Arch::Ptx, &mut i);
-        self.items.push(Item::I(i));
+        self.items.push(Item::I(Box::new(i)));
     }
 
     pub fn emit_label(&mut self, l: String) {
         let t = format!("{l}:");
-        self.items.push(Item::I(ir::Instr::new(
+        self.items.push(Item::I(Box::new(ir::Instr::new(
             InstrKind::Label(l),
             vec![],
             self.pos,
             t,
-        )));
+        ))));
     }
 
     pub fn emit_goto(&mut self, l: &str) {
-        self.items.push(Item::I(ir::Instr::new(
+        self.items.push(Item::I(Box::new(ir::Instr::new(
             InstrKind::Goto(l.to_string()),
             vec![],
             self.pos,
             format!("goto {l}"),
-        )));
+        ))));
     }
 
     pub fn emit_move(&mut self, dst: String, src: IrOp) {
@@ -262,7 +262,8 @@ impl<'a, 'm> Tx<'a, 'm> {
     /// Emits the moves of [`Tx::moves`].
     pub fn emit_moves(&mut self, from: &State, to: &State) {
         let mv = self.moves(from, to);
-        self.items.extend(mv.into_iter().map(Item::I));
+        self.items
+            .extend(mv.into_iter().map(|i| Item::I(Box::new(i))));
     }
 
     /// The moves that bring the values of `from` into the slots where
@@ -350,7 +351,8 @@ impl<'a, 'm> Tx<'a, 'm> {
             }
             StopKind::Back(target) => {
                 let mv = self.moves(&st, target);
-                self.items.extend(mv.into_iter().map(Item::I));
+                self.items
+                    .extend(mv.into_iter().map(|i| Item::I(Box::new(i))));
                 self.emit_goto(&label);
             }
             StopKind::Collect(_) => {
@@ -617,7 +619,8 @@ impl<'a, 'm> Tx<'a, 'm> {
             head = next;
         }
         let mv = self.moves(&st, &head);
-        self.items.extend(mv.into_iter().map(Item::I));
+        self.items
+            .extend(mv.into_iter().map(|i| Item::I(Box::new(i))));
         let lh = self.label();
         let lx = self.label();
         self.emit_label(lh.clone());

@@ -705,8 +705,8 @@ fn shape(i: &crate::ir::Instr) -> String {
         other => format!("{other:?}"),
     };
     format!(
-        "{kind} {:?} {:?} {:?}",
-        i.tags, i.halves.read, i.halves.write
+        "{kind} {:?} {:?} {:?} {:?}",
+        i.tags, i.halves.read, i.halves.write, i.failed
     )
 }
 

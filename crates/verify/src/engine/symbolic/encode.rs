@@ -452,6 +452,37 @@ impl<'p> Enc<'p> {
         inv.seq(&self.co_rel, &self.ctx, &mut self.sat, None)
     }
 
+    /// The events tagged `t`: `success`, the events whose tags say so
+    /// (a compare-and-swap's read: when it succeeds), corrected for the
+    /// reads of compare-and-swaps with failure tags of their own, which
+    /// carry `t` under their outcome's literal.
+    fn tag_set(&self, t: usize, success: EventSet) -> SymSet {
+        let mut set = SymSet::sure(success);
+        let mut sym = Vec::new();
+        for (e, ev) in self.u.events.iter().enumerate() {
+            let Some((failed, tags)) = &ev.failed else {
+                continue;
+            };
+            let lit = match (set.sure.contains(e), tags.contains(&t)) {
+                (true, true) | (false, false) => continue,
+                (true, false) => -*failed,
+                (false, true) => *failed,
+            };
+            // (The sets keep constants out of `sym`.)
+            match lit {
+                TRUE => set.sure.insert(e),
+                FALSE => set.sure.remove(e),
+                _ => {
+                    set.sure.remove(e);
+                    sym.push((e as u32, lit));
+                }
+            }
+        }
+        sym.sort_unstable();
+        set.sym = sym;
+        set
+    }
+
     fn input(&mut self, name: &str, kind: BaseKind) -> Result<SymVal> {
         if let Some(v) = self.overrides.get(name) {
             return Ok(v.clone());
@@ -459,10 +490,10 @@ impl<'p> Enc<'p> {
         let n = self.u.n();
         let sk = self.u.pseudo_skeleton();
         Ok(match (name, kind) {
-            (_, BaseKind::Set) => SymVal::Set(SymSet::sure(match self.u.vocab.index(name) {
-                Some(t) => sk.tagged(t),
-                None => EventSet::empty(n),
-            })),
+            (_, BaseKind::Set) => SymVal::Set(match self.u.vocab.index(name) {
+                Some(t) => self.tag_set(t, sk.tagged(t)),
+                None => SymSet::sure(EventSet::empty(n)),
+            }),
             ("rf", _) => SymVal::Rel(self.rf_rel.clone()),
             ("co", _) => SymVal::Rel(self.co_rel.clone()),
             ("fr", _) => SymVal::Rel(self.fr()),

@@ -25,7 +25,7 @@
 use super::bv::{self, Bv};
 use super::rel::RelAcc;
 use super::sat::{Lit, Sat, FALSE, TRUE};
-use super::unroll::{init_events, tags_of, SymEvent, ThreadUnroll, Unrolled};
+use super::unroll::{failed_tags_of, init_events, tags_of, SymEvent, ThreadUnroll, Unrolled};
 use crate::diag::{Error, ErrorKind, Result};
 use crate::engine::exec::{Event, EventKind, Vocabulary};
 use crate::engine::loops::Cfg;
@@ -657,6 +657,7 @@ fn unroll_thread(
                     barrier_counts: vec![],
                     arrive: false,
                     stuck: FALSE,
+                    failed: None,
                 });
                 index
             };
@@ -822,6 +823,12 @@ fn unroll_thread(
                             RmwOp::Cas { expected } => bv::eq(sat, &old, &operand(&st, expected)),
                             _ => TRUE,
                         };
+                        if ins.failed.is_some() {
+                            let tags = failed_tags_of(vocab, ins);
+                            for &r in &reads {
+                                events[r].failed = Some((-ok, tags.clone()));
+                            }
+                        }
                         Some((bv::rmw(sat, op, &old, &v), o, ok))
                     }
                     _ => None,

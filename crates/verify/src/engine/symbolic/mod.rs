@@ -1142,7 +1142,7 @@ pub fn check_races_stats(
     opts: &Options,
 ) -> Result<(RaceResult, Stats)> {
     use super::races::{cap_note, Collected};
-    let flags = super::races::flag_axioms(model)?;
+    let flags = super::races::flag_axioms(model, opts)?;
     let mut stats = Stats::default();
     let mut needed = consistency_axioms(model);
     needed.extend(&flags);

@@ -238,6 +238,7 @@ pub fn encode(
             barrier_counts: Vec::new(),
             arrive: false,
             stuck: FALSE,
+            failed: None,
         });
     }
     let mut po = Relation::empty(n);

@@ -38,6 +38,10 @@ pub struct SymEvent {
     pub arrive: bool,
     /// The selected path waits forever at this barrier.
     pub stuck: Lit,
+    /// The read of a compare-and-swap with failure tags of its own
+    /// ([`crate::ir::Instr::failed`]): the literal that holds when its
+    /// comparison fails, and its tags then (`ev.tags`: when it succeeds).
+    pub failed: Option<(Lit, Vec<usize>)>,
 }
 
 impl SymEvent {
@@ -389,9 +393,22 @@ fn order_keys(all: &[Vec<Key>]) -> Vec<Key> {
 /// An event's tags: its instruction's, plus `R`/`W`, `M` and `RMW` from
 /// its kind (as [`Skeleton`] tags explicit events).
 pub fn tags_of(vocab: &Vocabulary, ins: &crate::ir::Instr, kind: EventKind) -> Vec<usize> {
+    with_kind_tags(vocab, ins, kind, ins.event_tags(kind == EventKind::Write))
+}
+
+/// The tags of the read of a compare-and-swap whose comparison fails.
+pub fn failed_tags_of(vocab: &Vocabulary, ins: &crate::ir::Instr) -> Vec<usize> {
+    with_kind_tags(vocab, ins, EventKind::Read, ins.failed_read_tags())
+}
+
+fn with_kind_tags<'a>(
+    vocab: &Vocabulary,
+    ins: &crate::ir::Instr,
+    kind: EventKind,
+    own: impl Iterator<Item = &'a str>,
+) -> Vec<usize> {
     let tag = |t: &str| vocab.index(t).unwrap_or(0);
-    let write = kind == EventKind::Write;
-    let mut tags: Vec<usize> = ins.event_tags(write).map(tag).collect();
+    let mut tags: Vec<usize> = own.map(tag).collect();
     match kind {
         EventKind::Read => tags.extend([tag("R"), tag("M")]),
         EventKind::Write => tags.extend([tag("W"), tag("M")]),
@@ -442,6 +459,7 @@ pub fn init_events(
                 barrier_counts: vec![],
                 arrive: false,
                 stuck: FALSE,
+                failed: None,
             });
         }
     }
@@ -478,6 +496,19 @@ impl<'p> Unrolled<'p> {
             return Err(crate::diag::Error::new(
                 crate::diag::ErrorKind::Unsupported,
                 "unsupported: arbitrary values need the guarded unrolling (unset GPUMC_UNROLL)",
+            ));
+        }
+        // Events here are shared by the paths through an instruction, so
+        // their tags cannot depend on a compare-and-swap's outcome.
+        if let Some(i) = p
+            .threads
+            .iter()
+            .flat_map(|t| &t.instrs)
+            .find(|i| i.failed.is_some())
+        {
+            return Err(crate::diag::Error::unsupported(
+                i.pos,
+                "a compare-exchange whose failure order differs from its success order, in a program whose barrier ids are computed at run time (the symbolic engine's path enumeration)",
             ));
         }
         let vocab = Vocabulary::for_program(p);
@@ -579,6 +610,7 @@ impl<'p> Unrolled<'p> {
                     barrier_counts: vec![],
                     arrive,
                     stuck: FALSE,
+                    failed: None,
                 });
                 containing.push(Vec::new());
             }
