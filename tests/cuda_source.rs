@@ -119,3 +119,44 @@ fn folders_are_walked_for_cuda_and_glsl_sources() {
         );
     }
 }
+
+/// Barrier divergence (docs/SEMANTICS.md) is found in the kernels of
+/// tests/data/cuda/barriers.cu whose comments say so, at the CUDA line of
+/// the barrier, and not in the kernels whose barriers every thread of a
+/// block passes alike.
+#[test]
+fn barrier_divergence_is_found_where_the_comments_say() {
+    if !have_clang() {
+        return;
+    }
+    const BARRIERS: &str = "tests/data/cuda/barriers.cu";
+    for (kernel, divergent_at) in [
+        ("half_block", Some("barriers.cu:12:5")),
+        ("per_block", None),
+        ("ragged_loop", Some("barriers.cu:34:5")),
+        ("even_loop", None),
+    ] {
+        let (code, out, err) = gpumc(
+            &[
+                "check", "--json", "--bound", "4", BARRIERS, "--kernel", kernel,
+            ],
+            &[],
+        );
+        assert_eq!(code, 0, "{kernel}: {err}");
+        let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        let note = v["message"].as_str().unwrap_or_default().to_string();
+        match divergent_at {
+            Some(at) => {
+                assert_eq!(v["verdict"], "FAIL", "{kernel}: {v}");
+                assert!(
+                    note.contains("barrier divergence") && note.contains(at),
+                    "{kernel}: {note}"
+                );
+            }
+            None => assert!(
+                v["verdict"] != "FAIL" && !note.contains("divergence"),
+                "{kernel}: {v}"
+            ),
+        }
+    }
+}

@@ -227,6 +227,7 @@ pub fn compile(p: &Program, m: &Mapping, to: Target) -> Result<Compiled> {
     }
     let rename = |c: &Cond| rename_cond(c, &regs);
     let mut program = Program {
+        kernel: false,
         name: p.name.clone(),
         arch: to.arch(),
         threads,

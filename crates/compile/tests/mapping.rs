@@ -13,6 +13,7 @@ fn seq(m: &Mapping, kind: OpKind, order: Order, scope: Option<Scope>) -> Vec<Str
         .lookup(&Key { kind, order, scope })
         .unwrap_or_else(|| panic!("no rule for {kind:?} {order:?} {scope:?}"));
     let mut p = Program {
+        kernel: false,
         name: String::new(),
         arch: m.target.arch(),
         threads: Vec::new(),

@@ -119,6 +119,7 @@ pub fn to_program(src: &Source, arch: Arch, name: &str) -> Program {
         })
         .collect();
     Program {
+        kernel: false,
         name: name.to_string(),
         arch,
         threads,

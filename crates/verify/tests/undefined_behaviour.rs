@@ -234,3 +234,83 @@ fn ptx_free_divisor_fails_only_in_the_engine_that_takes_free_values() {
         w.inputs
     );
 }
+
+/// A SPIR-V kernel of one workgroup of two invocations in which the
+/// invocations for which `cond` holds (`%gid`: the invocation's id, `%r`:
+/// the value it read from `%out[1]`, 0 or 1 as the other invocation
+/// stored it or not) pass a control barrier.
+fn spirv_barrier(cond: &str) -> Program {
+    let src = format!(
+        "; @Input: %out = {{{{0, 0}}}}
+; @Output: forall (%out[0][0] == 0)
+; @Config: 2, 1, 1
+; SPIR-V
+               OpCapability Shader
+               OpMemoryModel Logical Vulkan
+               OpEntryPoint GLCompute %main \"main\" %out %ids
+               OpDecorate %ids BuiltIn GlobalInvocationId
+               OpDecorate %rt ArrayStride 4
+               OpDecorate %Buf Block
+               OpMemberDecorate %Buf 0 Offset 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
+     %v3uint = OpTypeVector %uint 3
+         %rt = OpTypeRuntimeArray %uint
+        %Buf = OpTypeStruct %rt
+      %p_buf = OpTypePointer StorageBuffer %Buf
+       %p_sb = OpTypePointer StorageBuffer %uint
+      %p_ids = OpTypePointer Input %v3uint
+         %c0 = OpConstant %uint 0
+         %c1 = OpConstant %uint 1
+         %c2 = OpConstant %uint 2
+       %c264 = OpConstant %uint 264
+        %out = OpVariable %p_buf StorageBuffer
+        %ids = OpVariable %p_ids Input
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+        %idv = OpLoad %v3uint %ids
+        %gid = OpCompositeExtract %uint %idv 0
+         %o1 = OpAccessChain %p_sb %out %c0 %c1
+               OpAtomicStore %o1 %c2 %c0 %gid
+          %r = OpAtomicLoad %uint %o1 %c2 %c0
+          %b = {cond}
+               OpSelectionMerge %end None
+               OpBranchConditional %b %then %end
+       %then = OpLabel
+               OpControlBarrier %c2 %c2 %c264
+               OpBranch %end
+        %end = OpLabel
+               OpReturn
+               OpFunctionEnd
+"
+    );
+    parse_program(&src, Path::new("bar.spvasm")).unwrap_or_else(|e| panic!("{e}\n{src}"))
+}
+
+/// Barrier divergence (docs/SEMANTICS.md, "Barrier divergence") is
+/// undefined behaviour, with one note in both engines; a barrier every
+/// invocation passes is none; a barrier only some executions make
+/// divergent fails through them.
+#[test]
+fn barrier_divergence_fails_in_both_engines() {
+    let by_id = safety_both(&spirv_barrier("OpIEqual %bool %gid %c0"));
+    assert_eq!(by_id.verdict, Verdict::Fail);
+    let note = by_id.note.expect("a note");
+    assert!(
+        note.starts_with("undefined behaviour: barrier divergence: thread P0 arrives at the barrier at line 39 (`OpControlBarrier %c2 %c2 %c264`) once and thread P1 0 times"),
+        "{note}"
+    );
+    assert!(by_id.states.is_empty(), "{:?}", by_id.states);
+    // Every invocation passes it.
+    let uniform = safety_both(&spirv_barrier("OpULessThan %bool %gid %c2"));
+    assert_eq!(uniform.verdict, Verdict::Pass, "{:?}", uniform.note);
+    // On the value read: divergent where the two invocations read
+    // different values (each its own store, or one the other's).
+    let by_value = safety_both(&spirv_barrier("OpIEqual %bool %r %c1"));
+    assert_eq!(by_value.verdict, Verdict::Fail);
+    assert!(by_value.note.unwrap().contains("barrier divergence"));
+    // Executions where both read the same value have final states.
+    assert!(!by_value.states.is_empty());
+}

@@ -117,6 +117,7 @@ pub fn program(
     exists: Option<Cond>,
 ) -> Program {
     Program {
+        kernel: false,
         name: name.into(),
         arch: SRC,
         threads: threads

@@ -524,6 +524,11 @@ pub struct Assertion {
 /// A parsed test or kernel, ready for unrolling.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Program {
+    /// The threads are the invocations of one kernel (a PTX kernel, a
+    /// SPIR-V entry point), not the columns of a litmus test: the threads
+    /// of one block or workgroup must pass the same barriers (barrier
+    /// divergence is undefined behaviour, docs/SEMANTICS.md).
+    pub kernel: bool,
     pub name: String,
     pub arch: Arch,
     pub threads: Vec<Thread>,

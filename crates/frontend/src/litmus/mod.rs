@@ -219,6 +219,7 @@ impl<'a> Parser<'a> {
             })
             .collect();
         Ok(Program {
+            kernel: false,
             name,
             arch: self.arch,
             threads,

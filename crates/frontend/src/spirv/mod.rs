@@ -210,6 +210,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         .unwrap_or("spirv")
         .to_string();
     Ok(Program {
+        kernel: true,
         name,
         arch: Arch::Vulkan,
         threads,
@@ -450,6 +451,7 @@ fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)
         arrays,
     };
     let program = Program {
+        kernel: true,
         name,
         arch: Arch::Vulkan,
         threads,

@@ -286,6 +286,7 @@ fn flag_of(
     locations: Vec<Location>,
 ) -> Result<Option<String>> {
     let q = Program {
+        kernel: p.kernel,
         name: p.name.clone(),
         arch: p.arch,
         threads,

@@ -46,6 +46,18 @@ pub fn failed_cas(path: &ThreadPath, k: usize) -> bool {
         && path.events.get(k + 1).is_none_or(|w| w.rmw_read != Some(k))
 }
 
+/// The scope instance whose barriers thread `th` synchronises with (PTX:
+/// its CTA; Vulkan: its workgroup), as its placement's ids from that
+/// level up.
+pub fn barrier_instance(p: &Program, th: usize) -> Vec<i64> {
+    let level = match p.arch {
+        Arch::Ptx | Arch::C => 0,
+        Arch::Vulkan => 1,
+    };
+    let ids = &p.threads[th].placement.ids;
+    ids[level.min(ids.len())..].to_vec()
+}
+
 impl Event {
     /// The initial write of physical location `li` (tags `IW I W M`).
     pub fn init(li: usize, value: i64, tags: Vec<usize>) -> Event {

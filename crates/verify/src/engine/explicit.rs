@@ -13,7 +13,7 @@ use super::paths::{thread_paths, value_domains, PathEnd, ThreadPath};
 use super::{Candidate, Observer, Options};
 use crate::cat::{BaseKind, Model, Value};
 use crate::diag::{Error, ErrorKind, Result};
-use crate::ir::{Arch, Program};
+use crate::ir::Program;
 use crate::rel::{EventSet, Relation};
 use std::collections::HashSet;
 
@@ -363,7 +363,7 @@ fn combination(
         return Ok(());
     }
     orders_within_limits(&sk, vocab, Some(partial))?;
-    let barrier_options = barrier_matchings(&sk, p.arch);
+    let barrier_options = barrier_matchings(&sk);
     if barrier_options.is_empty() {
         return Ok(());
     }
@@ -507,7 +507,7 @@ pub fn consistent_with(
     set_dyn(&mut ev, Source::Rf, &rf);
     set_dyn(&mut ev, Source::Co, &co);
     set_dyn(&mut ev, Source::Fr, &rf.inverse().compose(&co));
-    for bar in &barrier_matchings(&sk, p.arch) {
+    for bar in &barrier_matchings(&sk) {
         set_dyn(&mut ev, Source::SyncBarrier, &bar.relation);
         for sf in &sync_fence_orders(&sk, &prep.vocab)? {
             set_dyn(&mut ev, Source::SyncFence, sf);
@@ -563,11 +563,7 @@ pub struct BarrierMatching {
 /// end its path there), and otherwise some `c` arrivals release the
 /// barrier and every other arrival passes after them; no one waits.
 /// The relation links each releasing arrival to each event that passed.
-fn barrier_matchings(sk: &Skeleton<'_>, arch: Arch) -> Vec<BarrierMatching> {
-    let level = match arch {
-        Arch::Ptx | Arch::C => 0,
-        Arch::Vulkan => 1,
-    };
+fn barrier_matchings(sk: &Skeleton<'_>) -> Vec<BarrierMatching> {
     let n = sk.n();
     let mut groups: Vec<(Vec<i64>, i64, Vec<usize>)> = Vec::new();
     for (i, e) in sk.events.iter().enumerate() {
@@ -575,8 +571,7 @@ fn barrier_matchings(sk: &Skeleton<'_>, arch: Arch) -> Vec<BarrierMatching> {
             continue;
         }
         let (id, _, _) = e.barrier.unwrap();
-        let pl = &sk.program.threads[e.thread.unwrap()].placement.ids;
-        let key = pl[level.min(pl.len())..].to_vec();
+        let key = super::exec::barrier_instance(sk.program, e.thread.unwrap());
         match groups
             .iter_mut()
             .find(|(k, gid, _)| *k == key && *gid == id)

@@ -331,6 +331,7 @@ mod tests {
             }),
         );
         Program {
+            kernel: false,
             name: "t".into(),
             arch: crate::ir::Arch::Vulkan,
             threads: vec![Thread {

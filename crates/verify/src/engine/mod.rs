@@ -6,6 +6,7 @@
 //! loops, barriers and the meaning of each verdict.
 
 pub mod bound_free;
+pub mod divergence;
 pub mod exec;
 pub mod explicit;
 pub mod inputs;

@@ -223,6 +223,8 @@ struct SafetyObserver<'p> {
     /// The first consistent execution with undefined behaviour: its note
     /// and witness.
     ub: Option<(String, Witness)>,
+    /// The threads that must pass the same barriers ([`divergence`]).
+    barrier_groups: Vec<Vec<usize>>,
     /// What to record for graphs, and what was recorded.
     graph: Option<&'p GraphRequest>,
     drawn: GraphData,
@@ -333,11 +335,25 @@ impl Observer for SafetyObserver<'_> {
             self.bound_hit = true;
             return;
         }
+        let p = self.program;
+        // Barrier divergence is undefined behaviour too, whether the
+        // threads end (PTX) or wait forever (SPIR-V): no final state.
+        let ended = c
+            .paths
+            .iter()
+            .all(|p| matches!(p.end, PathEnd::Done | PathEnd::Stuck));
+        if ended {
+            if let Some(note) = super::divergence::note(p, &self.barrier_groups, c.paths) {
+                if self.ub.is_none() {
+                    self.ub = Some((note, Witness::for_graph(c, vec![], &[], ev, self.graph)));
+                }
+                return;
+            }
+        }
         if c.barrier_stuck || c.paths.iter().any(|p| p.end != PathEnd::Done) {
             // Non-terminating (deadlocked) executions have no final state.
             return;
         }
-        let p = self.program;
         let mut drawn = false;
         for mem in final_memories(p, c) {
             let val = |t: &Term| final_value(p, c, &mem, t);
@@ -461,6 +477,7 @@ pub fn check(p: &Program, model: &Model, opts: &Options) -> Result<SafetyResult>
         witness: None,
         bound_hit: false,
         ub: None,
+        barrier_groups: super::divergence::groups(p),
         graph: opts.graph.as_ref(),
         drawn: GraphData::default(),
     };

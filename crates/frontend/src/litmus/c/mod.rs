@@ -136,6 +136,7 @@ pub(super) fn parse(text: &str) -> Result<Program> {
     }
     let (filter, assertion, observed) = super::tail(&src, &locs, test.tail, n, &Names::C(locals))?;
     Ok(Program {
+        kernel: false,
         name: test.name,
         arch: Arch::C,
         threads,

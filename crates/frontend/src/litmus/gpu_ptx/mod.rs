@@ -131,6 +131,7 @@ impl<'a> Parser<'a> {
             })
             .collect();
         Ok(Program {
+            kernel: false,
             name,
             arch: self.arch,
             threads,

@@ -331,6 +331,7 @@ fn translate_launch(
                     arrays: Vec::new(),
                 };
                 let program = Program {
+                    kernel: true,
                     name: kernel.name.clone(),
                     arch: Arch::Ptx,
                     threads,

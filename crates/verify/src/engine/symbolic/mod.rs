@@ -990,12 +990,15 @@ fn undefined_behaviour(
     }
     let c = enc.concrete()?;
     let refs: Vec<&ThreadPath> = c.paths.iter().collect();
-    let note = super::safety::ub_note(enc.u.program, &refs).ok_or_else(|| {
-        Error::new(
-            ErrorKind::Unsupported,
-            "unsupported: internal error: the replayed execution has no undefined behaviour",
-        )
-    })?;
+    let p = enc.u.program;
+    let note = super::safety::ub_note(p, &refs)
+        .or_else(|| super::divergence::note(p, &super::divergence::groups(p), &refs))
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::Unsupported,
+                "unsupported: internal error: the replayed execution has no undefined behaviour",
+            )
+        })?;
     Ok(Some((
         note,
         witness_of(&c, vec![], model, &enc.u.vocab, graph),
@@ -1037,19 +1040,101 @@ fn listing_note(r: Result<()>, listed: &Listing, cap: u64) -> Result<Option<Stri
     })
 }
 
-/// Some thread reaches undefined behaviour (`FALSE` when none can).
+/// Some thread reaches undefined behaviour, or a complete execution has
+/// barrier divergence (`FALSE` when neither can happen).
 fn any_ub(enc: &mut Enc<'_>) -> Lit {
-    let lits: Vec<Lit> = enc
+    let mut lits: Vec<Lit> = enc
         .u
         .threads
         .iter()
         .map(|t| t.ub)
         .filter(|&l| l != sat::FALSE)
         .collect();
+    let div = divergence_lit(enc);
+    if div != sat::FALSE {
+        lits.push(div);
+    }
     match lits.is_empty() {
         true => sat::FALSE,
         false => enc.sat.or(&lits),
     }
+}
+
+/// Barrier divergence (`engine::divergence`): an execution in which every
+/// thread ended (done, or waiting forever at a barrier) and two threads
+/// of one block or workgroup arrive at some barrier a different number of
+/// times. The counts are 16-bit sums of the barrier
+/// events' literals (a thread passes a barrier at most bound × its
+/// events times, far below 2^16).
+fn divergence_lit(enc: &mut Enc<'_>) -> Lit {
+    use super::divergence;
+    let p = enc.u.program;
+    let groups = divergence::groups(p);
+    if groups.is_empty() {
+        return sat::FALSE;
+    }
+    const WIDTH: usize = 16;
+    let mut differ = Vec::new();
+    for g in &groups {
+        // Per thread of the group: each barrier's events, by line.
+        let per_thread: Vec<std::collections::BTreeMap<u32, Vec<Lit>>> = g
+            .iter()
+            .map(|&t| {
+                let mut m: std::collections::BTreeMap<u32, Vec<Lit>> = Default::default();
+                for &e in &enc.u.threads[t].events {
+                    let ev = &enc.u.events[e];
+                    let Some(i) = ev.ev.instr else { continue };
+                    if ev.ev.kind == crate::engine::exec::EventKind::Barrier
+                        && divergence::is_full_barrier(&p.threads[t].instrs[i], g.len())
+                    {
+                        m.entry(divergence::barrier_line(p, t, i))
+                            .or_default()
+                            .push(ev.exec);
+                    }
+                }
+                m
+            })
+            .collect();
+        let lines: std::collections::BTreeSet<u32> =
+            per_thread.iter().flat_map(|m| m.keys().copied()).collect();
+        for line in lines {
+            let count = |lits: Option<&Vec<Lit>>, sat: &mut Sat| -> bv::Bv {
+                let mut c = vec![sat::FALSE; WIDTH];
+                for &l in lits.into_iter().flatten() {
+                    let mut one = vec![sat::FALSE; WIDTH];
+                    one[0] = l;
+                    c = bv::add(sat, &c, &one);
+                }
+                c
+            };
+            let first = count(per_thread[0].get(&line), &mut enc.sat);
+            for m in &per_thread[1..] {
+                let other = count(m.get(&line), &mut enc.sat);
+                let same = bv::eq(&mut enc.sat, &first, &other);
+                if same != TRUE {
+                    differ.push(-same);
+                }
+            }
+        }
+    }
+    if differ.is_empty() {
+        return sat::FALSE;
+    }
+    let some = enc.sat.or(&differ);
+    // Every thread ended: run to its end, or waiting forever at a barrier.
+    let mut ended = Vec::new();
+    for t in 0..enc.u.threads.len() {
+        let mut ways = vec![enc.u.threads[t].done];
+        for &e in &enc.u.threads[t].events {
+            let ev = &enc.u.events[e];
+            if ev.ev.kind == crate::engine::exec::EventKind::Barrier && ev.stuck != sat::FALSE {
+                ways.push(enc.sat.and2(ev.exec, ev.stuck));
+            }
+        }
+        ended.push(enc.sat.or(&ways));
+    }
+    ended.push(some);
+    enc.sat.and(&ended)
 }
 
 /// The final states of the complete executions `complete` admits (those
