@@ -525,7 +525,7 @@ fn check_inputs(
         }
         match driver::expand_paths(std::slice::from_ref(p)) {
             Ok(found) if found.is_empty() && p.is_dir() => errors.push(format!(
-                "no .litmus/.spvasm/.ptx/.cu/.comp files under {}",
+                "no .litmus/.spvasm/.ptx/.comp files under {}",
                 p.display()
             )),
             Ok(found) => files.extend(found.into_iter().map(|f| (f.clone(), f))),

@@ -1198,9 +1198,10 @@ fn walk(
         if path.is_dir() {
             walk(&path, out, seen)?;
         } else if path.extension().is_some_and(|e| {
-            ["litmus", "spvasm", "ptx", "cu", "comp"]
-                .iter()
-                .any(|x| e == *x)
+            // (A `.cu` file usually defines several kernels, each chosen
+            // with `--kernel`: it is checked when named, not when a folder
+            // holding it is walked.)
+            ["litmus", "spvasm", "ptx", "comp"].iter().any(|x| e == *x)
         }) {
             out.push(path);
         }
