@@ -163,3 +163,36 @@ fn barrier_divergence_is_found_where_the_comments_say() {
         }
     }
 }
+
+/// A CUDA source's kernel parameters go by their CUDA names: in
+/// `--param` and in the reports (clang's PTX calls them `…_param_0`).
+#[test]
+fn cuda_parameters_go_by_their_source_names() {
+    if !have_clang() {
+        return;
+    }
+    let (code, out, err) = gpumc(
+        &[
+            "check",
+            "--property",
+            "races",
+            HIST,
+            "--kernel",
+            "histogram",
+            "--grid",
+            "1",
+            "--block",
+            "4",
+            "--engine",
+            "symbolic",
+            "--param",
+            "keys=buf:16",
+            "--param",
+            "bins=buf:64",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(": FAIL ") && out.contains("on bins["), "{out}");
+    assert!(out.contains("keys[0]=") && !out.contains("param_"), "{out}");
+}

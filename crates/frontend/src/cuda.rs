@@ -87,6 +87,8 @@ pub fn compile(src: &str, name: &Path) -> Result<String> {
         return Err(compile_error(&stderr, &copy, name));
     }
     let ptx = std::fs::read_to_string(&out).map_err(|e| Error::io(&out, e))?;
+    // `--param in=…` and the witnesses use the source's parameter names.
+    let ptx = crate::cuda_params::rename(&ptx, src);
     // The line tables name the scratch copy: name the user's file instead.
     let copy_text = copy.display().to_string();
     let shown = name.display().to_string();

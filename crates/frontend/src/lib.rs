@@ -9,6 +9,7 @@
 use gpumc_core::{diag, ir};
 
 pub mod cuda;
+pub mod cuda_params;
 pub mod generic;
 pub mod glsl;
 pub mod litmus;

@@ -19,6 +19,12 @@ use crate::diag::Result;
 use crate::ir::Program;
 use std::path::Path;
 
+/// The source name of a kernel whose PTX name is an Itanium-mangled C++
+/// name (`_Z6kernelPi` → `kernel`); `None` for an unmangled one.
+pub fn cuda_name(name: &str) -> Option<&str> {
+    lower::mangled_base(name)
+}
+
 /// Parses a PTX file and translates one of its kernels for a launch:
 /// `launch` (the command line) over the file's `// gpumc-launch:` lines.
 /// Errors carry `path` and `line:col`.

@@ -477,7 +477,7 @@ fn unlinear(k: u32, shape: [u32; 3]) -> [u32; 3] {
 
 /// The source name of a function whose name is mangled as the Itanium
 /// C++ ABI mangles a function at namespace scope (`_Z<length><name>…`).
-fn mangled_base(name: &str) -> Option<&str> {
+pub(crate) fn mangled_base(name: &str) -> Option<&str> {
     let rest = name.strip_prefix("_Z")?;
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let len: usize = rest.get(..digits)?.parse().ok()?;

@@ -1073,7 +1073,6 @@ fn divergence_lit(enc: &mut Enc<'_>) -> Lit {
     if groups.is_empty() {
         return sat::FALSE;
     }
-    const WIDTH: usize = 16;
     let mut differ = Vec::new();
     for g in &groups {
         // Per thread of the group: each barrier's events, by line.
@@ -1098,18 +1097,21 @@ fn divergence_lit(enc: &mut Enc<'_>) -> Lit {
         let lines: std::collections::BTreeSet<u32> =
             per_thread.iter().flat_map(|m| m.keys().copied()).collect();
         for line in lines {
-            let count = |lits: Option<&Vec<Lit>>, sat: &mut Sat| -> bv::Bv {
-                let mut c = vec![sat::FALSE; WIDTH];
-                for &l in lits.into_iter().flatten() {
-                    let mut one = vec![sat::FALSE; WIDTH];
-                    one[0] = l;
-                    c = bv::add(sat, &c, &one);
-                }
-                c
+            // Unary counts ("at least j arrivals", j = 1..): a thread
+            // arrives at a barrier a few times at most, and equal counts
+            // are equal vectors.
+            let max = per_thread
+                .iter()
+                .map(|m| m.get(&line).map_or(0, Vec::len))
+                .max()
+                .unwrap_or(0);
+            let count = |t: usize, sat: &mut Sat| -> Vec<Lit> {
+                let lits = per_thread[t].get(&line).cloned().unwrap_or_default();
+                sat.at_least(&lits, max)
             };
-            let first = count(per_thread[0].get(&line), &mut enc.sat);
-            for m in &per_thread[1..] {
-                let other = count(m.get(&line), &mut enc.sat);
+            let first = count(0, &mut enc.sat);
+            for t in 1..per_thread.len() {
+                let other = count(t, &mut enc.sat);
                 let same = bv::eq(&mut enc.sat, &first, &other);
                 if same != TRUE {
                     differ.push(-same);
