@@ -196,3 +196,35 @@ fn cuda_parameters_go_by_their_source_names() {
     assert!(out.contains(": FAIL ") && out.contains("on bins["), "{out}");
     assert!(out.contains("keys[0]=") && !out.contains("param_"), "{out}");
 }
+
+/// A launch line written just before a kernel (comment lines between,
+/// nothing else) is that kernel's: examples/cuda/scale/reduction.cu gives
+/// each of its kernels its own `--param` list, checked from the source.
+#[test]
+fn launch_lines_before_a_kernel_are_that_kernels() {
+    if !have_clang() {
+        return;
+    }
+    const RED: &str = "examples/cuda/scale/reduction.cu";
+    for (kernel, verdict) in [
+        ("reduce_block", "PASS"),
+        ("reduce_block_missing_barrier", "FAIL"),
+        ("reduce_block_atomic", "PASS"),
+    ] {
+        let (code, out, err) = gpumc(
+            &[
+                "check",
+                "--property",
+                "races",
+                "--json",
+                RED,
+                "--kernel",
+                kernel,
+            ],
+            &[],
+        );
+        assert_eq!(code, 0, "{kernel}: {err}");
+        let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        assert_eq!(v["verdict"], verdict, "{kernel}: {v}");
+    }
+}

@@ -47,7 +47,7 @@ pub fn is_cuda(name: &Path) -> bool {
 /// for `#include "…"` files), to PTX text whose line tables name `name`.
 /// A compile error is a syntax error at clang's position in `name`; a
 /// missing clang says which package provides it.
-pub fn compile(src: &str, name: &Path) -> Result<String> {
+pub fn compile(src: &str, name: &Path, kernel: Option<&str>) -> Result<String> {
     let dir = Scratch::new("cuda")?;
     let file_name = name
         .file_name()
@@ -92,11 +92,9 @@ pub fn compile(src: &str, name: &Path) -> Result<String> {
     // The line tables name the scratch copy: name the user's file instead.
     let copy_text = copy.display().to_string();
     let shown = name.display().to_string();
-    // The source's launch lines, which a PTX module reads as its own.
-    let launch_lines = src
-        .lines()
-        .filter(|l| l.trim_start().starts_with("// gpumc-launch:"))
-        .map(|l| l.trim_start().to_string());
+    // The source's launch lines, which a PTX module reads as its own:
+    // those for the whole file, and those of the kernel chosen.
+    let launch_lines = launch_lines(src, kernel).into_iter();
     Ok(launch_lines
         .chain(ptx.lines().map(str::to_string))
         .map(|l| {
@@ -108,6 +106,50 @@ pub fn compile(src: &str, name: &Path) -> Result<String> {
         })
         .collect::<Vec<_>>()
         .join("\n"))
+}
+
+/// The `// gpumc-launch:` lines of `src` that apply to `kernel` (its CUDA
+/// or PTX name; `None`: the file's only kernel). A line belongs to the
+/// kernel whose `__global__` declaration follows it after comment lines
+/// only (no blank line, no code): such lines are kept for that kernel
+/// alone, the others for every kernel.
+fn launch_lines(src: &str, kernel: Option<&str>) -> Vec<String> {
+    let lines: Vec<&str> = src.lines().collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        if !t.starts_with("// gpumc-launch:") {
+            continue;
+        }
+        let owner = lines[i + 1..]
+            .iter()
+            .map(|l| l.trim_start())
+            .find(|l| !l.starts_with("//"))
+            .filter(|l| l.contains("__global__"))
+            .and_then(|l| {
+                let open = l.find('(')?;
+                let name: String = l[..open]
+                    .trim_end()
+                    .chars()
+                    .rev()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                (!name.is_empty()).then_some(name)
+            });
+        let applies = match (&owner, kernel) {
+            (None, _) => true,
+            (Some(o), Some(k)) => o == k || crate::ptx::cuda_name(k).is_some_and(|base| base == o),
+            // No kernel named: the file must have one, whose lines apply.
+            (Some(_), None) => true,
+        };
+        if applies {
+            out.push(t.to_string());
+        }
+    }
+    out
 }
 
 /// clang's first error, at its position when it is in the compiled file

@@ -496,7 +496,7 @@ pub fn parse_program_launched(src: &str, name: &Path, launch: &Launch) -> Result
         Some("spvasm") => SourceFormat::Spirv,
         Some("ptx") => SourceFormat::PtxKernel,
         Some("cu") => {
-            let ptx = crate::frontend::cuda::compile(src, name)?;
+            let ptx = crate::frontend::cuda::compile(src, name, launch.kernel.as_deref())?;
             return crate::frontend::ptx::parse_kernel(&ptx, name, launch);
         }
         Some("comp") => {
@@ -582,7 +582,7 @@ impl Input<'_> {
             Some("cu") => {
                 let src = self.text(name)?;
                 return Ok(Some((
-                    crate::frontend::cuda::compile(&src, name)?,
+                    crate::frontend::cuda::compile(&src, name, launch.kernel.as_deref())?,
                     Kernel::Ptx,
                 )));
             }
