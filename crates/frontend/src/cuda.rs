@@ -49,11 +49,7 @@ pub fn is_cuda(name: &Path) -> bool {
 /// missing clang says which package provides it.
 pub fn compile(src: &str, name: &Path, kernel: Option<&str>) -> Result<String> {
     let dir = Scratch::new("cuda")?;
-    let file_name = name
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "kernel.cu".into());
-    let copy = dir.path().join(&file_name);
+    let copy = dir.copy_of(name, "kernel.cu");
     let header = dir.path().join("gpumc_cuda.h");
     let out = dir.path().join("kernel.ptx");
     for (path, text) in [(&copy, src), (&header, HEADER)] {
@@ -126,19 +122,7 @@ fn launch_lines(src: &str, kernel: Option<&str>) -> Vec<String> {
             .map(|l| l.trim_start())
             .find(|l| !l.starts_with("//"))
             .filter(|l| l.contains("__global__"))
-            .and_then(|l| {
-                let open = l.find('(')?;
-                let name: String = l[..open]
-                    .trim_end()
-                    .chars()
-                    .rev()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect();
-                (!name.is_empty()).then_some(name)
-            });
+            .and_then(|l| crate::cuda_params::declared_name(&l[..l.find('(')?]));
         let applies = match (&owner, kernel) {
             (None, _) => true,
             (Some(o), Some(k)) => o == k || crate::ptx::cuda_name(k).is_some_and(|base| base == o),

@@ -136,18 +136,9 @@ fn signatures(src: &str) -> HashMap<String, Vec<Vec<Option<String>>>> {
         if head.contains(';') || head.contains('{') {
             continue;
         }
-        let name: String = head
-            .trim_end()
-            .chars()
-            .rev()
-            .take_while(|&c| is_ident(c))
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        if name.is_empty() {
+        let Some(name) = declared_name(head) else {
             continue;
-        }
+        };
         // The parameter list, to its matching parenthesis.
         let mut depth = 0usize;
         let mut end = None;
@@ -169,6 +160,19 @@ fn signatures(src: &str) -> HashMap<String, Vec<Vec<Option<String>>>> {
         out.entry(name).or_default().push(params(list));
     }
     out
+}
+
+/// The function a declaration's text up to its `(` declares: its last
+/// identifier (`extern "C" __global__ void k` → `k`).
+pub(crate) fn declared_name(head: &str) -> Option<String> {
+    let head = head.trim_end();
+    let start = head
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| is_ident(c))
+        .last()
+        .map(|(i, _)| i)?;
+    Some(head[start..].to_string())
 }
 
 /// The names of the parameters in a parameter list (`void` or empty: none).

@@ -78,11 +78,7 @@ pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
         }
     };
     let dir = Scratch::new("glsl")?;
-    let file_name = name
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "shader.comp".into());
-    let copy = dir.path().join(&file_name);
+    let copy = dir.copy_of(name, "shader.comp");
     let spv = dir.path().join("shader.spv");
     std::fs::write(&copy, under_vulkan_model(src)).map_err(|e| Error::io(&copy, e))?;
     let (copy_s, spv_s) = (copy.display().to_string(), spv.display().to_string());

@@ -25,6 +25,17 @@ impl Scratch {
     pub fn path(&self) -> &Path {
         &self.0
     }
+
+    /// Where the copy of the user's file `name` goes, under the same file
+    /// name (compilers print it in their messages and line tables);
+    /// `default` for a name without one.
+    pub fn copy_of(&self, name: &Path, default: &str) -> PathBuf {
+        let file = name
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| default.into());
+        self.0.join(file)
+    }
 }
 
 impl Drop for Scratch {

@@ -971,15 +971,17 @@ fn flags_of(
     model: &crate::cat::Model,
     opts: &Options,
     symbolic: bool,
+    all_flags: bool,
     report: &mut FileReport,
 ) {
+    // (`all_flags` false: the `undefined_unless` checks only.)
     // One check per flag axiom, each asking for one racing pair: a flag
     // is listed when it fires in some execution, however many pairs
     // another flag has (a shared cap could hide it), and an
     // `undefined_unless` check is told from a flag by its axiom, not its
     // name.
     for (i, axiom) in model.axioms().iter().enumerate() {
-        if !axiom.flag {
+        if !axiom.flag || !(all_flags || axiom.undefined) {
             continue;
         }
         let opts = Options {
@@ -1086,11 +1088,11 @@ fn run_engine(
             // An `undefined_unless` check changes the answer (herd7's
             // `Undef`): it is always evaluated; flags when asked, or on C
             // (a racy C program is undefined).
-            if (cfg.flags || program.arch == crate::ir::Arch::C)
-                && model.axioms().iter().any(|a| a.flag)
+            let all_flags = cfg.flags || program.arch == crate::ir::Arch::C;
+            if all_flags && model.axioms().iter().any(|a| a.flag)
                 || model.axioms().iter().any(|a| a.undefined)
             {
-                flags_of(program, model, &opts, symbolic, report);
+                flags_of(program, model, &opts, symbolic, all_flags, report);
                 report.flags_undefined = program.arch == crate::ir::Arch::C;
             }
             if program.assertion.is_none() && r.note.is_none() {

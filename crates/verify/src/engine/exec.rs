@@ -38,9 +38,10 @@ pub struct Event {
     pub stuck: bool,
 }
 
-/// Whether event `k` of `path` is the read of a compare-and-swap that
-/// failed: the read of an RMW that no write of the path completes (the
-/// write of a successful one comes right after its read).
+/// Whether event `k` of `path` is a read that no write of the path
+/// completes (the write of an RMW comes right after its read): for a
+/// compare-and-swap, one that failed. (True of plain loads too; only a
+/// compare-and-swap has failure tags of its own.)
 pub fn failed_cas(path: &ThreadPath, k: usize) -> bool {
     path.events[k].kind == PathEventKind::Read
         && path.events.get(k + 1).is_none_or(|w| w.rmw_read != Some(k))
