@@ -124,6 +124,17 @@ struct CheckOpts {
     /// per block (at most 227 KiB, CUDA's per-block limit).
     #[arg(long, value_name = "N")]
     shared_bytes: Option<u64>,
+    /// OpenCL kernels, GPUVerify's spelling of --block: work-items per
+    /// work-group (`64`, `[64,64]`).
+    #[arg(long = "local_size", alias = "local-size", value_name = "X[,Y[,Z]]")]
+    local_size: Option<String>,
+    /// OpenCL kernels, GPUVerify's spelling of --grid: work-groups.
+    #[arg(long = "num_groups", alias = "num-groups", value_name = "X[,Y[,Z]]")]
+    num_groups: Option<String>,
+    /// OpenCL kernels, GPUVerify's --global_size: work-items in all (the
+    /// grid is this over the work-group size).
+    #[arg(long = "global_size", alias = "global-size", value_name = "X[,Y[,Z]]")]
+    global_size: Option<String>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
@@ -363,7 +374,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
 /// The PTX kernel launch the options give.
 fn launch(opts: &CheckOpts) -> Result<gpumc::frontend::ptx::launch::Launch, String> {
     use gpumc::frontend::ptx::launch::{
-        check_shared_bytes, parse_block, parse_grid, parse_param, Launch,
+        check_shared_bytes, parse_block, parse_dims, parse_grid, parse_param, Launch,
     };
     type Parse = fn(&str) -> Result<[u32; 3], String>;
     let dims = |flag: &str, parse: Parse, v: &Option<String>| {
@@ -381,10 +392,63 @@ fn launch(opts: &CheckOpts) -> Result<gpumc::frontend::ptx::launch::Launch, Stri
         params.retain(|(b, _): &(String, _)| *b != k);
         params.push((k, v));
     }
+    // GPUVerify's spellings (`--local_size=[64,64]`) of the same sizes.
+    let unbracket = |v: &Option<String>| {
+        v.as_deref().map(|s| {
+            s.trim()
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_string()
+        })
+    };
+    let either = |a: &Option<String>, fa: &str, b: Option<String>, fb: &str| match (a, b) {
+        (Some(_), Some(_)) => Err(format!("--{fa} and --{fb} give the same size: give one")),
+        (Some(x), None) => Ok(Some(x.clone())),
+        (None, y) => Ok(y),
+    };
+    either(
+        &opts.block,
+        "block",
+        unbracket(&opts.local_size),
+        "local_size",
+    )?;
+    // OpenCL has no fixed work-group limit (the device's
+    // CL_DEVICE_MAX_WORK_GROUP_SIZE): CUDA's is not applied to it.
+    let block = match (&opts.block, unbracket(&opts.local_size)) {
+        (Some(_), _) => dims("block", parse_block, &opts.block)?,
+        (None, Some(l)) => Some(parse_dims(&l).map_err(|e| format!("bad --local_size {e}"))?),
+        (None, None) => None,
+    };
+    let mut grid_text = either(
+        &opts.grid,
+        "grid",
+        unbracket(&opts.num_groups),
+        "num_groups",
+    )?;
+    if let Some(global) = unbracket(&opts.global_size) {
+        if grid_text.is_some() {
+            return Err(
+                "--global_size and --grid/--num_groups give the same size: give one".into(),
+            );
+        }
+        let g = parse_dims(&global).map_err(|e| format!("bad --global_size {e}"))?;
+        let b = block.ok_or("--global_size needs the work-group size (--local_size or --block)")?;
+        let mut groups = Vec::new();
+        for k in 0..3 {
+            if g[k] % b[k] != 0 {
+                return Err(format!(
+                    "bad --global_size: {} work-items is not a multiple of the work-group's {}",
+                    g[k], b[k]
+                ));
+            }
+            groups.push((g[k] / b[k]).to_string());
+        }
+        grid_text = Some(groups.join(","));
+    }
     Ok(Launch {
         kernel: opts.kernel.clone(),
-        grid: dims("grid", parse_grid, &opts.grid)?,
-        block: dims("block", parse_block, &opts.block)?,
+        grid: dims("grid", parse_grid, &grid_text)?,
+        block,
         params,
         shared_bytes: opts.shared_bytes,
     })

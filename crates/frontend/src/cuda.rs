@@ -80,7 +80,7 @@ pub fn compile(src: &str, name: &Path, kernel: Option<&str>) -> Result<String> {
     };
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
-        return Err(compile_error(&stderr, &copy, name));
+        return Err(clang_error(&stderr, &copy, name, "the CUDA source"));
     }
     let ptx = std::fs::read_to_string(&out).map_err(|e| Error::io(&out, e))?;
     // `--param in=…` and the witnesses use the source's parameter names.
@@ -137,8 +137,9 @@ fn launch_lines(src: &str, kernel: Option<&str>) -> Vec<String> {
 }
 
 /// clang's first error, at its position when it is in the compiled file
-/// (`FILE:LINE:COL: error: …`), else the first lines of its output.
-fn compile_error(stderr: &str, copy: &Path, name: &Path) -> Error {
+/// (`FILE:LINE:COL: error: …`), else the first lines of its output
+/// (`what`: what was compiled, for that message).
+pub(crate) fn clang_error(stderr: &str, copy: &Path, name: &Path, what: &str) -> Error {
     let prefix = format!("{}:", copy.display());
     for line in stderr.lines() {
         let Some(rest) = line.strip_prefix(&prefix) else {
@@ -160,10 +161,7 @@ fn compile_error(stderr: &str, copy: &Path, name: &Path) -> Error {
     let head: Vec<&str> = stderr.lines().take(5).collect();
     Error::new(
         ErrorKind::Syntax,
-        format!(
-            "clang could not compile the CUDA source: {}",
-            head.join(" / ")
-        ),
+        format!("clang could not compile {what}: {}", head.join(" / ")),
     )
     .in_file(name)
 }

@@ -20,36 +20,12 @@
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::Pos;
 use crate::ptx::launch::Launch;
-use crate::scratch::Scratch;
+use crate::scratch::{run_tool, Scratch};
 use std::path::Path;
-use std::process::Command;
 
 /// Whether `name` is a GLSL compute shader, by extension.
 pub fn is_glsl(name: &Path) -> bool {
     name.extension().is_some_and(|e| e == "comp")
-}
-
-/// Runs `tool` (from `$env_var`, else `default`); a missing tool names
-/// the package that provides it.
-fn run(
-    env_var: &str,
-    default: &str,
-    package: &str,
-    args: &[&str],
-    name: &Path,
-) -> Result<std::process::Output> {
-    let tool = std::env::var(env_var).unwrap_or_else(|_| default.into());
-    match Command::new(&tool).args(args).output() {
-        Ok(o) => Ok(o),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::new(
-            ErrorKind::Io,
-            format!(
-                "cannot compile GLSL: `{tool}` not found (install the `{package}` package; {env_var}=PATH chooses another)"
-            ),
-        )
-        .in_file(name)),
-        Err(e) => Err(Error::io(Path::new(&tool), e).in_file(name)),
-    }
 }
 
 /// Compiles the shader `src`, named `name`, for `launch`, to SPIR-V
@@ -82,7 +58,8 @@ pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
     let spv = dir.path().join("shader.spv");
     std::fs::write(&copy, under_vulkan_model(src)).map_err(|e| Error::io(&copy, e))?;
     let (copy_s, spv_s) = (copy.display().to_string(), spv.display().to_string());
-    let out = run(
+    let out = run_tool(
+        "GLSL",
         "GLSLANG",
         "glslangValidator",
         "glslang-tools",
@@ -103,7 +80,14 @@ pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
             + &String::from_utf8_lossy(&out.stderr);
         return Err(compile_error(&text, &copy_s, name));
     }
-    let dis = run("SPIRV_DIS", "spirv-dis", "spirv-tools", &[&spv_s], name)?;
+    let dis = run_tool(
+        "GLSL",
+        "SPIRV_DIS",
+        "spirv-dis",
+        "spirv-tools",
+        &[&spv_s],
+        name,
+    )?;
     if !dis.status.success() {
         return Err(Error::new(
             ErrorKind::Io,

@@ -13,6 +13,7 @@ pub mod cuda_params;
 pub mod generic;
 pub mod glsl;
 pub mod litmus;
+pub mod opencl;
 pub mod ptx;
 mod scratch;
 pub mod spirv;

@@ -2,8 +2,9 @@
 //! ([`crate::cuda`], [`crate::glsl`]): fresh per compilation, removed when
 //! dropped.
 
-use crate::diag::{Error, Result};
+use crate::diag::{Error, ErrorKind, Result};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub struct Scratch(PathBuf);
@@ -35,6 +36,31 @@ impl Scratch {
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_else(|| default.into());
         self.0.join(file)
+    }
+}
+
+/// Runs `tool` (from `$env_var`, else `default`) on `args` to compile
+/// `what` (`GLSL`, `OpenCL C`) from `name`; a missing tool names the
+/// package that provides it.
+pub fn run_tool(
+    what: &str,
+    env_var: &str,
+    default: &str,
+    package: &str,
+    args: &[&str],
+    name: &Path,
+) -> Result<std::process::Output> {
+    let tool = std::env::var(env_var).unwrap_or_else(|_| default.into());
+    match Command::new(&tool).args(args).output() {
+        Ok(o) => Ok(o),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::new(
+            ErrorKind::Io,
+            format!(
+                "cannot compile {what}: `{tool}` not found (install the `{package}` package; {env_var}=PATH chooses another)"
+            ),
+        )
+        .in_file(name)),
+        Err(e) => Err(Error::io(Path::new(&tool), e).in_file(name)),
     }
 }
 

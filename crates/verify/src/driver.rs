@@ -503,12 +503,16 @@ pub fn parse_program_launched(src: &str, name: &Path, launch: &Launch) -> Result
             let asm = crate::frontend::glsl::compile(src, name, launch)?;
             return crate::frontend::spirv::parse(&asm, name);
         }
+        Some("cl") => {
+            let asm = crate::frontend::opencl::compile(src, name, launch)?;
+            return crate::frontend::spirv::parse(&asm, name);
+        }
         None => SourceFormat::sniff(src),
         Some(other) => {
             return Err(Error::new(
                 ErrorKind::Unsupported,
                 format!(
-                "unsupported: input format `{other}` (expected a .litmus, .spvasm, .ptx, .cu or .comp file)"
+                "unsupported: input format `{other}` (expected a .litmus, .spvasm, .ptx, .cu, .cl or .comp file)"
             ),
             )
             .in_file(name))
@@ -576,6 +580,11 @@ impl Input<'_> {
             Some("comp") => {
                 let src = self.text(name)?;
                 compiled = Some(crate::frontend::glsl::compile(&src, name, launch)?);
+                true
+            }
+            Some("cl") => {
+                let src = self.text(name)?;
+                compiled = Some(crate::frontend::opencl::compile(&src, name, launch)?);
                 true
             }
             Some("ptx") => false,
@@ -730,12 +739,12 @@ fn check_at_bound(
                 crate::frontend::spirv::parse(src, name)?
             }
             None => {
-                // A CUDA or GLSL source is compiled once: its output serves
+                // A CUDA, OpenCL or GLSL source is compiled once: its output serves
                 // the concrete front-end and, after a size refusal, the
                 // parametric engine.
                 let from_source = matches!(
                     name.extension().and_then(|e| e.to_str()),
-                    Some("cu" | "comp")
+                    Some("cu" | "comp" | "cl")
                 );
                 let mut compiled = match from_source {
                     true => input.kernel_text(name, cfg.property, &cfg.launch)?,

@@ -9,6 +9,7 @@
 //! ; @Filter: %buf[0][0] == 1
 //! ; @Config: 2, 1, 3    threads per subgroup, subgroups per workgroup,
 //!                       workgroups per queue family (default 1, 1, 1)
+//! ; @Kernel: name       the entry point checked (default: the first)
 //! ```
 //!
 //! Conditions: comparisons `== != < <= > >=` (also `=`) between terms
@@ -99,6 +100,8 @@ pub(super) struct Headers {
     pub outputs: Vec<(Quantifier, HCond, Pos)>,
     pub filters: Vec<(HCond, Pos)>,
     pub config: Option<(Grid, Pos)>,
+    /// `@Kernel`: the entry point to check, by name.
+    pub kernel: Option<String>,
 }
 
 /// Largest grid the concrete translation accepts (threads in total).
@@ -214,12 +217,25 @@ pub(super) fn parse_headers(src: &str) -> Result<Headers> {
                 };
                 h.config = Some((g, tag_pos));
             }
-            _ => {
-                return Err(Error::unsupported(
-                    tag_pos,
-                    format!("harness header `@{tag}` (known: @Input, @Output, @Filter, @Config)"),
-                ))
+            "Kernel" => {
+                if h.kernel.is_some() {
+                    return Err(Error::semantic(tag_pos, "more than one `@Kernel` line"));
+                }
+                c.skip_ws();
+                let p = c.pos();
+                let name = c.word();
+                if name.is_empty() {
+                    return Err(Error::syntax(p, "expected the entry point's name"));
+                }
+                c.end()?;
+                h.kernel = Some(name);
             }
+            _ => return Err(Error::unsupported(
+                tag_pos,
+                format!(
+                    "harness header `@{tag}` (known: @Input, @Output, @Filter, @Config, @Kernel)"
+                ),
+            )),
         }
     }
     Ok(h)

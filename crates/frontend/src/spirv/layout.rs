@@ -149,7 +149,7 @@ pub(super) fn path_of(m: &Module, ty: Id, offset: u64, size: u64, pos: Pos) -> O
     for _ in 0..64 {
         let t = m.ty(ty, pos).ok()?;
         match &*t {
-            Type::Bool | Type::Int { .. } => {
+            Type::Bool | Type::Int { .. } | Type::Float { .. } => {
                 return (off == 0 && m.size_of(ty, pos).ok()? == size).then_some(out);
             }
             Type::Vector { elem, n } => {
@@ -226,7 +226,7 @@ pub(super) fn offset_of_path(m: &Module, ty: Id, path: &[u64], pos: Pos) -> Resu
                 off = off.wrapping_add(m.member_offset(ty, k, pos)?);
                 ty = mt;
             }
-            Type::Bool | Type::Int { .. } => {
+            Type::Bool | Type::Int { .. } | Type::Float { .. } => {
                 return Err(Error::semantic(pos, "too many indices (this is a scalar)"));
             }
             other => {
@@ -238,7 +238,7 @@ pub(super) fn offset_of_path(m: &Module, ty: Id, path: &[u64], pos: Pos) -> Resu
         }
     }
     match &*m.ty(ty, pos)? {
-        Type::Bool | Type::Int { .. } => Ok((off & ADDR_MASK, ty)),
+        Type::Bool | Type::Int { .. } | Type::Float { .. } => Ok((off & ADDR_MASK, ty)),
         other => Err(Error::semantic(
             pos,
             format!("not a scalar ({}); add indices", m.describe(other)),
@@ -270,7 +270,7 @@ pub(super) fn flatten_input(
         }
     };
     match &*t {
-        Type::Bool | Type::Int { .. } => {
+        Type::Bool | Type::Int { .. } | Type::Float { .. } => {
             let HValue::Int(x, _) = v else {
                 return Err(Error::semantic(pos, "expected an integer for a scalar"));
             };
@@ -353,7 +353,7 @@ pub(super) fn flatten_val(
     }
     let t = m.ty(ty, pos)?;
     match (&*t, v) {
-        (Type::Bool | Type::Int { .. }, Val::Int(_) | Val::Reg(_)) => {
+        (Type::Bool | Type::Int { .. } | Type::Float { .. }, Val::Int(_) | Val::Reg(_)) => {
             out.push((base & ADDR_MASK, m.scalar_width(ty, pos)?, v.clone()));
         }
         (Type::Vector { elem, n }, Val::Comp(xs)) if xs.len() == *n as usize => {
@@ -401,7 +401,9 @@ pub(super) fn gather(
     }
     let t = m.ty(ty, pos)?;
     Ok(match &*t {
-        Type::Bool | Type::Int { .. } => read(base & ADDR_MASK, m.scalar_width(ty, pos)?)?,
+        Type::Bool | Type::Int { .. } | Type::Float { .. } => {
+            read(base & ADDR_MASK, m.scalar_width(ty, pos)?)?
+        }
         Type::Vector { elem, n } => {
             let es = m.size_of(*elem, pos)?;
             let mut xs = Vec::new();

@@ -269,6 +269,10 @@ pub(super) fn lower_thread(sh: &mut Shared<'_>, inv: &Invocation) -> Result<Vec<
     ))
 }
 
+/// The function our OpenCL header calls where a GPUVerify `__assert`
+/// fails (`examples/opencl/gpumc_opencl.h`).
+pub(super) const ASSERTION_FAILS: &str = "__gpumc_assertion_fails";
+
 /// Built-in values for an invocation (as scalars or 3-vectors).
 pub(super) fn builtin_value(name: &str, inv: &Invocation, m: &Module) -> Option<Val> {
     let g = m.settings.grid;
@@ -289,6 +293,8 @@ pub(super) fn builtin_value(name: &str, inv: &Invocation, m: &Module) -> Option<
         "SubgroupSize" | "SubgroupMaxSize" => Val::Int(i64::from(g.threads_per_sg)),
         "NumSubgroups" | "NumEnqueuedSubgroups" => Val::Int(i64::from(g.sgs_per_wg)),
         "DeviceIndex" => Val::Int(0),
+        // OpenCL's `get_work_dim()`: launches are one-dimensional.
+        "WorkDim" => Val::Int(1),
         _ => return None,
     })
 }
@@ -953,7 +959,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 match self.m.line(li).opcode.as_str() {
                     "OpPhi" => {}
                     "OpFunctionCall" => {
-                        self.call(&mut st, li, i + 1)?;
+                        self.call(&mut st, li, i + 1, out)?;
                         continue 'frames;
                     }
                     _ => self.exec(&mut st, li, out)?,
@@ -964,7 +970,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         }
     }
 
-    fn call(&mut self, st: &mut State, li: usize, resume: usize) -> R<()> {
+    fn call(&mut self, st: &mut State, li: usize, resume: usize, out: &mut Vec<Instr>) -> R<()> {
         let m = self.m;
         let f = m.arg_id(li, 1)?;
         let fi = *m.func_of.get(&f).ok_or_else(|| {
@@ -994,7 +1000,24 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             .into());
         }
         if m.functions[fi].blocks.is_empty() {
-            return Err(Error::unsupported(self.pos(), "calls to functions without a body").into());
+            let name = m.linkage_name(f);
+            if name == ASSERTION_FAILS {
+                // `__assert(c)` of GPUVerify's annotations, through our
+                // OpenCL header: reaching the call fails the check.
+                st.top_mut().idx = resume;
+                let cause = Some("assertion fails (`__assert`)".to_string());
+                return self.push(out, InstrKind::Unreachable { cause }, vec![]);
+            }
+            // A function without a body (declared, never defined, as
+            // GPUVerify's `nondet()` idiom): its result is free and it is
+            // assumed to touch no memory (the report says so, see
+            // `bodiless_note` in `mod.rs`).
+            st.top_mut().idx = resume;
+            let rty = m.arg_id(li, 0)?;
+            if matches!(&*m.ty(rty, self.pos())?, Type::Void) {
+                return Ok(());
+            }
+            return self.free_result(st, li, out);
         }
         let mut env = BTreeMap::new();
         for (k, &p) in params.iter().enumerate() {
@@ -1411,10 +1434,14 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let tags = self.access_tags(st, li, 2, p.region(), true)?;
                 self.store(st, p, ty, v, tags, out)
             }
-            "OpCopyObject" => {
+            // OpenCL's generic pointers: a cast keeps the pointer (the
+            // region it points into decides the access's storage class).
+            "OpCopyObject" | "OpPtrCastToGeneric" | "OpGenericCastToPtr" => {
                 let v = self.arg(st, li, 1)?;
                 self.bind(st, li, v)
             }
+            // Lifetime markers of `Function` variables: no behaviour.
+            "OpLifetimeStart" | "OpLifetimeStop" => Ok(()),
             "OpAtomicLoad"
             | "OpAtomicStore"
             | "OpAtomicExchange"
@@ -1445,6 +1472,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 self.push(out, InstrKind::Fence, t.0)
             }
             "OpExtInst" => self.ext_inst(st, li, out),
+            _ if super::module::FLOAT_OPS.contains(&op.as_str()) => self.free_result(st, li, out),
             "OpCompositeExtract" => {
                 let mut v = self.arg(st, li, 1)?;
                 for k in 2..m.nargs(li) {
@@ -1885,7 +1913,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let m = self.m;
         let pos = self.pos();
         let base = self.fresh(rid);
-        let scalar = matches!(&*m.ty(ty, pos)?, Type::Bool | Type::Int { .. });
+        let scalar = matches!(
+            &*m.ty(ty, pos)?,
+            Type::Bool | Type::Int { .. } | Type::Float { .. }
+        );
         // Scalars at offsets relative to the pointer.
         let mut scalars: Vec<(u64, u32)> = Vec::new();
         layout::gather(
@@ -2233,10 +2264,30 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let src = m.arg_id(li, 1)?;
         let sty = m.type_of(src, m.arg_pos(li, 1))?;
         let v = self.arg(st, li, 1)?;
-        for t in [sty, rty] {
-            if matches!(&*m.ty(t, pos)?, Type::Pointer { .. }) {
-                return Err(Error::unsupported(pos, format!("`{op}` of pointers")).into());
+        let pointee = |t: Id| -> R<Option<Id>> {
+            Ok(match &*m.ty(t, pos)? {
+                Type::Pointer { pointee, .. } => Some(*pointee),
+                _ => None,
+            })
+        };
+        match (pointee(sty)?, pointee(rty)?) {
+            (None, None) => {}
+            // A pointer cast (OpenCL's `(uchar *)p`, lifetime markers):
+            // the pointer is a byte offset, which stays; only arithmetic
+            // on a pointer chosen at run time depends on the element's
+            // size, so that must not change.
+            (Some(a), Some(b)) if op == "OpBitcast" => {
+                let same_size = m.size_of(a, pos).ok() == m.size_of(b, pos).ok();
+                if matches!(v, Val::Ptr(_)) || same_size {
+                    return self.bind(st, li, v);
+                }
+                return Err(Error::unsupported(
+                    pos,
+                    "`OpBitcast` of a pointer chosen at run time to another element size",
+                )
+                .into());
             }
+            _ => return Err(Error::unsupported(pos, format!("`{op}` of pointers")).into()),
         }
         let (ws, ns) = self.elem_width(sty, m.arg_pos(li, 1))?;
         let (wd, nd) = self.elem_width(rty, pos)?;
@@ -2504,15 +2555,27 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 format!("`{}` is not an imported instruction set", m.show(set)),
             )
         })?;
-        if set_name.starts_with("NonSemantic.") {
+        if super::module::is_debug_info(&set_name) {
             return Ok(());
         }
-        if set_name != "GLSL.std.450" {
+        if set_name != "GLSL.std.450" && set_name != "OpenCL.std" {
             return Err(
                 Error::unsupported(pos, format!("extended instruction set `{set_name}`")).into(),
             );
         }
         let name = m.arg_word(li, 2)?;
+        let name = match (set_name.as_str(), name.as_str()) {
+            // OpenCL's integer functions gpumc computes, under GLSL's names.
+            ("OpenCL.std", "u_min") => "UMin".to_string(),
+            ("OpenCL.std", "u_max") => "UMax".to_string(),
+            ("OpenCL.std", "s_min") => "SMin".to_string(),
+            ("OpenCL.std", "s_max") => "SMax".to_string(),
+            ("OpenCL.std", "s_abs") => "SAbs".to_string(),
+            // Every other OpenCL function (floating point, bit counts,
+            // saturation, …): a free value (see `free_result`).
+            ("OpenCL.std", _) => return self.free_result(st, li, out),
+            _ => name,
+        };
         let rid = m.result(li)?;
         let dst = self.fresh(rid);
         let a_pos = m.arg_pos(li, 3);
@@ -2553,6 +2616,36 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
         };
         self.bind(st, li, r)
+    }
+
+    /// Floating point: a result computed by floating-point arithmetic (or
+    /// converted from or to floating point, or a test of a float) is a
+    /// free value of its type, a fresh one each time: gpumc has no
+    /// floating-point semantics, and for races only addresses and
+    /// control flow matter, which a free value over-approximates. Loads,
+    /// stores and copies of floats keep their bit patterns exactly.
+    fn free_result(&mut self, st: &mut State, li: usize, out: &mut Vec<Instr>) -> R<()> {
+        let m = self.m;
+        let rid = m.result(li)?;
+        let rty = m.arg_id(li, 0)?;
+        let dst = self.fresh(rid);
+        let (w, n) = self.elem_width(rty, self.pos())?;
+        let v = match n {
+            None => {
+                self.havoc(out, &dst, value_type(w))?;
+                Val::Reg(dst)
+            }
+            Some(n) => {
+                let mut xs = Vec::new();
+                for i in 0..n {
+                    let d: Rc<str> = Rc::from(format!("{dst}.{i}"));
+                    self.havoc(out, &d, value_type(w))?;
+                    xs.push(Val::Reg(d));
+                }
+                Val::Comp(xs.into())
+            }
+        };
+        self.bind(st, li, v)
     }
 
     fn map2(

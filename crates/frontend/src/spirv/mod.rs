@@ -38,6 +38,7 @@
 
 mod header;
 mod inputs;
+mod kernel_args;
 mod layout;
 mod lex;
 mod lower;
@@ -65,6 +66,104 @@ use std::fmt::Write as _;
 use std::path::Path;
 use value::{canon_lit, Region, Val};
 
+/// What the translation computes as free values (`lower.rs`,
+/// `free_result`), for the report's assumptions: floating-point
+/// operations and the OpenCL functions it does not compute.
+fn free_values_note(m: &Module) -> Option<String> {
+    let mut ops: Vec<String> = Vec::new();
+    for l in &m.lines {
+        let what = if module::FLOAT_OPS.contains(&l.opcode.as_str()) {
+            l.opcode.clone()
+        } else if l.opcode == "OpExtInst" {
+            let set = l.args.get(1).and_then(|t| match &t.kind {
+                lex::Kind::Id(s) => m.lookup(s),
+                _ => None,
+            });
+            let opencl = set
+                .and_then(|s| m.ext_imports.get(&s))
+                .is_some_and(|n| n == "OpenCL.std");
+            match l.args.get(2).map(|t| &t.kind) {
+                Some(lex::Kind::Word(w))
+                    if opencl
+                        && !matches!(
+                            w.as_str(),
+                            "u_min" | "u_max" | "s_min" | "s_max" | "s_abs"
+                        ) =>
+                {
+                    format!("OpenCL `{w}`")
+                }
+                _ => continue,
+            }
+        } else {
+            continue;
+        };
+        if !ops.contains(&what) {
+            ops.push(what);
+        }
+    }
+    if ops.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = ops.iter().take(6).map(String::as_str).collect();
+    Some(format!(
+        "results of {}{} are free values (gpumc computes no floating point): a race or failure that depends on them may not happen",
+        shown.join(", "),
+        if ops.len() > 6 { ", …" } else { "" }
+    ))
+}
+
+/// The functions without a body the module calls (see `lower.rs`,
+/// `call`), for the report's assumptions.
+fn bodiless_note(m: &Module) -> Option<String> {
+    let mut names: Vec<&str> = Vec::new();
+    for l in m.lines.iter().filter(|l| l.opcode == "OpFunctionCall") {
+        let Some(f) = l.args.get(1).and_then(|t| match &t.kind {
+            lex::Kind::Id(s) => m.lookup(s),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let bodiless = m
+            .func_of
+            .get(&f)
+            .is_some_and(|&fi| m.functions[fi].blocks.is_empty());
+        let name = m.linkage_name(f);
+        if bodiless && name != lower::ASSERTION_FAILS && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    if names.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{} no body: {} result is free and {} assumed to access no memory",
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+            + if names.len() == 1 { " has" } else { " have" },
+        if names.len() == 1 {
+            "its"
+        } else {
+            "each one's"
+        },
+        if names.len() == 1 {
+            "it is"
+        } else {
+            "they are"
+        },
+    ))
+}
+
+/// The report's assumptions about the module's translation.
+fn assumptions(m: &Module) -> Vec<String> {
+    free_values_note(m)
+        .into_iter()
+        .chain(bodiless_note(m))
+        .collect()
+}
+
 /// Parses a SPIR-V assembly test.
 ///
 /// Errors carry `path` and `line:col`: [`Error::syntax`] for malformed
@@ -80,7 +179,7 @@ pub fn parse(src: &str, path: &Path) -> Result<Program> {
 /// `max_threads` invocations (both translations start so).
 fn module(src: &str, max_threads: u128) -> Result<(header::Headers, Module)> {
     let h = header::parse_headers(src)?;
-    let lines = lex::lex(src)?;
+    let lines = kernel_args::adapt(lex::lex(src)?, h.kernel.as_deref())?;
     let grid = header::grid_within(&h, max_threads)?;
     let spec_names: Vec<(String, i128, Pos)> = h
         .inputs
@@ -224,7 +323,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         observed: Vec::new(),
         inputs,
         source_map: source_lines::source_lines(src),
-        assumptions: Vec::new(),
+        assumptions: assumptions(&m),
         header: Vec::new(),
     })
 }
@@ -462,7 +561,7 @@ fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)
         observed: Vec::new(),
         inputs,
         source_map: source_lines::source_lines(src),
-        assumptions: Vec::new(),
+        assumptions: assumptions(&m),
         header: Vec::new(),
     };
     Ok((program, parts))

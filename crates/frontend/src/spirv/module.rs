@@ -30,6 +30,9 @@ pub(super) enum Class {
     Function,
     PushConstant,
     StorageBuffer,
+    /// OpenCL's generic address space: pointers only (casts from and to
+    /// the named classes keep the pointer; no variable lives there).
+    Generic,
 }
 
 impl Class {
@@ -45,6 +48,7 @@ impl Class {
             "Function" => Class::Function,
             "PushConstant" => Class::PushConstant,
             "StorageBuffer" => Class::StorageBuffer,
+            "Generic" => Class::Generic,
             _ => return None,
         })
     }
@@ -61,6 +65,7 @@ impl Class {
             Class::Function => "Function",
             Class::PushConstant => "PushConstant",
             Class::StorageBuffer => "StorageBuffer",
+            Class::Generic => "Generic",
         }
     }
 
@@ -265,6 +270,10 @@ pub(super) const BODY: &[&str] = &[
     "OpPtrAccessChain",
     "OpInBoundsPtrAccessChain",
     "OpCopyObject",
+    "OpPtrCastToGeneric",
+    "OpGenericCastToPtr",
+    "OpLifetimeStart",
+    "OpLifetimeStop",
     "OpAtomicLoad",
     "OpAtomicStore",
     "OpAtomicExchange",
@@ -335,6 +344,45 @@ pub(super) const BODY: &[&str] = &[
     "OpUnreachable",
 ];
 
+/// Floating-point arithmetic, conversions and tests: each result is a
+/// free value of its type (see `lower.rs`, "Floating point").
+pub(super) const FLOAT_OPS: &[&str] = &[
+    "OpFNegate",
+    "OpFAdd",
+    "OpFSub",
+    "OpFMul",
+    "OpFDiv",
+    "OpFRem",
+    "OpFMod",
+    "OpVectorTimesScalar",
+    "OpDot",
+    "OpConvertFToU",
+    "OpConvertFToS",
+    "OpConvertSToF",
+    "OpConvertUToF",
+    "OpFConvert",
+    "OpQuantizeToF16",
+    "OpFOrdEqual",
+    "OpFUnordEqual",
+    "OpFOrdNotEqual",
+    "OpFUnordNotEqual",
+    "OpFOrdLessThan",
+    "OpFUnordLessThan",
+    "OpFOrdGreaterThan",
+    "OpFUnordGreaterThan",
+    "OpFOrdLessThanEqual",
+    "OpFUnordLessThanEqual",
+    "OpFOrdGreaterThanEqual",
+    "OpFUnordGreaterThanEqual",
+    "OpIsNan",
+    "OpIsInf",
+    "OpIsFinite",
+    "OpIsNormal",
+    "OpSignBitSet",
+    "OpOrdered",
+    "OpUnordered",
+];
+
 const TERMINATORS: &[&str] = &[
     "OpBranch",
     "OpBranchConditional",
@@ -345,6 +393,70 @@ const TERMINATORS: &[&str] = &[
     "OpKill",
     "OpTerminateInvocation",
 ];
+
+/// Extended instruction sets with no effect on behaviour: non-semantic
+/// sets and the OpenCL debug information `llvm-spirv` writes under `-g`.
+pub(super) fn is_debug_info(set_name: &str) -> bool {
+    set_name.starts_with("NonSemantic.") || set_name == "OpenCL.DebugInfo.100"
+}
+
+/// The bit pattern (sign-extended, as every value) of the floating-point
+/// literal of `line`'s first operand after its type, for a `w`-bit float:
+/// `spirv-dis` writes `1`, `-0.5`, `1e+10` or hexadecimal floats
+/// (`0x1.8p+1`).
+fn float_bits(line: &Line, w: u32, pos: Pos) -> Result<i64> {
+    let text = match line.args.get(1).map(|t| &t.kind) {
+        Some(Kind::Int(v)) => v.to_string(),
+        Some(Kind::Float(t)) => t.clone(),
+        _ => return Err(Error::syntax(pos, "expected a floating-point literal")),
+    };
+    let x = parse_float(&text).ok_or_else(|| {
+        Error::syntax(
+            pos,
+            format!(
+                "malformed floating-point literal `{}`",
+                crate::diag::excerpt(&text)
+            ),
+        )
+    })?;
+    match w {
+        32 => Ok(i64::from((x as f32).to_bits() as i32)),
+        64 => Ok(x.to_bits() as i64),
+        _ => Err(Error::unsupported(
+            pos,
+            format!("{w}-bit floating-point constants"),
+        )),
+    }
+}
+
+/// A decimal or hexadecimal (`-0x1.8p+1`) floating-point literal.
+fn parse_float(t: &str) -> Option<f64> {
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let v = match body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        None => body.parse::<f64>().ok()?,
+        Some(hex) => {
+            let (mant, exp) = match hex.find(['p', 'P']) {
+                Some(k) => (&hex[..k], hex[k + 1..].parse::<i32>().ok()?),
+                None => (hex, 0),
+            };
+            let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+            let mut v = 0f64;
+            for c in int.chars() {
+                v = v * 16.0 + f64::from(c.to_digit(16)?);
+            }
+            let mut scale = 1.0 / 16.0;
+            for c in frac.chars() {
+                v += f64::from(c.to_digit(16)?) * scale;
+                scale /= 16.0;
+            }
+            v * 2f64.powi(exp)
+        }
+    };
+    Some(if neg { -v } else { v })
+}
 
 /// Largest explicit offset or stride.
 const MAX_OFFSET: u64 = 1 << 32;
@@ -449,6 +561,19 @@ impl Module {
 
     pub fn lookup(&self, name: &str) -> Option<Id> {
         self.index.get(name).copied()
+    }
+
+    /// The name a function is linked by (`LinkageAttributes`), else its
+    /// id as written.
+    pub fn linkage_name(&self, id: Id) -> &str {
+        self.decos
+            .get(&id)
+            .and_then(|ds| ds.iter().find(|d| d.name == "LinkageAttributes"))
+            .and_then(|d| match d.args.first().map(|t| &t.kind) {
+                Some(Kind::Str(s)) => Some(s.as_str()),
+                _ => None,
+            })
+            .unwrap_or_else(|| self.name(id))
     }
 
     pub fn name(&self, id: Id) -> &str {
@@ -685,11 +810,12 @@ impl Module {
                 "OpFunctionEnd" => {
                     let fi = match section {
                         Section::Block(fi) => fi,
-                        Section::Params(_) => {
-                            return Err(Error::unsupported(
-                                pos,
-                                "function declarations without a body",
-                            ))
+                        // A declaration (an imported function): kept
+                        // without blocks; a call to it says what it is.
+                        Section::Params(fi) => {
+                            self.functions[fi].end_line = li;
+                            section = Section::Global;
+                            continue;
                         }
                         Section::Global => {
                             return Err(Error::syntax(pos, "`OpFunctionEnd` outside a function"))
@@ -749,14 +875,16 @@ impl Module {
                     if set_name.starts_with("NonSemantic.ClspvReflection") {
                         let name = self.arg_word(li, 2)?;
                         self.reflection.push(Reflection { name, line: li });
-                    } else if !set_name.starts_with("NonSemantic.") {
+                    } else if !is_debug_info(&set_name) {
                         return Err(Error::unsupported(
                             pos,
                             format!("`OpExtInst` of `{set_name}` outside a function"),
                         ));
                     }
                 }
-                _ if BODY.contains(&op) => match section {
+                // Debug information inside functions (`DebugScope`, …).
+                "OpExtInst" if self.is_debug_ext_inst(li) => {}
+                _ if BODY.contains(&op) || FLOAT_OPS.contains(&op) => match section {
                     Section::Block(fi) => {
                         if self.block_terminated(fi) {
                             return Err(Error::syntax(
@@ -804,6 +932,14 @@ impl Module {
         })?;
         self.entry = (fi, li);
         Ok(())
+    }
+
+    /// Whether line `li` is an `OpExtInst` of a debug-information set.
+    fn is_debug_ext_inst(&self, li: usize) -> bool {
+        self.arg_id(li, 1)
+            .ok()
+            .and_then(|set| self.ext_imports.get(&set))
+            .is_some_and(|name| is_debug_info(name))
     }
 
     fn block_terminated(&self, fi: usize) -> bool {
@@ -1034,7 +1170,10 @@ impl Module {
         match &*self.ty(ty, pos)? {
             Type::Int { width } => Ok(*width),
             Type::Bool => Ok(1),
-            Type::Float { .. } => Err(Error::unsupported(pos, "floating-point values")),
+            // A floating-point value is its bit pattern: loads, stores
+            // and copies keep it; arithmetic on it gives a free value
+            // (`lower.rs`, "Floating point").
+            Type::Float { width } => Ok(*width),
             other => Err(Error::semantic(
                 pos,
                 format!("expected a scalar type, found {}", self.describe(other)),
@@ -1069,7 +1208,7 @@ impl Module {
         }
         Ok(match &*self.ty(ty, pos)? {
             Type::Bool => 4,
-            Type::Int { width } => u64::from(width.div_ceil(8)),
+            Type::Int { width } | Type::Float { width } => u64::from(width.div_ceil(8)),
             Type::Vector { elem, n } => self
                 .size_depth(*elem, pos, depth + 1)?
                 .checked_mul(u64::from(*n))
@@ -1250,6 +1389,12 @@ impl Module {
         }
         let ty = self.arg_id(li, 0)?;
         let mut v = match op.as_str() {
+            "OpConstant" | "OpSpecConstant"
+                if matches!(&*self.ty(ty, lpos)?, Type::Float { .. }) =>
+            {
+                let w = self.scalar_width(ty, lpos)?;
+                Val::Int(float_bits(&self.lines[li], w, self.arg_pos(li, 1))?)
+            }
             "OpConstant" | "OpSpecConstant" => {
                 let w = self.scalar_width(ty, lpos)?;
                 let lit = self.arg_lit(li, 1)?;
@@ -1359,7 +1504,7 @@ impl Module {
             Ok(Val::Comp(xs.into()))
         };
         Ok(match &*t {
-            Type::Bool | Type::Int { .. } => {
+            Type::Bool | Type::Int { .. } | Type::Float { .. } => {
                 let r: Rc<str> = Rc::from(name);
                 let vt = value_type(self.scalar_width(ty, pos)?);
                 self.undef_regs.borrow_mut().insert(r.clone(), (li, vt));
@@ -1399,7 +1544,7 @@ impl Module {
             return Err(Error::semantic(pos, "type nested too deeply (cyclic?)"));
         }
         Ok(match &*self.ty(ty, pos)? {
-            Type::Bool | Type::Int { .. } => Val::Int(0),
+            Type::Bool | Type::Int { .. } | Type::Float { .. } => Val::Int(0),
             Type::Vector { elem, n } => {
                 let z = self.zero(*elem, pos, depth + 1)?;
                 Val::Comp(vec![z; *n as usize].into())

@@ -670,10 +670,10 @@ fn private_variables_are_registers() {
 fn malformed_input_positions() {
     let cases: &[(&str, &str, ErrorKind, &str)] = &[
         (
-            "        %q = OpFMul %uint %c1 %c1",
-            "OpFMul",
+            "        %q = OpConvertPtrToU %uint %x",
+            "OpConvertPtrToU",
             ErrorKind::Unsupported,
-            "opcode `OpFMul`",
+            "opcode `OpConvertPtrToU`",
         ),
         (
             "        %q = OpIAdd %uint %c1 12abc",
@@ -947,8 +947,19 @@ fn mixed_size_writes_are_unsupported() {
 }
 
 #[test]
-fn pointer_casts_are_unsupported() {
-    let src = kernel("", "        %p = OpBitcast %p_wg %x\n             OpReturn");
+fn pointer_casts_keep_the_pointer_and_integer_casts_are_unsupported() {
+    // OpenCL's `(uchar *)p`: the same bytes through another type.
+    let src = kernel(
+        "",
+        "        %p = OpBitcast %p_wg %x\n             OpStore %p %c1\n             OpReturn",
+    );
+    let p = parse(&src, Path::new("t.spvasm")).unwrap();
+    assert!(
+        kinds(&p, 0).contains(&store_to(&p, "%x", Operand::Const(1))),
+        "{}",
+        render(&p)
+    );
+    let src = kernel("", "        %p = OpBitcast %uint %x\n             OpReturn");
     let e = err(&src);
     assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
     assert_eq!(e.pos, Some(at(&src, "OpBitcast")));

@@ -1,0 +1,283 @@
+//! OpenCL C kernels (`.cl`) in: compiled by clang to LLVM IR for SPIR
+//! (`-target spir64 -cl-std=CL2.0`, package `clang`), translated to
+//! SPIR-V by `llvm-spirv-14` (package `llvm-spirv-14`), disassembled by
+//! `spirv-dis` (package `spirv-tools`) and read by the SPIR-V front-end
+//! ([`crate::spirv`]), whose `kernel_args` pass turns the kernel's
+//! arguments into buffers and free inputs. Line tables
+//! (`-gline-tables-only`) become `OpLine`s, so every report shows the
+//! kernel's lines; `-cl-kernel-arg-info` keeps the arguments' names.
+//!
+//! Our header (`examples/opencl/gpumc_opencl.h`) is included first: it
+//! gives OpenCL 1.x atomic functions the device scope OpenCL gives them
+//! and reads GPUVerify's annotations (see the header).
+//!
+//! The launch: `--block N` (GPUVerify's `--local_size=N`) work-items per
+//! work-group, default the kernel's `reqd_work_group_size`; `--grid G`
+//! (`--num_groups=G`) work-groups, default 1; one-dimensional. Written as
+//! the `; @Config: N, 1, G` header (a work-group is one sub-group) and
+//! `; @Kernel: NAME` (`--kernel`, needed when the file has several).
+//! `--param NAME=INT` gives a scalar argument a value (`; @Input:`).
+//!
+//! The tools are `$CLANG`, `$LLVM_SPIRV` (else `llvm-spirv-14`) and
+//! `$SPIRV_DIS`; `$GPUMC_OPENCL_FLAGS` adds clang flags after ours.
+
+use crate::diag::{Error, ErrorKind, Result};
+use crate::ptx::launch::{Launch, ParamValue};
+use crate::scratch::{run_tool, Scratch};
+use std::path::Path;
+
+/// Our OpenCL header, included before the kernel.
+pub const HEADER: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../examples/opencl/gpumc_opencl.h"
+));
+
+/// The clang flags every compilation gets (before `$GPUMC_OPENCL_FLAGS`).
+pub const FLAGS: &[&str] = &[
+    "-c",
+    "-target",
+    "spir64",
+    "-cl-std=CL2.0",
+    "-O1",
+    "-gline-tables-only",
+    "-cl-kernel-arg-info",
+    "-emit-llvm",
+    "-Xclang",
+    "-finclude-default-header",
+];
+
+/// Whether `name` is an OpenCL C source, by extension.
+pub fn is_opencl(name: &Path) -> bool {
+    name.extension().is_some_and(|e| e == "cl")
+}
+
+/// Compiles the OpenCL C source `src`, named `name`, for `launch`, to
+/// SPIR-V assembly with `; @…` headers.
+pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
+    if launch.shared_bytes.is_some() {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            "--shared-bytes is for CUDA kernels (an OpenCL kernel declares its local memory, or takes a `local` pointer argument)",
+        )
+        .in_file(name));
+    }
+    let dir = Scratch::new("opencl")?;
+    let copy = dir.copy_of(name, "kernel.cl");
+    let header = dir.path().join("gpumc_opencl.h");
+    let bc = dir.path().join("kernel.bc");
+    let spv = dir.path().join("kernel.spv");
+    for (path, text) in [(&copy, src), (&header, HEADER)] {
+        std::fs::write(path, text).map_err(|e| Error::io(path, e))?;
+    }
+    let s = |p: &Path| p.display().to_string();
+    let (copy_s, header_s, bc_s, spv_s) = (s(&copy), s(&header), s(&bc), s(&spv));
+    let mut args: Vec<String> = FLAGS.iter().map(|f| f.to_string()).collect();
+    args.extend(["-include".into(), header_s]);
+    if let Some(parent) = name.parent().filter(|p| !p.as_os_str().is_empty()) {
+        args.extend(["-I".into(), s(parent)]);
+    }
+    if let Ok(extra) = std::env::var("GPUMC_OPENCL_FLAGS") {
+        args.extend(extra.split_whitespace().map(str::to_string));
+    }
+    args.extend([copy_s.clone(), "-o".into(), bc_s.clone()]);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run_tool("OpenCL C", "CLANG", "clang", "clang", &argv, name)?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return Err(crate::cuda::clang_error(
+            &stderr,
+            &copy,
+            name,
+            "the OpenCL C source",
+        ));
+    }
+    let tr = run_tool(
+        "OpenCL C",
+        "LLVM_SPIRV",
+        "llvm-spirv-14",
+        "llvm-spirv-14",
+        &[&bc_s, "-o", &spv_s],
+        name,
+    )?;
+    if !tr.status.success() {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            format!(
+                "unsupported: llvm-spirv could not translate the kernel to SPIR-V: {}",
+                first_lines(&String::from_utf8_lossy(&tr.stderr))
+            ),
+        )
+        .in_file(name));
+    }
+    let dis = run_tool(
+        "OpenCL C",
+        "SPIRV_DIS",
+        "spirv-dis",
+        "spirv-tools",
+        &[&spv_s],
+        name,
+    )?;
+    if !dis.status.success() {
+        return Err(Error::new(
+            ErrorKind::Io,
+            format!(
+                "spirv-dis failed: {}",
+                first_lines(&String::from_utf8_lossy(&dis.stderr))
+            ),
+        )
+        .in_file(name));
+    }
+    let asm = String::from_utf8_lossy(&dis.stdout).replace(&copy_s, &name.display().to_string());
+    let headers = launch_headers(&asm, launch).map_err(|e| e.in_file(name))?;
+    Ok(headers + &asm)
+}
+
+/// The `; @Kernel`, `; @Config` and `; @Input` headers for `launch` of
+/// the module `asm`.
+fn launch_headers(asm: &str, launch: &Launch) -> Result<String> {
+    let kernels = kernel_names(asm);
+    let kernel = match (&launch.kernel, kernels.as_slice()) {
+        (Some(k), _) => {
+            if !kernels.contains(k) {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "no kernel `{}` in the file (its kernels: {})",
+                        crate::diag::excerpt(k),
+                        listed(&kernels)
+                    ),
+                ));
+            }
+            k.clone()
+        }
+        (None, [only]) => only.clone(),
+        (None, []) => {
+            return Err(Error::new(
+                ErrorKind::Semantic,
+                "the file defines no kernel (`kernel void …`)",
+            ))
+        }
+        (None, several) => {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "the file defines several kernels ({}): choose one with --kernel NAME",
+                    listed(several)
+                ),
+            ))
+        }
+    };
+    let one_dim = |d: [u32; 3], what: &str| -> Result<u32> {
+        match d {
+            [x, 1, 1] => Ok(x),
+            [x, y, z] => Err(Error::new(
+                ErrorKind::Unsupported,
+                format!("unsupported: a {what} of {x} × {y} × {z} (OpenCL launches are one-dimensional for now)"),
+            )),
+        }
+    };
+    let local = match launch.block {
+        Some(b) => one_dim(b, "work-group")?,
+        None => match required_size(asm, &kernel) {
+            Some(b) => one_dim(b, "work-group")?,
+            None => {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!("kernel `{kernel}` needs a work-group size: --block N (or GPUVerify's --local_size=N)"),
+                ))
+            }
+        },
+    };
+    let groups = launch
+        .grid
+        .map_or(Ok(1), |g| one_dim(g, "grid of work-groups"))?;
+    let mut h = format!("; @Kernel: {kernel}\n; @Config: {local}, 1, {groups}\n");
+    for (name, v) in &launch.params {
+        match v {
+            ParamValue::Int(v) => h.push_str(&format!("; @Input: %{name} = {v}\n")),
+            ParamValue::Buffer { .. } => {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    format!("unsupported: --param {name}=buf:…/zeros:… for an OpenCL kernel (pointer arguments are buffers of their own, arbitrary contents)"),
+                ))
+            }
+        }
+    }
+    Ok(h)
+}
+
+fn listed(names: &[String]) -> String {
+    names.join(", ")
+}
+
+/// The names of the module's `Kernel` entry points.
+fn kernel_names(asm: &str) -> Vec<String> {
+    asm.lines()
+        .filter_map(|l| {
+            let rest = l.trim_start().strip_prefix("OpEntryPoint Kernel ")?;
+            let q = rest.find('"')?;
+            let name = &rest[q + 1..];
+            Some(name[..name.find('"')?].to_string())
+        })
+        .collect()
+}
+
+/// The `reqd_work_group_size` of `kernel` (`OpExecutionMode %f LocalSize
+/// X Y Z` on its entry point).
+fn required_size(asm: &str, kernel: &str) -> Option<[u32; 3]> {
+    let entry = asm.lines().find_map(|l| {
+        let rest = l.trim_start().strip_prefix("OpEntryPoint Kernel ")?;
+        let mut w = rest.split_whitespace();
+        let id = w.next()?;
+        (w.next()? == format!("\"{kernel}\"")).then(|| id.to_string())
+    })?;
+    let line = asm.lines().find(|l| {
+        let mut w = l.split_whitespace();
+        w.next() == Some("OpExecutionMode")
+            && w.next() == Some(&entry)
+            && w.next() == Some("LocalSize")
+    })?;
+    let mut n = line
+        .split_whitespace()
+        .skip(3)
+        .map(|x| x.parse::<u32>().ok());
+    Some([n.next()??, n.next()??, n.next()??])
+}
+
+fn first_lines(text: &str) -> String {
+    let head: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(3)
+        .collect();
+    head.join(" / ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ASM: &str = "OpEntryPoint Kernel %10 \"a\" %gid\nOpEntryPoint Kernel %20 \"b\"\nOpExecutionMode %20 LocalSize 64 1 1\n";
+
+    #[test]
+    fn kernels_are_found_and_one_must_be_chosen() {
+        assert_eq!(kernel_names(ASM), ["a", "b"]);
+        assert_eq!(required_size(ASM, "b"), Some([64, 1, 1]));
+        assert_eq!(required_size(ASM, "a"), None);
+        let mut l = Launch::empty();
+        let e = launch_headers(ASM, &l).unwrap_err();
+        assert!(e.to_string().contains("several kernels (a, b)"), "{e}");
+        l.kernel = Some("b".into());
+        l.grid = Some([4, 1, 1]);
+        assert_eq!(
+            launch_headers(ASM, &l).unwrap(),
+            "; @Kernel: b\n; @Config: 64, 1, 4\n"
+        );
+        l.kernel = Some("a".into());
+        let e = launch_headers(ASM, &l).unwrap_err();
+        assert!(e.to_string().contains("needs a work-group size"), "{e}");
+        l.block = Some([8, 8, 1]);
+        let e = launch_headers(ASM, &l).unwrap_err();
+        assert!(e.to_string().contains("8 × 8 × 1"), "{e}");
+    }
+}
