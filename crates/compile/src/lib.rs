@@ -243,6 +243,7 @@ pub fn compile(p: &Program, m: &Mapping, to: Target) -> Result<Compiled> {
         source_map: Default::default(),
         assumptions: Vec::new(),
         header: Vec::new(),
+        default_model: None,
     };
     // Instruction texts as the printer writes them.
     let mut texts = Vec::new();

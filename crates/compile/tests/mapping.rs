@@ -33,6 +33,7 @@ fn seq(m: &Mapping, kind: OpKind, order: Order, scope: Option<Scope>) -> Vec<Str
         source_map: Default::default(),
         assumptions: Vec::new(),
         header: Vec::new(),
+        default_model: None,
     };
     p.threads.clear();
     steps

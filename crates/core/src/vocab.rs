@@ -79,6 +79,9 @@ pub const BASE_TAGS: &[&str] = &[
     "SEMVIS",
     "AVDEVICE",
     "VISDEVICE",
+    // SPIR-V SequentiallyConsistent semantics (also ACQ and REL): the
+    // `opencl` model's memory_order_seq_cst.
+    "SEQCST",
     // The GPU_PTX front-end: `.volatile`, and the cache operators of weak
     // `ld`/`st` (docs/EVENTS.md), so that a model can tell them apart.
     "VOLATILE",

@@ -3,7 +3,11 @@
 //! SPIR-V by `llvm-spirv-14` (package `llvm-spirv-14`), disassembled by
 //! `spirv-dis` (package `spirv-tools`) and read by the SPIR-V front-end
 //! ([`crate::spirv`]), whose `kernel_args` pass turns the kernel's
-//! arguments into buffers and free inputs. Line tables
+//! arguments into buffers and free inputs. Unoptimised (`-O0`): a data
+//! race is a property of the source, and an optimiser may delete a racy
+//! access (a load whose value is unused) precisely because a race is
+//! undefined behaviour; the translation keeps `Function` variables in
+//! registers, so the unoptimised code costs little. Line tables
 //! (`-gline-tables-only`) become `OpLine`s, so every report shows the
 //! kernel's lines; `-cl-kernel-arg-info` keeps the arguments' names.
 //!
@@ -38,7 +42,7 @@ pub const FLAGS: &[&str] = &[
     "-target",
     "spir64",
     "-cl-std=CL2.0",
-    "-O1",
+    "-O0",
     "-gline-tables-only",
     "-cl-kernel-arg-info",
     "-emit-llvm",

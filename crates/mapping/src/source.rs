@@ -132,6 +132,7 @@ pub fn to_program(src: &Source, arch: Arch, name: &str) -> Program {
         source_map: Default::default(),
         assumptions: Vec::new(),
         header: Vec::new(),
+        default_model: None,
     }
 }
 

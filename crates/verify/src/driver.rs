@@ -813,7 +813,7 @@ fn check_at_bound(
                 .as_ref()
                 .map(|a| safety::condition_text(&program, a, false));
         }
-        let model = load_model(cfg, program.arch, cache, &mut report)?;
+        let model = load_model(cfg, &program, cache, &mut report)?;
         if model.herd_events() && program.arch == crate::ir::Arch::C {
             gpumc_frontend::tagging::herd_rmw_orders(&mut program);
         }
@@ -912,17 +912,19 @@ fn check_at_bound(
     report
 }
 
-/// The model of a check (`--model`, or the architecture's default), its
-/// name noted in the report.
+/// The model of a check of `program` (`--model`, or its language's
+/// default), its name noted in the report.
 pub(crate) fn load_model(
     cfg: &Config,
-    arch: crate::ir::Arch,
+    program: &Program,
     cache: &ModelCache,
     report: &mut FileReport,
 ) -> Result<Arc<Model>> {
+    let arch = program.arch;
     let name = cfg
         .model
         .clone()
+        .or_else(|| program.default_model.clone())
         .unwrap_or_else(|| arch.default_model().to_string());
     report.model = name.clone();
     let model = match cfg.co {

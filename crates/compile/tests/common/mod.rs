@@ -145,6 +145,7 @@ pub fn program(
         source_map: Default::default(),
         assumptions: Vec::new(),
         header: Vec::new(),
+        default_model: None,
     }
 }
 

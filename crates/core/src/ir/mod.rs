@@ -554,6 +554,11 @@ pub struct Program {
     /// herdtools' generators write them (`Generator=diy7 …`, `Com=Rf Fr`,
     /// `Hash=…`); herd's output repeats `Hash=`.
     pub header: Vec<(String, String)>,
+    /// The model a program of this source language is checked under when
+    /// none is named, where the architecture's default does not fit
+    /// (`opencl` for SPIR-V compiled from OpenCL C); `None`: the
+    /// architecture's ([`Arch::default_model`]).
+    pub default_model: Option<String>,
 }
 
 /// A position in the source a program was compiled from (a CUDA file

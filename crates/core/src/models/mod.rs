@@ -18,6 +18,7 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     ),
     ("scoped-c11", include_str!("../../models/scoped-c11.cat")),
     ("scoped-rc11", include_str!("../../models/scoped-rc11.cat")),
+    ("opencl", include_str!("../../models/opencl.cat")),
 ];
 
 /// Extra embedded files that models may `include`.

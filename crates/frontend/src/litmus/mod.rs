@@ -233,6 +233,7 @@ impl<'a> Parser<'a> {
             source_map: Default::default(),
             assumptions: Vec::new(),
             header,
+            default_model: None,
         })
     }
 

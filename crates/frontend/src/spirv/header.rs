@@ -230,12 +230,14 @@ pub(super) fn parse_headers(src: &str) -> Result<Headers> {
                 c.end()?;
                 h.kernel = Some(name);
             }
-            _ => return Err(Error::unsupported(
-                tag_pos,
-                format!(
+            _ => {
+                return Err(Error::unsupported(
+                    tag_pos,
+                    format!(
                     "harness header `@{tag}` (known: @Input, @Output, @Filter, @Config, @Kernel)"
                 ),
-            )),
+                ))
+            }
         }
     }
     Ok(h)

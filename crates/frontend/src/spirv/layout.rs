@@ -374,6 +374,11 @@ pub(super) fn flatten_val(
                 flatten_val(m, mt, x, base + mo, pos, out, depth + 1)?;
             }
         }
+        // A pointer is one 64-bit cell (Physical64 addressing), which only
+        // Function and Private variables hold (the stores check).
+        (Type::Pointer { .. }, Val::Ptr(_) | Val::DynPtr(_)) => {
+            out.push((base & ADDR_MASK, 64, v.clone()));
+        }
         (Type::Pointer { .. }, _) | (_, Val::Ptr(_) | Val::DynPtr(_)) => {
             return Err(Error::unsupported(pos, "pointers stored in memory"));
         }
@@ -404,6 +409,7 @@ pub(super) fn gather(
         Type::Bool | Type::Int { .. } | Type::Float { .. } => {
             read(base & ADDR_MASK, m.scalar_width(ty, pos)?)?
         }
+        Type::Pointer { .. } => read(base & ADDR_MASK, 64)?,
         Type::Vector { elem, n } => {
             let es = m.size_of(*elem, pos)?;
             let mut xs = Vec::new();

@@ -646,6 +646,15 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 }
                 Ok(Val::Comp(ys.into()))
             }
+            // A pointer kept in a Function variable (OpenCL at -O0): its
+            // run-time index is a value like any other.
+            Val::DynPtr(d) if self.reserved.contains(&d.index) => {
+                let t = self.fresh_tmp();
+                self.mov(out, &t, &Val::Reg(d.index.clone()))?;
+                let mut d = (*d).clone();
+                d.index = t;
+                Ok(Val::DynPtr(Rc::new(d)))
+            }
             v => Ok(v),
         }
     }
@@ -1949,6 +1958,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     return Err(self.not_shared(r))
                 }
                 (_, Region::Shared { .. }) => {
+                    if matches!(&*m.ty(ty, pos)?, Type::Pointer { .. }) {
+                        return Err(
+                            Error::unsupported(pos, "pointers loaded from shared memory").into(),
+                        );
+                    }
                     let addr = self.mem_addr(&p, off, w, out)?;
                     self.cmp_origin.remove(&dst);
                     self.push(
@@ -2000,6 +2014,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 }
                 (PtrArg::Dyn(_), r @ Region::Local { .. }) => return Err(self.not_shared(r)),
                 (_, Region::Shared { .. }) => {
+                    if matches!(x, Val::Ptr(_) | Val::DynPtr(_)) {
+                        return Err(
+                            Error::unsupported(pos, "pointers stored in shared memory").into()
+                        );
+                    }
                     let addr = self.mem_addr(&p, off, w, out)?;
                     let value = self.opnd(&x)?;
                     self.push(out, InstrKind::Store { addr, value }, tags.clone())?;

@@ -156,6 +156,12 @@ fn bodiless_note(m: &Module) -> Option<String> {
     ))
 }
 
+/// SPIR-V compiled from OpenCL C (`OpMemoryModel … OpenCL`) is checked
+/// under our `opencl` model unless the user names another.
+fn opencl_model(m: &Module) -> Option<String> {
+    m.opencl.then(|| "opencl".to_string())
+}
+
 /// The report's assumptions about the module's translation.
 fn assumptions(m: &Module) -> Vec<String> {
     free_values_note(m)
@@ -325,6 +331,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         source_map: source_lines::source_lines(src),
         assumptions: assumptions(&m),
         header: Vec::new(),
+        default_model: opencl_model(&m),
     })
 }
 
@@ -563,6 +570,7 @@ fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)
         source_map: source_lines::source_lines(src),
         assumptions: assumptions(&m),
         header: Vec::new(),
+        default_model: opencl_model(&m),
     };
     Ok((program, parts))
 }

@@ -484,6 +484,9 @@ pub(super) struct Module {
     pub entry: (usize, usize),
     /// Global variables in declaration order.
     pub globals: Vec<Id>,
+    /// `OpMemoryModel … OpenCL`: compiled from OpenCL C (the `opencl`
+    /// model is its default).
+    pub opencl: bool,
     pub ext_imports: HashMap<Id, String>,
     pub reflection: Vec<Reflection>,
     pub settings: Settings,
@@ -524,6 +527,7 @@ impl Module {
             func_of: HashMap::new(),
             entry: (0, 0),
             globals: Vec::new(),
+            opencl: false,
             ext_imports: HashMap::new(),
             reflection: Vec::new(),
             settings: Settings {
@@ -704,6 +708,12 @@ impl Module {
                         self.member_names.insert((ty, k), name);
                     }
                 }
+            }
+            if op == "OpMemoryModel" {
+                self.opencl = matches!(
+                    self.lines[li].args.get(1).map(|t| &t.kind),
+                    Some(Kind::Word(w)) if w == "OpenCL"
+                );
             }
             if IGNORED.contains(&op) {
                 continue;

@@ -10,7 +10,7 @@
 //! | scope Invocation (4) | none (in scope with no other invocation) |
 //! | semantics Acquire (0x2) | `ACQ` |
 //! | semantics Release (0x4) | `REL` |
-//! | semantics AcquireRelease (0x8), SequentiallyConsistent (0x10) | `ACQ REL ACQ_REL` (loads keep `ACQ`, stores `REL`) |
+//! | semantics AcquireRelease (0x8), SequentiallyConsistent (0x10) | `ACQ REL ACQ_REL` (loads keep `ACQ`, stores `REL`); 0x10 also `SEQCST` |
 //! | semantics UniformMemory (0x40), CrossWorkgroupMemory (0x200), OutputMemory (0x1000) | `SEMSC0` |
 //! | semantics WorkgroupMemory (0x100) | `SEMSC1` |
 //! | semantics MakeAvailable (0x2000) / MakeVisible (0x4000) | `SEMAV` / `SEMVIS` |
@@ -60,6 +60,10 @@ pub(super) struct Sem {
     pub sc1: bool,
     pub av: bool,
     pub vis: bool,
+    /// SequentiallyConsistent (0x10): also `ACQ REL`; the `SEQCST` tag
+    /// lets a model tell it from AcquireRelease (our `opencl` does; the
+    /// Vulkan model has no such order and reads it as AcquireRelease).
+    pub seq_cst: bool,
 }
 
 impl Sem {
@@ -108,6 +112,7 @@ pub(super) fn semantics(bits: i64, pos: Pos) -> Result<Sem> {
         sc1: bits & 0x100 != 0,
         av: bits & 0x2000 != 0,
         vis: bits & 0x4000 != 0,
+        seq_cst: bits & 0x10 != 0,
     })
 }
 
@@ -132,6 +137,9 @@ pub(super) fn order_tags(t: &mut Tags, sem: Sem, acc: Access) {
     }
     if acq && rel {
         t.add("ACQ_REL");
+    }
+    if sem.seq_cst {
+        t.add("SEQCST");
     }
 }
 
@@ -212,7 +220,7 @@ mod tests {
         assert!(semantics(0x10000, p()).is_err());
         let mut t = Tags::default();
         order_tags(&mut t, semantics(0x10, p()).unwrap(), Access::Load);
-        assert_eq!(t.0, vec!["ACQ"]);
+        assert_eq!(t.0, vec!["ACQ", "SEQCST"]);
         let mut t = Tags::default();
         order_tags(&mut t, semantics(0x8, p()).unwrap(), Access::Rmw);
         assert_eq!(t.0, vec!["ACQ", "REL", "ACQ_REL"]);

@@ -299,6 +299,7 @@ fn flag_of(
         source_map: Default::default(),
         assumptions: Vec::new(),
         header: Vec::new(),
+        default_model: p.default_model.clone(),
     };
     let opts = Options {
         max_races: 1,

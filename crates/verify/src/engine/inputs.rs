@@ -356,6 +356,7 @@ mod tests {
             source_map: Default::default(),
             assumptions: Vec::new(),
             header: Vec::new(),
+            default_model: None,
         }
     }
 

@@ -149,5 +149,6 @@ pub(super) fn parse(text: &str) -> Result<Program> {
         source_map: Default::default(),
         assumptions: Vec::new(),
         header: test.header,
+        default_model: None,
     })
 }

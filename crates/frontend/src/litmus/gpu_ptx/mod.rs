@@ -144,6 +144,7 @@ impl<'a> Parser<'a> {
             source_map: Default::default(),
             assumptions: Vec::new(),
             header: Vec::new(),
+            default_model: None,
         })
     }
 

@@ -344,6 +344,7 @@ fn translate_launch(
                     source_map: sh.source_map,
                     assumptions: sh.assumptions,
                     header: Vec::new(),
+                    default_model: None,
                 };
                 return Ok((program, parts));
             }
