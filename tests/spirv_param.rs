@@ -286,18 +286,19 @@ fn barriers_order_what_the_model_says_they_order() {
 #[test]
 fn refusals_are_errors_at_their_position() {
     // An opcode neither translation takes, at 262,144 invocations.
-    let src = read("scatter-plain.spvasm").replace("OpIAdd %uint %v %c1", "OpFAdd %uint %v %c1");
-    let p = scratch("fadd.spvasm", &src);
+    let src =
+        read("scatter-plain.spvasm").replace("OpIAdd %uint %v %c1", "OpUMulExtended %uint %v %c1");
+    let p = scratch("umul.spvasm", &src);
     let (code, out, err) = races(&[p.to_str().unwrap()]);
     assert_eq!(code, 2, "{out}{err}");
     let line = src
         .lines()
-        .position(|l| l.contains("OpFAdd"))
+        .position(|l| l.contains("OpUMulExtended"))
         .map(|k| k + 1)
         .unwrap();
     assert!(
-        out.contains(&format!("fadd.spvasm:{line}:"))
-            && out.contains("unsupported: opcode `OpFAdd`"),
+        out.contains(&format!("umul.spvasm:{line}:"))
+            && out.contains("unsupported: opcode `OpUMulExtended`"),
         "{out}"
     );
     // The parametric engine checks races and safety only.

@@ -3,11 +3,14 @@
 //! SPIR-V by `llvm-spirv-14` (package `llvm-spirv-14`), disassembled by
 //! `spirv-dis` (package `spirv-tools`) and read by the SPIR-V front-end
 //! ([`crate::spirv`]), whose `kernel_args` pass turns the kernel's
-//! arguments into buffers and free inputs. Unoptimised (`-O0`): a data
-//! race is a property of the source, and an optimiser may delete a racy
-//! access (a load whose value is unused) precisely because a race is
-//! undefined behaviour; the translation keeps `Function` variables in
-//! registers, so the unoptimised code costs little. Line tables
+//! arguments into buffers and free inputs. Unoptimised (`-O0`), then
+//! only `opt -passes=mem2reg` (package `llvm-14`: local variables become
+//! SSA values): a data race is a property of the source, and an optimiser
+//! may delete a racy access (a load whose value is unused) precisely
+//! because a race is undefined behaviour; `mem2reg` deletes no access to
+//! memory but gives loops the form the translation unrolls cheaply (at
+//! plain `-O0` a counter kept in memory made the generic translation of a
+//! tree reduction grow eightfold per loop iteration). Line tables
 //! (`-gline-tables-only`) become `OpLine`s, so every report shows the
 //! kernel's lines; `-cl-kernel-arg-info` keeps the arguments' names.
 //!
@@ -22,8 +25,8 @@
 //! `; @Kernel: NAME` (`--kernel`, needed when the file has several).
 //! `--param NAME=INT` gives a scalar argument a value (`; @Input:`).
 //!
-//! The tools are `$CLANG`, `$LLVM_SPIRV` (else `llvm-spirv-14`) and
-//! `$SPIRV_DIS`; `$GPUMC_OPENCL_FLAGS` adds clang flags after ours.
+//! The tools are `$CLANG`, `$LLVM_OPT` (else `opt-14`), `$LLVM_SPIRV`
+//! (else `llvm-spirv-14`) and `$SPIRV_DIS`; `$GPUMC_OPENCL_FLAGS` adds clang flags after ours.
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ptx::launch::{Launch, ParamValue};
@@ -43,6 +46,8 @@ pub const FLAGS: &[&str] = &[
     "spir64",
     "-cl-std=CL2.0",
     "-O0",
+    "-Xclang",
+    "-disable-O0-optnone",
     "-gline-tables-only",
     "-cl-kernel-arg-info",
     "-emit-llvm",
@@ -95,12 +100,32 @@ pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
             "the OpenCL C source",
         ));
     }
+    let ssa = dir.path().join("kernel.ssa.bc");
+    let ssa_s = s(&ssa);
+    let opt = run_tool(
+        "OpenCL C",
+        "LLVM_OPT",
+        "opt-14",
+        "llvm-14",
+        &["-passes=mem2reg", &bc_s, "-o", &ssa_s],
+        name,
+    )?;
+    if !opt.status.success() {
+        return Err(Error::new(
+            ErrorKind::Io,
+            format!(
+                "opt failed: {}",
+                first_lines(&String::from_utf8_lossy(&opt.stderr))
+            ),
+        )
+        .in_file(name));
+    }
     let tr = run_tool(
         "OpenCL C",
         "LLVM_SPIRV",
         "llvm-spirv-14",
         "llvm-spirv-14",
-        &[&bc_s, "-o", &spv_s],
+        &[&ssa_s, "-o", &spv_s],
         name,
     )?;
     if !tr.status.success() {
@@ -196,18 +221,126 @@ fn launch_headers(asm: &str, launch: &Launch) -> Result<String> {
         .grid
         .map_or(Ok(1), |g| one_dim(g, "grid of work-groups"))?;
     let mut h = format!("; @Kernel: {kernel}\n; @Config: {local}, 1, {groups}\n");
-    for (name, v) in &launch.params {
-        match v {
-            ParamValue::Int(v) => h.push_str(&format!("; @Input: %{name} = {v}\n")),
-            ParamValue::Buffer { .. } => {
+    let args = kernel_args(asm, &kernel);
+    for (given, v) in &launch.params {
+        // By name, or by position (`0`, `1`, …).
+        let arg = args
+            .iter()
+            .find(|a| a.name == *given)
+            .or_else(|| given.parse::<usize>().ok().and_then(|k| args.get(k)))
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "--param {}: kernel `{kernel}` has no such argument (its arguments: {})",
+                        crate::diag::excerpt(given),
+                        listed(&args.iter().map(|a| a.name.clone()).collect::<Vec<_>>())
+                    ),
+                )
+            })?;
+        let name = &arg.name;
+        match (v, arg.pointee_bytes) {
+            (ParamValue::Int(v), None) => h.push_str(&format!("; @Input: %{name} = {v}\n")),
+            (ParamValue::Buffer { bytes, zero: true }, Some(e)) if bytes % e == 0 && bytes / e <= MAX_ZERO_ELEMENTS => {
+                let zeros = vec!["0"; (bytes / e) as usize].join(", ");
+                h.push_str(&format!("; @Input: %{name} = {{{zeros}}}\n"));
+            }
+            (ParamValue::Buffer { zero: true, .. }, Some(e)) => {
                 return Err(Error::new(
                     ErrorKind::Unsupported,
-                    format!("unsupported: --param {name}=buf:…/zeros:… for an OpenCL kernel (pointer arguments are buffers of their own, arbitrary contents)"),
+                    format!("unsupported: --param {name}=zeros:BYTES must be a multiple of its {e}-byte elements, at most {MAX_ZERO_ELEMENTS} of them"),
+                ))
+            }
+            (ParamValue::Buffer { zero: false, .. }, Some(_)) => {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    format!("unsupported: --param {name}=buf:BYTES for an OpenCL kernel (a pointer argument has arbitrary contents already; zeros:BYTES gives zero-filled ones of that size)"),
+                ))
+            }
+            (ParamValue::Int(_), Some(_)) => {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!("--param {name}: a pointer argument takes zeros:BYTES, not an integer"),
+                ))
+            }
+            (ParamValue::Buffer { .. }, None) => {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!("--param {name}: not a pointer argument of scalars (an integer value, or nothing)"),
                 ))
             }
         }
     }
     Ok(h)
+}
+
+/// The most elements a `zeros:BYTES` argument is written out with.
+const MAX_ZERO_ELEMENTS: u64 = 1 << 16;
+
+/// A kernel argument: its name (`-cl-kernel-arg-info`) and, for a pointer
+/// to integers or floats, their size in bytes.
+struct KernelArg {
+    name: String,
+    pointee_bytes: Option<u64>,
+}
+
+/// The arguments of `kernel`, from its entry function's parameters.
+fn kernel_args(asm: &str, kernel: &str) -> Vec<KernelArg> {
+    let words: Vec<Vec<&str>> = asm
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let def = |id: &str| {
+        words
+            .iter()
+            .find(|w| w.first() == Some(&id) && w.get(1) == Some(&"="))
+    };
+    let names: std::collections::HashMap<&str, String> = words
+        .iter()
+        .filter(|w| w.first() == Some(&"OpName") && w.len() >= 3)
+        .map(|w| (w[1], w[2].trim_matches('"').to_string()))
+        .collect();
+    let Some(entry) = words.iter().find_map(|w| {
+        (w.first() == Some(&"OpEntryPoint") && w.get(3) == Some(&format!("\"{kernel}\"").as_str()))
+            .then(|| w.get(2).copied())
+            .flatten()
+    }) else {
+        return Vec::new();
+    };
+    let Some(start) = words
+        .iter()
+        .position(|w| w.first() == Some(&entry) && w.get(2) == Some(&"OpFunction"))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (k, w) in words[start + 1..]
+        .iter()
+        .take_while(|w| w.get(2) == Some(&"OpFunctionParameter"))
+        .enumerate()
+    {
+        let pointee_bytes = w.get(3).and_then(|ty| def(ty)).and_then(|t| {
+            (t.get(2) == Some(&"OpTypePointer"))
+                .then(|| t.get(4).copied())
+                .flatten()
+        });
+        let pointee_bytes = pointee_bytes
+            .and_then(&def)
+            .and_then(|t| match t.get(2) {
+                Some(&"OpTypeInt") | Some(&"OpTypeFloat") => {
+                    t.get(3)?.parse::<u64>().ok().map(|b| b / 8)
+                }
+                _ => None,
+            });
+        out.push(KernelArg {
+            name: names
+                .get(w[0])
+                .cloned()
+                .unwrap_or_else(|| format!("arg{k}")),
+            pointee_bytes,
+        });
+    }
+    out
 }
 
 fn listed(names: &[String]) -> String {

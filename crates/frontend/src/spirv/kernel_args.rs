@@ -204,14 +204,31 @@ pub(super) fn adapt(mut lines: Vec<Line>, kernel: Option<&str>) -> Result<Vec<Li
     }
     // The parameters' ids (and their `OpName`s, decorations) move out of
     // the way: the argument's name is the variable's display name.
-    let renamed: HashMap<String, String> = params
+    let mut renamed: HashMap<String, String> = params
         .iter()
         .enumerate()
         .map(|(k, (id, _, _))| (id.clone(), format!("{PREFIX}.{k}.param")))
         .collect();
+    // An id spelled as an argument's name (another kernel's parameter
+    // `%n`) would keep that name from being the variable's display name.
+    for n in params.iter().filter_map(|(id, _, _)| names.get(id)) {
+        let defined = lines
+            .iter()
+            .any(|l| l.result.as_ref().is_some_and(|r| r.0 == *n));
+        if defined && !renamed.contains_key(n) {
+            renamed.insert(n.clone(), format!("{PREFIX}.other.{n}"));
+        }
+    }
+    // Other kernels' parameters of the same names would make the names
+    // ambiguous (debug names only: dropped).
+    let arg_names: Vec<String> = params
+        .iter()
+        .filter_map(|(id, _, _)| names.get(id).cloned())
+        .collect();
     lines.retain(|l| {
-        !(l.opcode == "OpName"
-            && matches!(l.args.first().map(|t| &t.kind), Some(Kind::Id(id)) if renamed.contains_key(id)))
+        let target_renamed = matches!(l.args.first().map(|t| &t.kind), Some(Kind::Id(id)) if renamed.contains_key(id));
+        let same_name = matches!(l.args.get(1).map(|t| &t.kind), Some(Kind::Str(n)) if arg_names.contains(n));
+        !(l.opcode == "OpName" && (target_renamed || same_name))
     });
     let end = end - (lines_before_end - lines.len());
     for l in &mut lines {

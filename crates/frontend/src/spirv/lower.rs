@@ -2591,8 +2591,26 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             ("OpenCL.std", "s_max") => "SMax".to_string(),
             ("OpenCL.std", "s_abs") => "SAbs".to_string(),
             // Every other OpenCL function (floating point, bit counts,
-            // saturation, …): a free value (see `free_result`).
-            ("OpenCL.std", _) => return self.free_result(st, li, out),
+            // saturation, …): a free value (see `free_result`) — unless
+            // it reads or writes memory through a pointer (`vload4`,
+            // `sincos`'s second result, `fract`, …), which a free value
+            // would lose.
+            ("OpenCL.std", other) => {
+                for k in 3..m.nargs(li) {
+                    let ty = m.type_of(m.arg_id(li, k)?, m.arg_pos(li, k))?;
+                    if matches!(&*m.ty(ty, pos)?, Type::Pointer { .. }) {
+                        return Err(Error::unsupported(
+                            pos,
+                            format!(
+                                "OpenCL function `{}` with a pointer argument (it accesses memory)",
+                                crate::diag::excerpt(other)
+                            ),
+                        )
+                        .into());
+                    }
+                }
+                return self.free_result(st, li, out);
+            }
             _ => name,
         };
         let rid = m.result(li)?;

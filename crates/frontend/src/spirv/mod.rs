@@ -178,7 +178,37 @@ fn assumptions(m: &Module) -> Vec<String> {
 /// [`Error::semantic`] for inconsistent input (undefined ids, type
 /// mismatches).
 pub fn parse(src: &str, path: &Path) -> Result<Program> {
-    parse_inner(src, path).map_err(|e| e.in_file(path))
+    parse_inner(src, path).map_err(|e| at_source(e.in_file(path), src, path))
+}
+
+/// An error at a line of a module compiled from `path` itself (an OpenCL
+/// or GLSL source: its `OpLine`s name `path`) is reported at the source
+/// line that instruction came from, the SPIR-V instruction quoted: the
+/// user never saw the assembly.
+fn at_source(mut e: Error, src: &str, path: &Path) -> Error {
+    let Some(p) = e.pos else {
+        return e;
+    };
+    let shown = path.display().to_string();
+    let map = source_lines::source_lines(src);
+    let Some(loc) = map.get(&p.line).filter(|l| l.file == shown) else {
+        return e;
+    };
+    let text = src
+        .lines()
+        .nth(p.line as usize - 1)
+        .map(str::trim)
+        .unwrap_or("");
+    e.message = format!(
+        "{} (in the compiled SPIR-V: `{}`)",
+        e.message,
+        crate::diag::excerpt(text)
+    );
+    e.pos = Some(Pos {
+        line: loc.line,
+        col: loc.col.max(1),
+    });
+    e
 }
 
 /// The headers and the module of `src`, for a grid of at most
@@ -347,7 +377,7 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
 /// states, which the parametric engine does not compute). Grids of up to
 /// 2^31 invocations are accepted.
 pub fn parse_generic(src: &str, path: &Path) -> Result<(Program, GenericParts)> {
-    parse_generic_inner(src, path).map_err(|e| e.in_file(path))
+    parse_generic_inner(src, path).map_err(|e| at_source(e.in_file(path), src, path))
 }
 
 /// Whether `e`, an error of [`parse`], is one the generic translation

@@ -28,6 +28,20 @@ use crate::diag::Error;
 use crate::ir::{Addr, BinOp, Indexed, Instr, Operand, Pos, RegionAddr, RegionBound};
 use std::rc::Rc;
 
+/// How a run-time index moves a pointer.
+#[derive(Clone, Copy)]
+enum Indexing {
+    /// Into an array of the pointee's type (`a[i]`): bounded by the
+    /// array's length where it is known, whatever the index.
+    InType,
+    /// As a pointer's element offset (`OpPtrAccessChain`'s `Element`, or
+    /// an index into a runtime array), `shift_by` elements past it:
+    /// bounded only by the memory's length, and an index computed from
+    /// the ids alone not at all (the concrete translation moves the byte
+    /// offset by it).
+    Element { shift_by: i64 },
+}
+
 /// Candidate cells one run-time index may choose among.
 const MAX_TARGETS: u64 = 4096;
 
@@ -265,13 +279,29 @@ impl Lowerer<'_, '_> {
                 }
             };
             cur = match (self.index_operand(st, li, k, out)?, cur) {
-                (Val::Int(i), cur) => Self::offset(cur, (i as u64).wrapping_mul(stride)),
+                (Val::Int(i), cur) => {
+                    // An index known here past its array (`L[30]` of a
+                    // `local int L[25]`): undefined behaviour where it is
+                    // reached, as a run-time index past it is.
+                    if let Some(n) = len.filter(|&n| i < 0 || i as u64 >= n) {
+                        let cause = Some(format!(
+                            "index {i} is past the {n} elements of the array (`{}`)",
+                            crate::diag::excerpt(&m.line(li).text)
+                        ));
+                        self.push(out, crate::ir::InstrKind::Unreachable { cause }, vec![])?;
+                    }
+                    Self::offset(cur, (i as u64).wrapping_mul(stride))
+                }
                 (ix, Cur::Static(p)) => {
                     let count = match len {
                         Some(n) => Some(n),
                         None => self.runtime_length(p, stride),
                     };
-                    self.dynamic(p, 0, count, stride, ix, out)?
+                    let how = match len {
+                        Some(_) => Indexing::InType,
+                        None => Indexing::Element { shift_by: 0 },
+                    };
+                    self.dynamic(p, how, count, stride, ix, out)?
                 }
                 // The generic translation: `a[i][j]` is element
                 // `i · (outer stride / inner stride) + j` of the inner stride.
@@ -295,9 +325,7 @@ impl Lowerer<'_, '_> {
                         self.local(out, &t, BinOp::Mul, &index, &Val::Int((s / stride) as i64))?;
                     let ix = self.snapshot(out, ix)?;
                     if let (Some(n), Val::Reg(_)) = (len, &ix) {
-                        if !self.id_derived(&ix) {
-                            bounds.push((ix.clone(), n));
-                        }
+                        bounds.push((ix.clone(), n));
                     }
                     let t = self.fresh_tmp();
                     let index = self.local(out, &t, BinOp::Add, &scaled, &ix)?;
@@ -407,7 +435,9 @@ impl Lowerer<'_, '_> {
                         region: p.region,
                         offset: first,
                     },
-                    before as i64,
+                    Indexing::Element {
+                        shift_by: before as i64,
+                    },
                     count,
                     stride,
                     e,
@@ -456,12 +486,16 @@ impl Lowerer<'_, '_> {
     fn dynamic(
         &mut self,
         base: Ptr,
-        shift_by: i64,
+        how: Indexing,
         count: Option<u64>,
         stride: u64,
         index: Val,
         out: &mut Vec<Instr>,
     ) -> R<Cur> {
+        let (shift_by, index_in_chain) = match how {
+            Indexing::InType => (0, true),
+            Indexing::Element { shift_by } => (shift_by, false),
+        };
         let what: Rc<str> = Rc::from(format!("%{}", self.m.display(var_of(base.region))));
         if self.generic.is_some() {
             // One target, the element index 0 denotes; the index bounded
@@ -473,10 +507,14 @@ impl Lowerer<'_, '_> {
                 self.local(out, &dst, BinOp::Add, &index, &Val::Int(shift_by))?
             };
             // An index computed from the ids alone is known to the concrete
-            // translation, which moves the byte offset by it (modulo 2^32)
-            // without a bound; others choose among the array's elements.
+            // translation: within an array's type it is bounded there too
+            // (past the array is undefined behaviour, `index_in_chain`);
+            // as a pointer's element offset (`shift_by` set) it only moves
+            // the byte offset there, without a bound.
             let bounds = match count {
-                Some(n) if !self.id_derived(&index) => vec![(index.clone(), n)],
+                Some(n) if index_in_chain || !self.id_derived(&index) => {
+                    vec![(index.clone(), n)]
+                }
                 _ => Vec::new(),
             };
             return Ok(Cur::Dyn {

@@ -1,0 +1,253 @@
+//! GPUVerify's OpenCL test suite (`../shared/corpus/gpuverify/OpenCL`,
+//! 486 kernels; GPUVerify's expectation on each one's first line, its
+//! launch on the second): every kernel compiled and checked for races at
+//! that launch. GPUVerify's verdicts are not ground truth (Betts et al.,
+//! OOPSLA'12 assume OpenCL 1.x semantics and tolerate "benign" races), so
+//! the test asserts what must hold of gpumc itself:
+//!
+//! * every kernel gets an answer (a verdict, or an error with a message)
+//!   and exit status 0 or 2 — no crash, no hang past the time limit;
+//! * every decided verdict that disagrees with GPUVerify's `pass` /
+//!   `xfail:NOT_ALL_VERIFIED` is argued in docs/KNOWN-DIFFERENCES.md
+//!   (listed there by the kernel's folder);
+//! * at least `MIN_DECIDED` kernels are decided (a regression guard).
+//!
+//! It prints the table docs/BENCHMARKS.md shows (`bench/gpuverify.sh`).
+//! Skips when the corpus or the OpenCL tools are absent (the tools are
+//! required when `GPUMC_REQUIRE_OPENCL` is set, as CI does).
+//! `GPUMC_GPUVERIFY_TIMEOUT` (seconds, default 5) is each check's limit.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+const CORPUS: &str = "../shared/corpus/gpuverify/OpenCL";
+const MIN_DECIDED: usize = 245;
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Expect {
+    Pass,
+    Fail,
+    /// GPUVerify's own refusal (`xfail:BUGLE_ERROR`, a bad option, …):
+    /// about the tool, not the kernel.
+    ToolError,
+}
+
+struct Outcome {
+    kernel: String,
+    expect: Expect,
+    verdict: String,
+    message: String,
+    seconds: f64,
+}
+
+fn kernels(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            kernels(&p, out);
+        } else if p.extension().is_some_and(|e| e == "cl") {
+            out.push(p);
+        }
+    }
+}
+
+/// GPUVerify's expectation and the launch options gpumc takes from the
+/// second line (`--local_size=`, `--num_groups=`, `--global_size=`).
+fn header(text: &str) -> (Expect, Vec<String>) {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("").trim().to_ascii_lowercase();
+    let expect = if first.starts_with("//pass") {
+        Expect::Pass
+    } else if first.starts_with("//xfail:not_all_verified") {
+        Expect::Fail
+    } else {
+        Expect::ToolError
+    };
+    let launch = lines
+        .next()
+        .unwrap_or("")
+        .trim_start_matches('/')
+        .split_whitespace()
+        .filter(|w| {
+            ["--local_size=", "--num_groups=", "--global_size="]
+                .iter()
+                .any(|p| w.starts_with(p))
+        })
+        .map(str::to_string)
+        .collect();
+    (expect, launch)
+}
+
+fn run(path: &Path, root: &Path, timeout: &str) -> Outcome {
+    let text = std::fs::read_to_string(path).unwrap();
+    let (expect, launch) = header(&text);
+    let mut args: Vec<String> = [
+        "check",
+        "--property",
+        "races",
+        "--json",
+        "--timeout",
+        timeout,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(["--max-bound".into(), "128".into()]);
+    args.push(path.display().to_string());
+    args.extend(launch);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let start = std::time::Instant::now();
+    let (code, out, err) = gpumc_testutil::run_env(env!("CARGO_BIN_EXE_gpumc"), &argv, &[]);
+    let seconds = start.elapsed().as_secs_f64();
+    let kernel = path
+        .parent()
+        .unwrap()
+        .strip_prefix(root)
+        .unwrap()
+        .display()
+        .to_string();
+    assert!(
+        code == 0 || code == 2,
+        "{kernel}: exit status {code}: {out}{err}"
+    );
+    let (verdict, message) = match serde_json::from_str::<serde_json::Value>(&out) {
+        Ok(v) => {
+            let r = v.get("results").and_then(|r| r.get(0)).unwrap_or(&v);
+            (
+                r["verdict"].as_str().unwrap_or("?").to_string(),
+                r["message"].as_str().unwrap_or("").to_string(),
+            )
+        }
+        // A usage error (a launch gpumc refuses) is printed, not JSON.
+        Err(_) => (
+            "ERROR".to_string(),
+            format!("{out}{err}").trim().to_string(),
+        ),
+    };
+    assert!(
+        ["PASS", "FAIL", "UNKNOWN", "ERROR"].contains(&verdict.as_str()),
+        "{kernel}: {out}{err}"
+    );
+    if verdict == "ERROR" {
+        assert!(
+            !message.is_empty(),
+            "{kernel}: an error without a message: {out}{err}"
+        );
+    }
+    Outcome {
+        kernel,
+        expect,
+        verdict,
+        message,
+        seconds,
+    }
+}
+
+/// The reason of a refusal, without the file and position.
+fn reason(message: &str) -> String {
+    let m = message.rsplit(".cl:").next().unwrap_or(message);
+    let m = m.split_once(": ").map_or(m, |(pos, rest)| {
+        if pos.chars().all(|c| c.is_ascii_digit() || c == ':') {
+            rest
+        } else {
+            m
+        }
+    });
+    let m = m.split(" (in the compiled SPIR-V").next().unwrap_or(m);
+    let m = m.split(" (its ").next().unwrap_or(m);
+    let cut: String = m.trim().chars().take(70).collect();
+    cut.replace('|', "/")
+}
+
+#[test]
+fn gpuverify_opencl_kernels_are_decided_or_refused_with_reasons() {
+    let root = Path::new(CORPUS);
+    if !root.is_dir() {
+        eprintln!("skipping: {CORPUS} not found (the GPUVerify corpus)");
+        return;
+    }
+    if !gpumc_testutil::tools_or_skip(
+        &["clang", "opt-14", "llvm-spirv-14", "spirv-dis"],
+        "GPUMC_REQUIRE_OPENCL",
+        "the `clang`, `llvm-14`, `llvm-spirv-14` and `spirv-tools` packages",
+    ) {
+        return;
+    }
+    let timeout = std::env::var("GPUMC_GPUVERIFY_TIMEOUT").unwrap_or_else(|_| "5".into());
+    let mut files = Vec::new();
+    kernels(root, &mut files);
+    assert!(files.len() > 400, "{} kernels", files.len());
+    let queue = Mutex::new(files.clone());
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let Some(f) = queue.lock().unwrap().pop() else {
+                    break;
+                };
+                let o = run(&f, root, &timeout);
+                results.lock().unwrap().push(o);
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by(|a, b| a.kernel.cmp(&b.kernel));
+    let known = std::fs::read_to_string("docs/KNOWN-DIFFERENCES.md").unwrap();
+    let mut table: BTreeMap<(Expect, String), usize> = BTreeMap::new();
+    let mut unargued = Vec::new();
+    let mut refusals: BTreeMap<String, usize> = BTreeMap::new();
+    let mut times: Vec<f64> = Vec::new();
+    for o in &results {
+        *table.entry((o.expect, o.verdict.clone())).or_default() += 1;
+        let decided = o.verdict == "PASS" || o.verdict == "FAIL";
+        if decided {
+            times.push(o.seconds);
+        }
+        let disagrees = match o.expect {
+            Expect::Pass => o.verdict == "FAIL",
+            Expect::Fail => o.verdict == "PASS",
+            Expect::ToolError => false,
+        };
+        if disagrees && !known.contains(&format!("`{}`", o.kernel)) {
+            unargued.push(format!(
+                "{} ({:?} expected, {})",
+                o.kernel, o.expect, o.verdict
+            ));
+        }
+        if o.verdict == "ERROR" {
+            *refusals.entry(reason(&o.message)).or_default() += 1;
+        }
+    }
+    let decided = times.len();
+    times.sort_by(f64::total_cmp);
+    let pct = |q: f64| times[((times.len() as f64 - 1.0) * q) as usize];
+    println!("| GPUVerify expects | gpumc | kernels |\n|---|---|---|");
+    for ((e, v), n) in &table {
+        println!("| {e:?} | {v} | {n} |");
+    }
+    println!(
+        "\ndecided: {decided} of {}; seconds per decided kernel: median {:.2}, 90th percentile {:.2}, max {:.2}; over 5 s: {}",
+        results.len(),
+        pct(0.5),
+        pct(0.9),
+        pct(1.0),
+        times.iter().filter(|&&t| t > 5.0).count()
+    );
+    println!("\n| refused because | kernels |\n|---|---|");
+    let mut by_count: Vec<(&String, &usize)> = refusals.iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (r, n) in by_count {
+        println!("| {r} | {n} |");
+    }
+    assert!(
+        unargued.is_empty(),
+        "decided disagreements with GPUVerify not argued in docs/KNOWN-DIFFERENCES.md:\n{}",
+        unargued.join("\n")
+    );
+    assert!(decided >= MIN_DECIDED, "only {decided} kernels decided");
+}

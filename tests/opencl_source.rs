@@ -1,0 +1,236 @@
+//! OpenCL C kernels checked directly (`gpumc check kernel.cl`): compiled
+//! by clang, opt (mem2reg) and llvm-spirv-14, checked under our `opencl`
+//! model, races reported at the kernel's lines. Our kernels
+//! (`tests/data/opencl`) argue their verdicts in their comments. Skips
+//! without the tools unless `GPUMC_REQUIRE_OPENCL` is set (CI sets it).
+
+fn gpumc(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    gpumc_testutil::run_env(env!("CARGO_BIN_EXE_gpumc"), args, env)
+}
+
+fn have_tools() -> bool {
+    gpumc_testutil::tools_or_skip(
+        &["clang", "opt-14", "llvm-spirv-14", "spirv-dis"],
+        "GPUMC_REQUIRE_OPENCL",
+        "the `clang`, `llvm-14`, `llvm-spirv-14` and `spirv-tools` packages",
+    )
+}
+
+const D: &str = "tests/data/opencl";
+
+/// `gpumc check --property P FILE ARGS…`: the first line of its output.
+fn check(property: &str, file: &str, args: &[&str]) -> String {
+    let path = format!("{D}/{file}");
+    let mut all = vec!["check", "--property", property, &path];
+    all.extend_from_slice(args);
+    let (code, out, err) = gpumc(&all, &[]);
+    assert_eq!(code, 0, "{file} {args:?}: {out}{err}");
+    out
+}
+
+fn verdict(out: &str) -> &str {
+    ["PASS", "FAIL", "UNKNOWN"]
+        .into_iter()
+        .find(|v| {
+            out.lines()
+                .next()
+                .unwrap_or("")
+                .contains(&format!(": {v} "))
+        })
+        .unwrap_or("?")
+}
+
+#[test]
+fn kernels_get_the_verdicts_their_comments_argue_at_real_launch_sizes() {
+    if !have_tools() {
+        return;
+    }
+    let big = ["--local_size=256", "--num_groups=1024"];
+    let out = check("races", "reduce.cl", &big);
+    assert_eq!(verdict(&out), "PASS", "{out}");
+    assert!(out.contains("parametric engine"), "{out}");
+    let out = check("races", "reduce-race.cl", &big);
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    // The racing pair at the kernel's lines, a concrete witness.
+    assert!(out.contains("reduce-race.cl:12:"), "{out}");
+    assert!(out.contains("reduce-race.cl:14:"), "{out}");
+    assert!(
+        out.contains("witness of the first race: threads P"),
+        "{out}"
+    );
+    // OpenCL 1.x atomics are device-wide (our header), `++` is not.
+    let out = check(
+        "races",
+        "counter.cl",
+        &["--kernel", "count", "--block", "64", "--grid", "1024"],
+    );
+    assert_eq!(verdict(&out), "PASS", "{out}");
+    let out = check(
+        "races",
+        "counter.cl",
+        &["--kernel", "count_plain", "--block", "64", "--grid", "1024"],
+    );
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("on %n[0]"), "{out}");
+    assert!(out.contains("counter.cl:10:"), "{out}");
+    // Floating point: free values, said so.
+    let out = check("races", "floats.cl", &["--block", "64", "--grid", "64"]);
+    assert_eq!(verdict(&out), "PASS", "{out}");
+    assert!(out.contains("are free values"), "{out}");
+}
+
+#[test]
+fn barrier_flags_and_scopes_decide_as_the_opencl_model_says() {
+    if !have_tools() {
+        return;
+    }
+    let small = ["--block", "4", "--grid", "2"];
+    let out = check(
+        "races",
+        "neighbour.cl",
+        &[&["--kernel", "global_flag"][..], &small].concat(),
+    );
+    assert_eq!(verdict(&out), "PASS", "{out}");
+    let out = check(
+        "races",
+        "neighbour.cl",
+        &[&["--kernel", "local_flag"][..], &small].concat(),
+    );
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("neighbour.cl:15:"), "{out}");
+    assert!(out.contains("neighbour.cl:19:"), "{out}");
+    // Message passing, litmus-style: (kernel, launch, verdict).
+    for (kernel, launch, want) in [
+        ("mp_device", ["--block", "1", "--grid", "2"], "PASS"),
+        ("mp_device", ["--block", "2", "--grid", "1"], "PASS"),
+        ("mp_relaxed", ["--block", "1", "--grid", "2"], "FAIL"),
+        ("mp_relaxed", ["--block", "2", "--grid", "1"], "FAIL"),
+        ("mp_work_group", ["--block", "1", "--grid", "2"], "FAIL"),
+        ("mp_work_group", ["--block", "2", "--grid", "1"], "PASS"),
+    ] {
+        let args = [
+            &["--kernel", kernel, "--param", "flag=zeros:4"][..],
+            &launch,
+        ]
+        .concat();
+        let out = check("races", "mp.cl", &args);
+        assert_eq!(verdict(&out), want, "{kernel} {launch:?}: {out}");
+        assert!(out.contains("model opencl"), "{out}");
+    }
+    // The flag's initial value unknown: the reader may see 1 unsynchronised.
+    let out = check(
+        "races",
+        "mp.cl",
+        &["--kernel", "mp_device", "--block", "1", "--grid", "2"],
+    );
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+}
+
+#[test]
+fn divergence_and_assertions_are_undefined_behaviour() {
+    if !have_tools() {
+        return;
+    }
+    let small = ["--block", "4", "--grid", "2"];
+    let out = check(
+        "safety",
+        "divergence.cl",
+        &[&["--kernel", "divergent"][..], &small].concat(),
+    );
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("barrier divergence"), "{out}");
+    assert!(out.contains("divergence.cl:7:"), "{out}");
+    let out = check(
+        "safety",
+        "divergence.cl",
+        &[&["--kernel", "uniform"][..], &small].concat(),
+    );
+    assert!(!out.contains("divergence:"), "{out}");
+    assert!(out.contains("reachable state"), "{out}");
+    let out = check("races", "assert.cl", &["--block", "1", "--grid", "2"]);
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("assertion fails (`__assert`)"), "{out}");
+}
+
+#[test]
+fn errors_name_the_source_line_the_kernel_the_argument_or_the_package() {
+    if !have_tools() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("gpumc-opencl-src-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    // A compile error at clang's position.
+    let bad = write(
+        "bad.cl",
+        "kernel void k(global int *p) {\n  undeclared = 1;\n}\n",
+    );
+    let (code, out, _) = gpumc(&["check", &bad, "--block", "2"], &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("bad.cl:2:3: clang: use of undeclared identifier"),
+        "{out}"
+    );
+    // A refusal inside the compiled code, at the source line.
+    let ptr = write(
+        "sincos.cl",
+        "kernel void k(global float *a) {\n  a[0] = sincos(a[1],\n    a + 2);\n}\n",
+    );
+    let (code, out, _) = gpumc(&["check", &ptr, "--block", "2"], &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("sincos.cl:2:"), "{out}");
+    assert!(out.contains("`sincos` with a pointer argument"), "{out}");
+    // Several kernels: one must be chosen; a wrong name lists them.
+    let mp = format!("{D}/mp.cl");
+    let (code, out, _) = gpumc(&["check", &mp, "--block", "2"], &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("several kernels (mp_device, mp_relaxed, mp_work_group)"),
+        "{out}"
+    );
+    let (code, out, _) = gpumc(&["check", &mp, "--block", "2", "--kernel", "mp"], &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("no kernel `mp`"), "{out}");
+    let (code, out, _) = gpumc(
+        &[
+            "check",
+            &mp,
+            "--block",
+            "2",
+            "--kernel",
+            "mp_device",
+            "--param",
+            "nope=1",
+        ],
+        &[],
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("its arguments: data, flag"), "{out}");
+    // No launch size.
+    let (code, out, _) = gpumc(&["check", &format!("{D}/floats.cl")], &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("needs a work-group size"), "{out}");
+    // GPUVerify's preconditions are refused by name.
+    let pre = write(
+        "pre.cl",
+        "kernel void k(int n) {\n  __requires(n == 4);\n}\n",
+    );
+    let (code, out, _) = gpumc(&["check", &pre, "--block", "2"], &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("pre.cl:2:3:") && out.contains("preconditions"),
+        "{out}"
+    );
+    // A missing translator names its package.
+    let (code, out, _) = gpumc(
+        &["check", &format!("{D}/floats.cl"), "--block", "2"],
+        &[("LLVM_SPIRV", "/nonexistent/llvm-spirv-14")],
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("install the `llvm-spirv-14` package"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
