@@ -20,7 +20,7 @@
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::Pos;
 use crate::ptx::launch::Launch;
-use crate::scratch::{run_tool, Scratch};
+use crate::scratch::{disassemble, run_tool, Scratch, Tool};
 use std::path::Path;
 
 /// Whether `name` is a GLSL compute shader, by extension.
@@ -60,9 +60,11 @@ pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
     let (copy_s, spv_s) = (copy.display().to_string(), spv.display().to_string());
     let out = run_tool(
         "GLSL",
-        "GLSLANG",
-        "glslangValidator",
-        "glslang-tools",
+        &Tool {
+            env_var: "GLSLANG",
+            default: "glslangValidator",
+            package: "glslang-tools",
+        },
         &[
             "-V",
             "--target-env",
@@ -80,25 +82,7 @@ pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
             + &String::from_utf8_lossy(&out.stderr);
         return Err(compile_error(&text, &copy_s, name));
     }
-    let dis = run_tool(
-        "GLSL",
-        "SPIRV_DIS",
-        "spirv-dis",
-        "spirv-tools",
-        &[&spv_s],
-        name,
-    )?;
-    if !dis.status.success() {
-        return Err(Error::new(
-            ErrorKind::Io,
-            format!(
-                "spirv-dis failed: {}",
-                String::from_utf8_lossy(&dis.stderr).trim()
-            ),
-        )
-        .in_file(name));
-    }
-    let asm = String::from_utf8_lossy(&dis.stdout);
+    let asm = disassemble("GLSL", &spv_s, name)?;
     let asm = without_source_text(&asm).replace(&copy_s, &name.display().to_string());
     let mut headers: Vec<String> = src
         .lines()

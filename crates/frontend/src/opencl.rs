@@ -30,7 +30,7 @@
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ptx::launch::{Launch, ParamValue};
-use crate::scratch::{run_tool, Scratch};
+use crate::scratch::{disassemble, run_tool, run_tool_ok, Scratch, Tool};
 use std::path::Path;
 
 /// Our OpenCL header, included before the kernel.
@@ -90,7 +90,12 @@ pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
     }
     args.extend([copy_s.clone(), "-o".into(), bc_s.clone()]);
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = run_tool("OpenCL C", "CLANG", "clang", "clang", &argv, name)?;
+    let clang = Tool {
+        env_var: "CLANG",
+        default: "clang",
+        package: "clang",
+    };
+    let out = run_tool("OpenCL C", &clang, &argv, name)?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         return Err(crate::cuda::clang_error(
@@ -102,61 +107,27 @@ pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
     }
     let ssa = dir.path().join("kernel.ssa.bc");
     let ssa_s = s(&ssa);
-    let opt = run_tool(
+    let opt = Tool {
+        env_var: "LLVM_OPT",
+        default: "opt-14",
+        package: "llvm-14",
+    };
+    let args = ["-passes=mem2reg", &bc_s, "-o", &ssa_s];
+    run_tool_ok("OpenCL C", &opt, &args, name, ErrorKind::Io, "opt failed")?;
+    let translator = Tool {
+        env_var: "LLVM_SPIRV",
+        default: "llvm-spirv-14",
+        package: "llvm-spirv-14",
+    };
+    run_tool_ok(
         "OpenCL C",
-        "LLVM_OPT",
-        "opt-14",
-        "llvm-14",
-        &["-passes=mem2reg", &bc_s, "-o", &ssa_s],
-        name,
-    )?;
-    if !opt.status.success() {
-        return Err(Error::new(
-            ErrorKind::Io,
-            format!(
-                "opt failed: {}",
-                first_lines(&String::from_utf8_lossy(&opt.stderr))
-            ),
-        )
-        .in_file(name));
-    }
-    let tr = run_tool(
-        "OpenCL C",
-        "LLVM_SPIRV",
-        "llvm-spirv-14",
-        "llvm-spirv-14",
+        &translator,
         &[&ssa_s, "-o", &spv_s],
         name,
+        ErrorKind::Unsupported,
+        "unsupported: llvm-spirv could not translate the kernel to SPIR-V",
     )?;
-    if !tr.status.success() {
-        return Err(Error::new(
-            ErrorKind::Unsupported,
-            format!(
-                "unsupported: llvm-spirv could not translate the kernel to SPIR-V: {}",
-                first_lines(&String::from_utf8_lossy(&tr.stderr))
-            ),
-        )
-        .in_file(name));
-    }
-    let dis = run_tool(
-        "OpenCL C",
-        "SPIRV_DIS",
-        "spirv-dis",
-        "spirv-tools",
-        &[&spv_s],
-        name,
-    )?;
-    if !dis.status.success() {
-        return Err(Error::new(
-            ErrorKind::Io,
-            format!(
-                "spirv-dis failed: {}",
-                first_lines(&String::from_utf8_lossy(&dis.stderr))
-            ),
-        )
-        .in_file(name));
-    }
-    let asm = String::from_utf8_lossy(&dis.stdout).replace(&copy_s, &name.display().to_string());
+    let asm = disassemble("OpenCL C", &spv_s, name)?.replace(&copy_s, &name.display().to_string());
     let headers = launch_headers(&asm, launch).map_err(|e| e.in_file(name))?;
     Ok(headers + &asm)
 }
@@ -324,14 +295,12 @@ fn kernel_args(asm: &str, kernel: &str) -> Vec<KernelArg> {
                 .then(|| t.get(4).copied())
                 .flatten()
         });
-        let pointee_bytes = pointee_bytes
-            .and_then(&def)
-            .and_then(|t| match t.get(2) {
-                Some(&"OpTypeInt") | Some(&"OpTypeFloat") => {
-                    t.get(3)?.parse::<u64>().ok().map(|b| b / 8)
-                }
-                _ => None,
-            });
+        let pointee_bytes = pointee_bytes.and_then(&def).and_then(|t| match t.get(2) {
+            Some(&"OpTypeInt") | Some(&"OpTypeFloat") => {
+                t.get(3)?.parse::<u64>().ok().map(|b| b / 8)
+            }
+            _ => None,
+        });
         out.push(KernelArg {
             name: names
                 .get(w[0])
@@ -379,15 +348,6 @@ fn required_size(asm: &str, kernel: &str) -> Option<[u32; 3]> {
         .skip(3)
         .map(|x| x.parse::<u32>().ok());
     Some([n.next()??, n.next()??, n.next()??])
-}
-
-fn first_lines(text: &str) -> String {
-    let head: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .take(3)
-        .collect();
-    head.join(" / ")
 }
 
 #[cfg(test)]
