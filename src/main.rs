@@ -406,6 +406,14 @@ fn launch(opts: &CheckOpts) -> Result<gpumc::frontend::ptx::launch::Launch, Stri
         (Some(x), None) => Ok(Some(x.clone())),
         (None, y) => Ok(y),
     };
+    // The grid first (its errors before the block's, as they always were).
+    let grid_text = either(
+        &opts.grid,
+        "grid",
+        unbracket(&opts.num_groups),
+        "num_groups",
+    )?;
+    let mut grid = dims("grid", parse_grid, &grid_text)?;
     either(
         &opts.block,
         "block",
@@ -419,21 +427,15 @@ fn launch(opts: &CheckOpts) -> Result<gpumc::frontend::ptx::launch::Launch, Stri
         (None, Some(l)) => Some(parse_dims(&l).map_err(|e| format!("bad --local_size {e}"))?),
         (None, None) => None,
     };
-    let mut grid_text = either(
-        &opts.grid,
-        "grid",
-        unbracket(&opts.num_groups),
-        "num_groups",
-    )?;
     if let Some(global) = unbracket(&opts.global_size) {
-        if grid_text.is_some() {
+        if grid.is_some() {
             return Err(
                 "--global_size and --grid/--num_groups give the same size: give one".into(),
             );
         }
         let g = parse_dims(&global).map_err(|e| format!("bad --global_size {e}"))?;
         let b = block.ok_or("--global_size needs the work-group size (--local_size or --block)")?;
-        let mut groups = Vec::new();
+        let mut groups = [1u32; 3];
         for k in 0..3 {
             if g[k] % b[k] != 0 {
                 return Err(format!(
@@ -441,13 +443,15 @@ fn launch(opts: &CheckOpts) -> Result<gpumc::frontend::ptx::launch::Launch, Stri
                     g[k], b[k]
                 ));
             }
-            groups.push((g[k] / b[k]).to_string());
+            groups[k] = g[k] / b[k];
         }
-        grid_text = Some(groups.join(","));
+        gpumc::frontend::ptx::launch::check_grid(groups)
+            .map_err(|e| format!("bad --global_size: {e}"))?;
+        grid = Some(groups);
     }
     Ok(Launch {
         kernel: opts.kernel.clone(),
-        grid: dims("grid", parse_grid, &grid_text)?,
+        grid,
         block,
         params,
         shared_bytes: opts.shared_bytes,

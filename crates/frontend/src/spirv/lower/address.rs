@@ -28,6 +28,17 @@ use crate::diag::Error;
 use crate::ir::{Addr, BinOp, Indexed, Instr, Operand, Pos, RegionAddr, RegionBound};
 use std::rc::Rc;
 
+/// Whether `ty` has a runtime array anywhere (its size is not the
+/// object's).
+fn contains_runtime_array(m: &Module, ty: Id, pos: Pos) -> bool {
+    match m.ty(ty, pos).as_deref() {
+        Ok(Type::RuntimeArray { .. }) => true,
+        Ok(Type::Struct { members }) => members.iter().any(|&t| contains_runtime_array(m, t, pos)),
+        Ok(Type::Array { elem, .. }) => contains_runtime_array(m, *elem, pos),
+        _ => false,
+    }
+}
+
 /// How a run-time index moves a pointer.
 #[derive(Clone, Copy)]
 enum Indexing {
@@ -240,6 +251,9 @@ impl Lowerer<'_, '_> {
         };
         let mut ty = self.pointee(li, 1)?;
         let mut k = 2;
+        // `OpInBounds…AccessChain`: the result lies within the base object
+        // (SPIR-V 3.42.8); out of it is undefined behaviour.
+        let in_bounds = op.starts_with("OpInBounds");
         if op.contains("Ptr") {
             let base_ty = m.type_of(m.arg_id(li, 1)?, m.arg_pos(li, 1))?;
             let stride = match m.deco_lit(base_ty, "ArrayStride") {
@@ -279,27 +293,15 @@ impl Lowerer<'_, '_> {
                 }
             };
             cur = match (self.index_operand(st, li, k, out)?, cur) {
-                (Val::Int(i), cur) => {
-                    // An index known here past its array (`L[30]` of a
-                    // `local int L[25]`): undefined behaviour where it is
-                    // reached, as a run-time index past it is.
-                    if let Some(n) = len.filter(|&n| i < 0 || i as u64 >= n) {
-                        let cause = Some(format!(
-                            "index {i} is past the {n} elements of the array (`{}`)",
-                            crate::diag::excerpt(&m.line(li).text)
-                        ));
-                        self.push(out, crate::ir::InstrKind::Unreachable { cause }, vec![])?;
-                    }
-                    Self::offset(cur, (i as u64).wrapping_mul(stride))
-                }
+                (Val::Int(i), cur) => Self::offset(cur, (i as u64).wrapping_mul(stride)),
                 (ix, Cur::Static(p)) => {
                     let count = match len {
                         Some(n) => Some(n),
                         None => self.runtime_length(p, stride),
                     };
                     let how = match len {
-                        Some(_) => Indexing::InType,
-                        None => Indexing::Element { shift_by: 0 },
+                        Some(_) if in_bounds => Indexing::InType,
+                        _ => Indexing::Element { shift_by: 0 },
                     };
                     self.dynamic(p, how, count, stride, ix, out)?
                 }
@@ -348,6 +350,9 @@ impl Lowerer<'_, '_> {
             };
             ty = elem;
             k += 1;
+        }
+        if let (true, Cur::Static(p)) = (in_bounds, &cur) {
+            self.check_in_object(*p, ty, li, out)?;
         }
         let v = match cur {
             Cur::Static(p) => Val::Ptr(p),
@@ -483,6 +488,34 @@ impl Lowerer<'_, '_> {
 
     /// A pointer to element `index + shift` of the `count` elements of
     /// `stride` bytes from `base` (`shift`: the element `index` 0 denotes).
+    /// An in-bounds access chain's result, known while translating, past
+    /// its variable (`L[30]` of a `local int L[25]`, each work-item its own
+    /// index): undefined behaviour where it is reached. A variable of no
+    /// known size (a runtime array) is not checked.
+    fn check_in_object(&mut self, p: Ptr, ty: Id, li: usize, out: &mut Vec<Instr>) -> R<()> {
+        let m = self.m;
+        let var = var_of(p.region);
+        let Some(&(_, pointee)) = self.vars.get(&var) else {
+            return Ok(());
+        };
+        let pos = m.line(li).pos();
+        let object = m.size_of(pointee, pos)?;
+        let elem = m.size_of(ty, pos).unwrap_or(0);
+        if object == 0 || contains_runtime_array(m, pointee, pos) {
+            return Ok(());
+        }
+        if p.offset.saturating_add(elem) > object {
+            let cause = Some(format!(
+                "`{}` points {} bytes into `%{}`, which has {object}",
+                crate::diag::excerpt(&m.line(li).text),
+                p.offset,
+                m.display(var)
+            ));
+            self.push(out, crate::ir::InstrKind::Unreachable { cause }, vec![])?;
+        }
+        Ok(())
+    }
+
     fn dynamic(
         &mut self,
         base: Ptr,
