@@ -1378,3 +1378,55 @@ fn undef_in_a_loop_phi_and_a_branch() {
     assert!(text.contains("%i := %u"), "{text}");
     assert!(text.contains("if %ub != 0 goto"), "{text}");
 }
+
+// ----- OpenCL kernels ----------------------------------------------------
+
+/// An OpenCL kernel as llvm-spirv writes one: its entry point takes a
+/// global pointer and a scalar.
+const OPENCL_KERNEL: &str = "; @Config: 2, 1, 1
+               OpCapability Addresses
+               OpCapability Kernel
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k \"k\"
+               OpName %p \"p\"
+               OpName %n \"n\"
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+    %ulong_1 = OpConstant %ulong 1
+        %ptr = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %ptr %uint
+          %k = OpFunction %void None %fn
+          %p = OpFunctionParameter %ptr
+          %n = OpFunctionParameter %uint
+          %e = OpLabel
+          %q = OpInBoundsPtrAccessChain %ptr %p %ulong_1
+               OpStore %q %n
+               OpReturn
+               OpFunctionEnd
+";
+
+#[test]
+fn opencl_kernel_arguments_become_a_buffer_and_a_free_input() {
+    let p = parse(OPENCL_KERNEL, Path::new("k.spvasm")).unwrap();
+    assert_eq!(p.default_model.as_deref(), Some("opencl"));
+    assert_eq!(p.threads.len(), 2);
+    let names: Vec<&str> = p.inputs.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(names, ["%n"], "{}", render(&p));
+    assert!(p.location_id("%p[1]").is_some(), "{}", render(&p));
+    // Each invocation stores the argument's value into p[1].
+    assert!(
+        kinds(&p, 1).iter().any(|k| matches!(
+            k,
+            InstrKind::Store {
+                value: Operand::Reg(_),
+                ..
+            }
+        )),
+        "{}",
+        render(&p)
+    );
+    // `@Kernel` names an entry point that does not exist.
+    let e = err(&format!("; @Kernel: nope\n{OPENCL_KERNEL}"));
+    assert!(e.message.contains("no kernel `nope`"), "{e}");
+}
