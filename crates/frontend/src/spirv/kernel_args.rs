@@ -108,13 +108,10 @@ pub(super) fn adapt(mut lines: Vec<Line>, kernel: Option<&str>) -> Result<Vec<Li
     if params.is_empty() {
         return Ok(lines);
     }
-    let Some(end) = lines[start..]
-        .iter()
-        .position(|l| l.opcode == "OpFunctionEnd")
-        .map(|k| start + k)
-    else {
+    // (a function without an end is the module scan's error to report)
+    if !lines[start..].iter().any(|l| l.opcode == "OpFunctionEnd") {
         return Ok(lines);
-    };
+    }
     let defs: HashMap<&str, &Line> = lines
         .iter()
         .filter_map(|l| Some((l.result.as_ref()?.0.as_str(), l)))
@@ -196,11 +193,10 @@ pub(super) fn adapt(mut lines: Vec<Line>, kernel: Option<&str>) -> Result<Vec<Li
     );
     let _ = writeln!(text, "OpReturn");
     let _ = writeln!(text, "OpFunctionEnd");
-    let lines_before_end = lines.len();
     // The original entry function keeps its body under a new name.
     let line_no = lines[start].line;
     if let Some(r) = lines[start].result.as_mut() {
-        r.0 = inner;
+        r.0 = inner.clone();
     }
     // The parameters' ids (and their `OpName`s, decorations) move out of
     // the way: the argument's name is the variable's display name.
@@ -230,7 +226,19 @@ pub(super) fn adapt(mut lines: Vec<Line>, kernel: Option<&str>) -> Result<Vec<Li
         let same_name = matches!(l.args.get(1).map(|t| &t.kind), Some(Kind::Str(n)) if arg_names.contains(n));
         !(l.opcode == "OpName" && (target_renamed || same_name))
     });
-    let end = end - (lines_before_end - lines.len());
+    // (the dropped lines may lie anywhere: find the entry's end again)
+    let Some(end) = lines
+        .iter()
+        .position(|l| l.opcode == "OpFunction" && l.result.as_ref().is_some_and(|r| r.0 == inner))
+        .and_then(|f| {
+            lines[f..]
+                .iter()
+                .position(|l| l.opcode == "OpFunctionEnd")
+                .map(|k| f + k)
+        })
+    else {
+        return Ok(lines);
+    };
     for l in &mut lines {
         if let Some(r) = l.result.as_mut() {
             if let Some(n) = renamed.get(&r.0) {

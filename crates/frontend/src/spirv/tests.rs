@@ -1430,3 +1430,21 @@ fn opencl_kernel_arguments_become_a_buffer_and_a_free_input() {
     let e = err(&format!("; @Kernel: nope\n{OPENCL_KERNEL}"));
     assert!(e.message.contains("no kernel `nope`"), "{e}");
 }
+
+#[test]
+fn opencl_kernels_cut_or_shuffled_are_errors_not_panics() {
+    let lines: Vec<&str> = OPENCL_KERNEL.lines().collect();
+    for i in 0..lines.len() {
+        let mut v = lines.clone();
+        v.remove(i);
+        let _ = parse(&v.join("\n"), Path::new("k.spvasm"));
+        let mut v = lines.clone();
+        v.push(lines[i]);
+        let _ = parse(&v.join("\n"), Path::new("k.spvasm"));
+    }
+    // Names after the function (the entry's lines found again).
+    let (names, rest): (Vec<&str>, Vec<&str>) = lines.iter().partition(|l| l.contains("OpName"));
+    let moved = [rest, names.clone(), names].concat().join("\n");
+    let p = parse(&moved, Path::new("k.spvasm"));
+    assert!(p.is_ok(), "{:?}", p.err());
+}
