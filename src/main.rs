@@ -98,26 +98,26 @@ struct CheckOpts {
     /// each test expands to its states and witness) to FILE.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
-    /// PTX kernels (*.ptx): the kernel (`.entry`) to check, when a file
-    /// defines several.
+    /// Kernels (PTX, CUDA `.cu`, OpenCL `.cl`): the kernel to check, when
+    /// a file defines several.
     #[arg(long, value_name = "NAME")]
     kernel: Option<String>,
-    /// PTX kernels: blocks in the grid (default 1; CUDA's limits: X below
-    /// 2^31, Y and Z at most 65535).
+    /// Kernels: blocks (OpenCL: work-groups) in the grid (default 1;
+    /// CUDA's limits: X below 2^31, Y and Z at most 65535).
     #[arg(long, value_name = "X[,Y[,Z]]")]
     grid: Option<String>,
-    /// PTX kernels: threads per block (needed, here or in the file's
-    /// `// gpumc-launch:` line; CUDA's limits: X and Y at most 1024, Z at
-    /// most 64, 1024 in all). Every thread of the launch is checked (4096
-    /// at most).
+    /// Kernels: threads per block (OpenCL: work-items per work-group;
+    /// needed, here or in the file's `// gpumc-launch:` line; CUDA's
+    /// limits: X and Y at most 1024, Z at most 64, 1024 in all). Races are
+    /// checked for every thread of the launch.
     #[arg(long, value_name = "X[,Y[,Z]]")]
     block: Option<String>,
-    /// PTX kernels: a kernel argument, named by position (0, 1, …), PTX
-    /// name, or PTX name without the `KERNEL_` prefix (`param_1`): an
-    /// integer, `buf:BYTES` (a pointer to a fresh buffer, arbitrary
-    /// contents) or `zeros:BYTES` (zero-filled; at most 1 TiB). Repeatable. Arguments not
-    /// given are free: any value (the same in every thread), pointers to
-    /// distinct buffers.
+    /// Kernels: a kernel argument, named by position (0, 1, …) or name
+    /// (PTX: also without the `KERNEL_` prefix, `param_1`): an integer,
+    /// `buf:BYTES` (a pointer to a fresh buffer, arbitrary contents; not
+    /// OpenCL) or `zeros:BYTES` (zero-filled; at most 1 TiB). Repeatable.
+    /// Arguments not given are free: any value (the same in every thread),
+    /// pointers to distinct buffers.
     #[arg(long, value_name = "NAME=VALUE")]
     param: Vec<String>,
     /// PTX kernels: bytes of dynamic (`extern __shared__`) shared memory

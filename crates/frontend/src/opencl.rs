@@ -271,11 +271,7 @@ fn kernel_args(asm: &str, kernel: &str) -> Vec<KernelArg> {
         .filter(|w| w.first() == Some(&"OpName") && w.len() >= 3)
         .map(|w| (w[1], w[2].trim_matches('"').to_string()))
         .collect();
-    let Some(entry) = words.iter().find_map(|w| {
-        (w.first() == Some(&"OpEntryPoint") && w.get(3) == Some(&format!("\"{kernel}\"").as_str()))
-            .then(|| w.get(2).copied())
-            .flatten()
-    }) else {
+    let Some(entry) = entry_id(asm, kernel) else {
         return Vec::new();
     };
     let Some(start) = words
@@ -316,31 +312,36 @@ fn listed(names: &[String]) -> String {
     names.join(", ")
 }
 
+/// The module's `Kernel` entry points: (function id as written, name).
+fn kernel_entries(asm: &str) -> impl Iterator<Item = (&str, &str)> {
+    asm.lines().filter_map(|l| {
+        let rest = l.trim_start().strip_prefix("OpEntryPoint Kernel ")?;
+        let (id, rest) = rest.split_once(char::is_whitespace)?;
+        let name = rest.trim_start().strip_prefix('"')?;
+        Some((id, &name[..name.find('"')?]))
+    })
+}
+
 /// The names of the module's `Kernel` entry points.
 fn kernel_names(asm: &str) -> Vec<String> {
-    asm.lines()
-        .filter_map(|l| {
-            let rest = l.trim_start().strip_prefix("OpEntryPoint Kernel ")?;
-            let q = rest.find('"')?;
-            let name = &rest[q + 1..];
-            Some(name[..name.find('"')?].to_string())
-        })
-        .collect()
+    kernel_entries(asm).map(|(_, n)| n.to_string()).collect()
+}
+
+/// The function id (`%20`) of the entry point named `kernel`.
+fn entry_id<'a>(asm: &'a str, kernel: &str) -> Option<&'a str> {
+    kernel_entries(asm)
+        .find(|&(_, n)| n == kernel)
+        .map(|(id, _)| id)
 }
 
 /// The `reqd_work_group_size` of `kernel` (`OpExecutionMode %f LocalSize
 /// X Y Z` on its entry point).
 fn required_size(asm: &str, kernel: &str) -> Option<[u32; 3]> {
-    let entry = asm.lines().find_map(|l| {
-        let rest = l.trim_start().strip_prefix("OpEntryPoint Kernel ")?;
-        let mut w = rest.split_whitespace();
-        let id = w.next()?;
-        (w.next()? == format!("\"{kernel}\"")).then(|| id.to_string())
-    })?;
+    let entry = entry_id(asm, kernel)?;
     let line = asm.lines().find(|l| {
         let mut w = l.split_whitespace();
         w.next() == Some("OpExecutionMode")
-            && w.next() == Some(&entry)
+            && w.next() == Some(entry)
             && w.next() == Some("LocalSize")
     })?;
     let mut n = line

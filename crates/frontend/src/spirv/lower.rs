@@ -269,6 +269,17 @@ pub(super) fn lower_thread(sh: &mut Shared<'_>, inv: &Invocation) -> Result<Vec<
     ))
 }
 
+/// OpenCL's integer functions gpumc computes exactly: (OpenCL.std name,
+/// the GLSL.std.450 name `ext_inst` computes it under). Every other
+/// OpenCL function gives a free value (`free_result`).
+pub(super) const OPENCL_EXACT: &[(&str, &str)] = &[
+    ("u_min", "UMin"),
+    ("u_max", "UMax"),
+    ("s_min", "SMin"),
+    ("s_max", "SMax"),
+    ("s_abs", "SAbs"),
+];
+
 /// The function our OpenCL header calls where a GPUVerify `__assert`
 /// fails (`examples/opencl/gpumc_opencl.h`).
 pub(super) const ASSERTION_FAILS: &str = "__gpumc_assertion_fails";
@@ -2583,19 +2594,15 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             );
         }
         let name = m.arg_word(li, 2)?;
-        let name = match (set_name.as_str(), name.as_str()) {
-            // OpenCL's integer functions gpumc computes, under GLSL's names.
-            ("OpenCL.std", "u_min") => "UMin".to_string(),
-            ("OpenCL.std", "u_max") => "UMax".to_string(),
-            ("OpenCL.std", "s_min") => "SMin".to_string(),
-            ("OpenCL.std", "s_max") => "SMax".to_string(),
-            ("OpenCL.std", "s_abs") => "SAbs".to_string(),
+        let exact = OPENCL_EXACT.iter().find(|(cl, _)| *cl == name);
+        let name = match (set_name.as_str(), exact) {
+            ("OpenCL.std", Some((_, glsl))) => glsl.to_string(),
             // Every other OpenCL function (floating point, bit counts,
             // saturation, …): a free value (see `free_result`) — unless
             // it reads or writes memory through a pointer (`vload4`,
             // `sincos`'s second result, `fract`, …), which a free value
             // would lose.
-            ("OpenCL.std", other) => {
+            ("OpenCL.std", None) => {
                 for k in 3..m.nargs(li) {
                     let ty = m.type_of(m.arg_id(li, k)?, m.arg_pos(li, k))?;
                     if matches!(&*m.ty(ty, pos)?, Type::Pointer { .. }) {
@@ -2603,7 +2610,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             pos,
                             format!(
                                 "OpenCL function `{}` with a pointer argument (it accesses memory)",
-                                crate::diag::excerpt(other)
+                                crate::diag::excerpt(&name)
                             ),
                         )
                         .into());

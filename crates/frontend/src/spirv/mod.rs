@@ -84,11 +84,7 @@ fn free_values_note(m: &Module) -> Option<String> {
                 .is_some_and(|n| n == "OpenCL.std");
             match l.args.get(2).map(|t| &t.kind) {
                 Some(lex::Kind::Word(w))
-                    if opencl
-                        && !matches!(
-                            w.as_str(),
-                            "u_min" | "u_max" | "s_min" | "s_max" | "s_abs"
-                        ) =>
+                    if opencl && !lower::OPENCL_EXACT.iter().any(|(cl, _)| cl == w) =>
                 {
                     format!("OpenCL `{w}`")
                 }

@@ -42,15 +42,16 @@ fn contains_runtime_array(m: &Module, ty: Id, pos: Pos) -> bool {
 /// How a run-time index moves a pointer.
 #[derive(Clone, Copy)]
 enum Indexing {
-    /// Into an array of the pointee's type (`a[i]`): bounded by the
-    /// array's length where it is known, whatever the index.
+    /// Into an array of the pointee's type (`a[i]`) in an in-bounds
+    /// chain: bounded by the array's length where it is known, whatever
+    /// the index (as the concrete translation checks a known index).
     InType,
     /// As a pointer's element offset (`OpPtrAccessChain`'s `Element`, or
     /// an index into a runtime array), `shift_by` elements past it:
-    /// bounded only by the memory's length, and an index computed from
-    /// the ids alone not at all (the concrete translation moves the byte
-    /// offset by it).
-    Element { shift_by: i64 },
+    /// bounded by the memory's length; an index computed from the ids
+    /// alone only in an in-bounds chain (elsewhere the concrete
+    /// translation moves the byte offset by it, unchecked).
+    Element { shift_by: i64, in_bounds: bool },
 }
 
 /// Candidate cells one run-time index may choose among.
@@ -261,7 +262,7 @@ impl Lowerer<'_, '_> {
                 None => m.stride(base_ty, pos)?,
             };
             let e = self.index_operand(st, li, k, out)?;
-            cur = self.element(cur, e, stride, out)?;
+            cur = self.element(cur, e, stride, in_bounds, out)?;
             k += 1;
         }
         while k < m.nargs(li) {
@@ -293,7 +294,19 @@ impl Lowerer<'_, '_> {
                 }
             };
             cur = match (self.index_operand(st, li, k, out)?, cur) {
-                (Val::Int(i), cur) => Self::offset(cur, (i as u64).wrapping_mul(stride)),
+                (Val::Int(i), cur) => {
+                    // A known index past its array in an in-bounds chain:
+                    // undefined behaviour, as the generic translation bounds
+                    // the same index computed at run time.
+                    if let Some(n) = len.filter(|&n| in_bounds && (i < 0 || i as u64 >= n)) {
+                        let cause = Some(format!(
+                            "index {i} is past the {n} elements of the array (`{}`)",
+                            crate::diag::excerpt(&m.line(li).text)
+                        ));
+                        self.push(out, crate::ir::InstrKind::Unreachable { cause }, vec![])?;
+                    }
+                    Self::offset(cur, (i as u64).wrapping_mul(stride))
+                }
                 (ix, Cur::Static(p)) => {
                     let count = match len {
                         Some(n) => Some(n),
@@ -301,7 +314,10 @@ impl Lowerer<'_, '_> {
                     };
                     let how = match len {
                         Some(_) if in_bounds => Indexing::InType,
-                        _ => Indexing::Element { shift_by: 0 },
+                        _ => Indexing::Element {
+                            shift_by: 0,
+                            in_bounds,
+                        },
                     };
                     self.dynamic(p, how, count, stride, ix, out)?
                 }
@@ -421,7 +437,14 @@ impl Lowerer<'_, '_> {
 
     /// The `Element` operand of a pointer access chain: `e` elements of
     /// `stride` bytes past the pointer.
-    fn element(&mut self, cur: Cur, e: Val, stride: u64, out: &mut Vec<Instr>) -> R<Cur> {
+    fn element(
+        &mut self,
+        cur: Cur,
+        e: Val,
+        stride: u64,
+        in_bounds: bool,
+        out: &mut Vec<Instr>,
+    ) -> R<Cur> {
         match (e, cur) {
             (Val::Int(i), Cur::Static(p)) => {
                 Ok(Cur::Static(shift(p, (i as u64).wrapping_mul(stride))))
@@ -442,6 +465,7 @@ impl Lowerer<'_, '_> {
                     },
                     Indexing::Element {
                         shift_by: before as i64,
+                        in_bounds,
                     },
                     count,
                     stride,
@@ -527,7 +551,10 @@ impl Lowerer<'_, '_> {
     ) -> R<Cur> {
         let (shift_by, index_in_chain) = match how {
             Indexing::InType => (0, true),
-            Indexing::Element { shift_by } => (shift_by, false),
+            Indexing::Element {
+                shift_by,
+                in_bounds,
+            } => (shift_by, in_bounds),
         };
         let what: Rc<str> = Rc::from(format!("%{}", self.m.display(var_of(base.region))));
         if self.generic.is_some() {
@@ -540,10 +567,10 @@ impl Lowerer<'_, '_> {
                 self.local(out, &dst, BinOp::Add, &index, &Val::Int(shift_by))?
             };
             // An index computed from the ids alone is known to the concrete
-            // translation: within an array's type it is bounded there too
-            // (past the array is undefined behaviour, `index_in_chain`);
-            // as a pointer's element offset (`shift_by` set) it only moves
-            // the byte offset there, without a bound.
+            // translation, which checks it only in an in-bounds chain
+            // (`index_in_chain`: per array, and the result within its
+            // variable, `check_in_object`); elsewhere it moves the byte
+            // offset there, without a bound.
             let bounds = match count {
                 Some(n) if index_in_chain || !self.id_derived(&index) => {
                     vec![(index.clone(), n)]
