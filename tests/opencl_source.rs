@@ -153,6 +153,65 @@ fn divergence_and_assertions_are_undefined_behaviour() {
 }
 
 #[test]
+fn assumptions_rule_executions_out_and_preconditions_of_calls_are_checked() {
+    if !have_tools() {
+        return;
+    }
+    let launch = ["--local_size=4", "--num_groups=4"];
+    let run = |kernel: &str, property: &str| {
+        check(
+            property,
+            "assumptions.cl",
+            &[&["--kernel", kernel][..], &launch].concat(),
+        )
+    };
+    let out = run("strided", "races");
+    assert_eq!(verdict(&out), "PASS", "{out}");
+    assert!(!out.contains("Vacuous"), "{out}");
+    let out = run("strided_any", "races");
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("assumptions.cl:13:"), "{out}");
+    let out = run("assumed", "races");
+    assert_eq!(verdict(&out), "PASS", "{out}");
+    // A called function's precondition: undefined behaviour at the call.
+    let out = run("calls", "races");
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(
+        out.contains("a precondition of `store` fails at a call (`__requires`)"),
+        "{out}"
+    );
+    // No execution left: said so, on every engine that decides it.
+    for engine in ["auto", "symbolic"] {
+        let out = check(
+            "races",
+            "assumptions.cl",
+            &[&["--kernel", "vacuous", "--engine", engine][..], &launch].concat(),
+        );
+        assert!(
+            out.contains("Vacuous: no execution satisfies"),
+            "{engine}: {out}"
+        );
+    }
+    let out = run("no_overflow", "safety");
+    assert!(!out.contains("assertion fails"), "{out}");
+    assert!(!out.contains("Vacuous"), "{out}");
+    // GPUVerify's instrumentation predicates are refused by name.
+    let dir = std::env::temp_dir().join(format!("gpumc-opencl-read-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("read.cl");
+    std::fs::write(
+        &f,
+        "kernel void k(local int *a) {\n  __assert(!__read(a));\n}\n",
+    )
+    .unwrap();
+    let (code, out, _) = gpumc(&["check", &f.display().to_string(), "--block", "2"], &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("read.cl:2:"), "{out}");
+    assert!(out.contains("access predicate `__read`"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn errors_name_the_source_line_the_kernel_the_argument_or_the_package() {
     if !have_tools() {
         return;
@@ -214,15 +273,15 @@ fn errors_name_the_source_line_the_kernel_the_argument_or_the_package() {
     let (code, out, _) = gpumc(&["check", &format!("{D}/floats.cl")], &[]);
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("needs a work-group size"), "{out}");
-    // GPUVerify's preconditions are refused by name.
+    // A called function's `__global_requires` is refused, at its line.
     let pre = write(
         "pre.cl",
-        "kernel void k(int n) {\n  __requires(n == 4);\n}\n",
+        "void f(int n) {\n  __global_requires(n == 4);\n}\nkernel void k(int n) {\n  f(n);\n}\n",
     );
     let (code, out, _) = gpumc(&["check", &pre, "--block", "2"], &[]);
     assert_eq!(code, 2, "{out}");
     assert!(
-        out.contains("pre.cl:2:3:") && out.contains("preconditions"),
+        out.contains("pre.cl:2:") && out.contains("`__global_requires` in a called function (`f`)"),
         "{out}"
     );
     // A missing translator names its package.

@@ -8,7 +8,9 @@
 //! register loaded earlier, out of bounds for some values. The `*_ub`
 //! variants divide by loaded values (zero for some) and put `Unreachable`
 //! behind branches on them: undefined behaviour (docs/SEMANTICS.md), on
-//! which both engines must agree as on everything else.
+//! which both engines must agree as on everything else. The `*_assumed`
+//! variants put `Infeasible` behind such branches (assumptions on the
+//! values read: the executions that fail one do not exist).
 //!
 //! `GPUMC_GEN_TESTS=N` sets the number of tests per (arch, property)
 //! (default: 300, a few seconds in a debug build); `GPUMC_GEN_SEED` the
@@ -352,6 +354,8 @@ enum Mutate {
     Indexed,
     /// [`undefine_some`].
     Undefined,
+    /// [`assume_some`].
+    Assumed,
 }
 
 /// After about a third of the loads and RMWs of `p`, divides a constant
@@ -391,6 +395,44 @@ fn undefine_some(p: &mut Program, r: &mut Rng) {
                 out.push(new(InstrKind::Unreachable { cause: None }));
                 out.push(new(InstrKind::Label(skip)));
             }
+        }
+        t.instrs = out;
+    }
+}
+
+/// After about a quarter of the loads and RMWs of `p`, assumes that the
+/// value read is not one value (`Infeasible` when it is), and after some
+/// others reaches `Unreachable` the same way: executions ruled out, next
+/// to undefined behaviour.
+fn assume_some(p: &mut Program, r: &mut Rng) {
+    for t in &mut p.threads {
+        let mut out: Vec<Instr> = Vec::new();
+        for (k, ins) in std::mem::take(&mut t.instrs).into_iter().enumerate() {
+            let dst = match &ins.kind {
+                InstrKind::Load { dst, .. } => Some(dst.clone()),
+                InstrKind::Rmw { dst, .. } => dst.clone(),
+                _ => None,
+            };
+            let (pos, text) = (ins.pos, ins.text.clone());
+            out.push(ins);
+            let Some(d) = dst else { continue };
+            let new = |kind| Instr::new(kind, vec![], pos, text.clone());
+            let kind = if r.chance(25) {
+                InstrKind::Infeasible
+            } else if r.chance(10) {
+                InstrKind::Unreachable { cause: None }
+            } else {
+                continue;
+            };
+            let skip = format!("Askip{k}");
+            out.push(new(InstrKind::Branch {
+                op: CmpOp::Ne,
+                a: Operand::Reg(d),
+                b: Operand::Const(r.below(3) as i64),
+                target: skip.clone(),
+            }));
+            out.push(new(kind));
+            out.push(new(InstrKind::Label(skip)));
         }
         t.instrs = out;
     }
@@ -474,6 +516,8 @@ fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, mutate: Mutate, sym
     let mut r = Rng((seed ^ seed_salt).max(1));
     let (mut checked, mut skipped, mut mismatches, mut undefined) = (0, 0, 0, 0);
     let mut reduced = 0;
+    // Safety: tests in which no execution is left (every one assumed away).
+    let mut vacuous = 0;
     let mut disagree = Vec::new();
     for i in 0..n {
         let threads = 2 + r.below(2);
@@ -498,6 +542,7 @@ fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, mutate: Mutate, sym
             Mutate::None => {}
             Mutate::Indexed => index_some(&mut p, &mut r),
             Mutate::Undefined => undefine_some(&mut p, &mut r),
+            Mutate::Assumed => assume_some(&mut p, &mut r),
         }
         let opts = Options {
             bound: 1 + r.below(2) as u32,
@@ -541,6 +586,7 @@ fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, mutate: Mutate, sym
             (Ok(a), Ok(b)) => {
                 checked += 1;
                 undefined += usize::from(a.ub);
+                vacuous += usize::from(!a.ub && a.states.as_ref().is_some_and(|s| s.is_empty()));
                 if a != b {
                     disagree.push(format!(
                         "#{i} (bound {}): explicit {a:?}, symbolic {b:?}\n{src}{}",
@@ -564,6 +610,7 @@ fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, mutate: Mutate, sym
             Mutate::None => "",
             Mutate::Indexed => " indexed",
             Mutate::Undefined => " undefined",
+            Mutate::Assumed => " assumed",
         },
         if symmetric { " symmetric" } else { "" },
         disagree.len()
@@ -574,7 +621,14 @@ fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, mutate: Mutate, sym
     assert!(disagree.is_empty(), "{}", disagree.join("\n"));
     assert_eq!(mismatches, 0, "solver models rejected by the evaluator");
     assert!(checked > n / 2, "too many generated tests skipped");
-    if mutate != Mutate::None {
+    if mutate == Mutate::Assumed && !property_races {
+        // Assumptions rule out every execution of some tests, not all.
+        assert!(
+            vacuous > 0 && vacuous < checked,
+            "{vacuous} of {checked} without an execution"
+        );
+    }
+    if matches!(mutate, Mutate::Indexed | Mutate::Undefined) {
         // Undefined behaviour is exercised, and not everywhere.
         assert!(
             undefined > 0 && undefined < checked,
@@ -656,6 +710,26 @@ fn generated_vulkan_safety_ub() {
 #[test]
 fn generated_vulkan_races_ub() {
     run_with(Arch::Vulkan, true, 15, Mutate::Undefined);
+}
+
+#[test]
+fn generated_ptx_safety_assumed() {
+    run_with(Arch::Ptx, false, 16, Mutate::Assumed);
+}
+
+#[test]
+fn generated_vulkan_safety_assumed() {
+    run_with(Arch::Vulkan, false, 17, Mutate::Assumed);
+}
+
+#[test]
+fn generated_ptx_races_assumed() {
+    run_with(Arch::Ptx, true, 18, Mutate::Assumed);
+}
+
+#[test]
+fn generated_vulkan_races_assumed() {
+    run_with(Arch::Vulkan, true, 19, Mutate::Assumed);
 }
 
 /// A test whose threads may spin with RMWs that store back what they

@@ -11,10 +11,13 @@
  *    `memory_scope_device` (global) or `memory_scope_work_group` (local).
  * 2. GPUVerify's annotations (Betts et al., OOPSLA'12), so that kernels
  *    written for GPUVerify compile: loop invariants and postconditions
- *    are proof hints for GPUVerify and are dropped (gpumc explores every
- *    execution instead); `__assert(c)` is checked (a failing assertion
- *    fails the check, like undefined behaviour); preconditions
- *    (`__requires`, `__assume`) cannot be assumed and are refused by name.
+ *    are proof hints for GPUVerify and are not checked (gpumc explores
+ *    every execution instead; the report says so); `__assert(c)` is checked (a failing assertion
+ *    fails the check, like undefined behaviour); `__assume` and a
+ *    kernel's `__requires` are assumed, a called function's `__requires`
+ *    checked at the call; what GPUVerify computes from its own
+ *    instrumentation (`__read`, `__write`, `__same_group`, ...) is refused
+ *    by name.
  */
 #ifndef GPUMC_OPENCL_H
 #define GPUMC_OPENCL_H
@@ -89,23 +92,27 @@
 
 /* ---- 2. GPUVerify's annotations ------------------------------------ */
 
-/* Proof hints: dropped. */
-#define __invariant(x) ((void)0)
-#define __global_invariant(x) ((void)0)
+/* Proof hints: loop invariants, barrier invariants and postconditions
+ * are not checked (gpumc explores the executions instead of proving
+ * them); the report says so (a call of this bodiless function marks
+ * them). Houdini's candidates are guesses, dropped silently. */
+void __gpumc_unchecked(void);
+#define __invariant(x) __gpumc_unchecked()
+#define __global_invariant(x) __gpumc_unchecked()
 #define __candidate_invariant(x) ((void)0)
 #define __candidate_global_invariant(x) ((void)0)
-#define __function_wide_invariant(x) ((void)0)
+#define __function_wide_invariant(x) __gpumc_unchecked()
 #define __function_wide_candidate_invariant(x) ((void)0)
-#define __ensures(x) ((void)0)
-#define __global_ensures(x) ((void)0)
-#define __barrier_invariant_1(...) ((void)0)
-#define __barrier_invariant_2(...) ((void)0)
-#define __barrier_invariant_3(...) ((void)0)
-#define __barrier_invariant_4(...) ((void)0)
-#define __barrier_invariant_binary_1(...) ((void)0)
-#define __barrier_invariant_binary_2(...) ((void)0)
-#define __barrier_invariant_binary_3(...) ((void)0)
-#define __barrier_invariant_binary_4(...) ((void)0)
+#define __ensures(x) __gpumc_unchecked()
+#define __global_ensures(x) __gpumc_unchecked()
+#define __barrier_invariant_1(...) __gpumc_unchecked()
+#define __barrier_invariant_2(...) __gpumc_unchecked()
+#define __barrier_invariant_3(...) __gpumc_unchecked()
+#define __barrier_invariant_4(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_1(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_2(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_3(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_4(...) __gpumc_unchecked()
 
 /* Assertions: checked. A call of this bodiless function is an assertion
  * failure for gpumc's SPIR-V front-end. */
@@ -114,11 +121,98 @@ void __gpumc_assertion_fails(void);
 #define __global_assert(x) __assert(x)
 #define __implies(a, b) (!(a) || (b))
 
-/* Preconditions: refused. */
-void __gpumc_precondition(void) __attribute__((unavailable(
-    "GPUVerify's preconditions (__requires, __assume) are not supported: gpumc checks every input")));
-#define __requires(x) __gpumc_precondition()
-#define __global_requires(x) __gpumc_precondition()
-#define __assume(x) __gpumc_precondition()
+/* Assumptions and preconditions. `__assume(c)`: an execution in which c
+ * is 0 there is not an execution of the program. `__requires(c)`: the
+ * kernel's own preconditions are assumed (nobody calls the kernel but the
+ * launch); a called function's are checked at each call (undefined
+ * behaviour when they fail), as GPUVerify checks a procedure's
+ * preconditions at its call sites. The SPIR-V front-end tells them apart. */
+void __gpumc_assume(int);
+void __gpumc_requires(int);
+void __gpumc_global_requires(int);
+#define __assume(x) __gpumc_assume((x) ? 1 : 0)
+#define __requires(x) __gpumc_requires((x) ? 1 : 0)
+/* On the kernel, as `__requires`; in a called function GPUVerify makes it
+ * hold for threads that do not call the function too, which gpumc refuses. */
+#define __global_requires(x) __gpumc_global_requires((x) ? 1 : 0)
+/* A thread that runs the code is enabled: gpumc runs real control flow,
+ * not GPUVerify's predicated form. */
+#define __enabled() 1
+
+/* Additions assumed not to overflow (GPUVerify's `__add_noovfl_*`): the
+ * sum, in executions where it does not overflow. `__add_noovfl(a, b, ...)`
+ * of unsigned ints: whether their sum does not overflow. */
+#define __add_noovfl_unsigned_int(a, b) ({ \
+    unsigned int __gpumc_a = (a), __gpumc_b = (b); \
+    __assume(__gpumc_a + __gpumc_b >= __gpumc_a); \
+    __gpumc_a + __gpumc_b; })
+#define __add_noovfl_int(a, b) ({ \
+    int __gpumc_a = (a), __gpumc_b = (b); \
+    __assume(__gpumc_b >= 0 ? __gpumc_a <= INT_MAX - __gpumc_b \
+                            : __gpumc_a >= INT_MIN - __gpumc_b); \
+    __gpumc_a + __gpumc_b; })
+#define __GPUMC_SUM2(a, b) ((ulong)(uint)(a) + (ulong)(uint)(b))
+#define __GPUMC_SUM3(a, b, c) (__GPUMC_SUM2(a, b) + (ulong)(uint)(c))
+#define __GPUMC_SUM4(a, b, c, d) (__GPUMC_SUM3(a, b, c) + (ulong)(uint)(d))
+#define __GPUMC_SUM_N(_1, _2, _3, _4, NAME, ...) NAME
+#define __add_noovfl(...) \
+    (__GPUMC_SUM_N(__VA_ARGS__, __GPUMC_SUM4, __GPUMC_SUM3, __GPUMC_SUM2, )(__VA_ARGS__) <= UINT_MAX)
+
+/* What GPUVerify computes from its own instrumentation (which accesses a
+ * thread made, pointer bases and offsets, the other thread of its
+ * two-thread abstraction) or supplies by axioms (uninterpreted functions):
+ * refused by name, at the kernel's line. */
+#define __GPUMC_REFUSED(what) __attribute__((unavailable( \
+    "GPUVerify's " what " is not supported by gpumc")))
+int __gpumc_read(void) __GPUMC_REFUSED("access predicate `__read`");
+int __gpumc_write(void) __GPUMC_REFUSED("access predicate `__write`");
+int __gpumc_no_read(void) __GPUMC_REFUSED("access predicate `__no_read`");
+int __gpumc_no_write(void) __GPUMC_REFUSED("access predicate `__no_write`");
+int __gpumc_read_offset(void) __GPUMC_REFUSED("access offset `__read_offset_bytes`");
+int __gpumc_write_offset(void) __GPUMC_REFUSED("access offset `__write_offset_bytes`");
+int __gpumc_read_implies(void) __GPUMC_REFUSED("access predicate `__read_implies`");
+int __gpumc_write_implies(void) __GPUMC_REFUSED("access predicate `__write_implies`");
+int __gpumc_ptr_offset(void) __GPUMC_REFUSED("pointer offset `__ptr_offset_bytes`");
+int __gpumc_ptr_base(void) __GPUMC_REFUSED("pointer base `__ptr_base`");
+int __gpumc_read_permission(void) __GPUMC_REFUSED("`__read_permission`");
+int __gpumc_write_permission(void) __GPUMC_REFUSED("`__write_permission`");
+int __gpumc_writes_to(void) __GPUMC_REFUSED("`__writes_to`");
+int __gpumc_array_snapshot(void) __GPUMC_REFUSED("`__array_snapshot`");
+int __gpumc_fresh_array(void) __GPUMC_REFUSED("`__requires_fresh_array`");
+int __gpumc_same_group(void) __GPUMC_REFUSED("two-thread predicate `__same_group`");
+int __gpumc_other(void) __GPUMC_REFUSED("two-thread function `__other_*`");
+int __gpumc_uniform(void) __GPUMC_REFUSED("two-thread predicate `__uniform_*`");
+int __gpumc_distinct(void) __GPUMC_REFUSED("two-thread predicate `__distinct_*`");
+int __gpumc_all(void) __GPUMC_REFUSED("two-thread predicate `__all`");
+int __gpumc_exclusive(void) __GPUMC_REFUSED("two-thread predicate `__exclusive`");
+int __gpumc_at_most_one(void) __GPUMC_REFUSED("two-thread predicate `__at_most_one`");
+#define __read(p) __gpumc_read()
+#define __write(p) __gpumc_write()
+#define __no_read(p) __gpumc_no_read()
+#define __no_write(p) __gpumc_no_write()
+#define __read_offset_bytes(p) __gpumc_read_offset()
+#define __write_offset_bytes(p) __gpumc_write_offset()
+#define __read_implies(p, e) __gpumc_read_implies()
+#define __write_implies(p, e) __gpumc_write_implies()
+#define __ptr_offset_bytes(p) __gpumc_ptr_offset()
+#define __ptr_base(p) __gpumc_ptr_base()
+#define __read_permission(p) __gpumc_read_permission()
+#define __write_permission(p) __gpumc_write_permission()
+#define __writes_to(p) __gpumc_writes_to()
+#define __array_snapshot(a, b) __gpumc_array_snapshot()
+#define __requires_fresh_array(p) __gpumc_fresh_array()
+#define __same_group __gpumc_same_group()
+#define __other_int(x) __gpumc_other()
+#define __other_bool(x) __gpumc_other()
+#define __uniform_int(x) __gpumc_uniform()
+#define __uniform_bool(x) __gpumc_uniform()
+#define __distinct_int(x) __gpumc_distinct()
+#define __all(x) __gpumc_all()
+#define __exclusive(x) __gpumc_exclusive()
+#define __at_most_one(x) __gpumc_at_most_one()
+#define DECLARE_UF_UNARY(name, t1, tr) tr name(t1) __GPUMC_REFUSED( \
+    "uninterpreted function (`DECLARE_UF_UNARY`, defined by axioms)")
+#define DECLARE_UF_BINARY(name, t1, t2, tr) tr name(t1, t2) __GPUMC_REFUSED( \
+    "uninterpreted function (`DECLARE_UF_BINARY`, defined by axioms)")
 
 #endif

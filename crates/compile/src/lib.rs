@@ -666,7 +666,10 @@ impl ThreadCx<'_> {
                     format!("compiling the control barrier `{}`", ins.text),
                 ))
             }
-            InstrKind::Havoc { .. } | InstrKind::Input { .. } | InstrKind::Unreachable { .. } => {
+            InstrKind::Havoc { .. }
+            | InstrKind::Input { .. }
+            | InstrKind::Unreachable { .. }
+            | InstrKind::Infeasible => {
                 return Err(Error::unsupported(
                     ins.pos,
                     format!(

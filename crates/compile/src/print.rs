@@ -294,7 +294,10 @@ pub fn instr_text(p: &Program, i: &Instr) -> Result<String> {
             ));
         }
         InstrKind::Goto(l) => return Ok(format!("goto {}", label(i, l)?)),
-        InstrKind::Havoc { .. } | InstrKind::Input { .. } | InstrKind::Unreachable { .. } => {
+        InstrKind::Havoc { .. }
+        | InstrKind::Input { .. }
+        | InstrKind::Unreachable { .. }
+        | InstrKind::Infeasible => {
             return Err(err_at(
                 i,
                 format!(

@@ -132,6 +132,7 @@ fn instr(p: &Program, i: &Instr) -> String {
         InstrKind::Havoc { dst, ty } => format!("Havoc {dst} {ty:?}"),
         InstrKind::Input { dst, input } => format!("Input {dst} = input {input}"),
         InstrKind::Unreachable { .. } => "Unreachable".into(),
+        InstrKind::Infeasible => "Infeasible".into(),
         InstrKind::Branch { op, a, b, target } => format!(
             "Branch {} {} {} -> {target}",
             operand(a),

@@ -278,6 +278,11 @@ pub struct FileReport {
     /// on and were not computed (`engine::slice`), in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub values_note: Option<String>,
+    /// The program's assumptions (`Infeasible`: GPUVerify's `__assume`, a
+    /// kernel's `__requires`) leave no execution: every property holds
+    /// vacuously. In words; `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vacuous: Option<String>,
     /// What the front-end assumed where the program leaves something open
     /// (a PTX kernel's calls to functions without a body), one sentence
     /// each.
@@ -378,6 +383,7 @@ impl FileReport {
             races_complete: None,
             races_note: None,
             values_note: None,
+            vacuous: None,
             assumptions: vec![],
             liveness: None,
             message: None,
@@ -1157,8 +1163,43 @@ fn run_engine(
             }
         }
     }
+    let passed = report.verdict == Verdict::Pass.to_string() || report.verdict == NO_CONDITION;
+    if passed && vacuous(program, model, &opts, symbolic)? {
+        report.vacuous = Some(VACUOUS.into());
+    }
     report.engine = Some(engine);
     Ok(())
+}
+
+/// The report's words when assumptions leave no execution.
+pub const VACUOUS: &str = "no execution satisfies the program's assumptions (`__assume`, the kernel's `__requires`): every property holds vacuously";
+
+/// Whether the program has assumptions (`Infeasible`) and no execution
+/// satisfies them: no final state, no execution cut by the bound, no
+/// undefined behaviour. A safety check with one state at most answers.
+fn vacuous(
+    program: &Program,
+    model: &crate::cat::Model,
+    opts: &crate::engine::Options,
+    symbolic: bool,
+) -> Result<bool> {
+    let assumes = (program.threads.iter().flat_map(|t| &t.instrs))
+        .any(|i| matches!(i.kind, crate::ir::InstrKind::Infeasible));
+    if !assumes {
+        return Ok(false);
+    }
+    let opts = crate::engine::Options {
+        max_states: Some(1),
+        graph: None,
+        ignore_filter: true,
+        ..opts.clone()
+    };
+    let r = if symbolic {
+        crate::engine::symbolic::check_safety(program, model, &opts)
+    } else {
+        safety::check(program, model, &opts)
+    }?;
+    Ok(r.states.is_empty() && r.note.is_none() && !r.bound_hit && r.states_incomplete.is_none())
 }
 
 /// The verdict of a safety check of a test without a condition.

@@ -180,6 +180,9 @@ pub fn check(
     let mut notes: Vec<String> = Vec::new();
     report.assumptions = program.assumptions.clone();
     report.assumptions.extend(out.assumptions.iter().cloned());
+    if out.vacuous {
+        report.vacuous = Some(crate::driver::VACUOUS.into());
+    }
     report.engine = Some(Engine::Parametric);
     report.bound_hit = out.bound_hit;
     report.executions = None;

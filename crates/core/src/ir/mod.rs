@@ -407,6 +407,11 @@ pub enum InstrKind {
     /// front-end found undefined there, for the report (`atom.inc.u32 at
     /// 19:2 accesses 4 bytes of x, which has 1 byte`).
     Unreachable { cause: Option<String> },
+    /// No execution reaches this instruction: one that would is not an
+    /// execution of the program at all (an assumption that fails:
+    /// GPUVerify's `__assume`, a kernel's `__requires`). Front-ends place
+    /// it behind a branch on the assumed condition.
+    Infeasible,
 }
 
 impl InstrKind {

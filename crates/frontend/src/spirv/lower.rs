@@ -283,6 +283,30 @@ pub(super) const OPENCL_EXACT: &[(&str, &str)] = &[
 /// The function our OpenCL header calls where a GPUVerify `__assert`
 /// fails (`examples/opencl/gpumc_opencl.h`).
 pub(super) const ASSERTION_FAILS: &str = "__gpumc_assertion_fails";
+/// Our OpenCL header's `__assume(c)`: executions in which `c` is 0 there
+/// are not executions of the program.
+pub(super) const ASSUME: &str = "__gpumc_assume";
+/// Our OpenCL header's `__requires(c)` (and `__global_requires`): a
+/// precondition. The kernel's own is assumed (its caller, the launch, is
+/// not checked); a called function's is checked at the call, as
+/// GPUVerify checks a procedure's preconditions at its call sites.
+pub(super) const REQUIRES: &str = "__gpumc_requires";
+/// Our header's `__global_requires(c)`: the kernel's is assumed; in a
+/// called function GPUVerify makes it hold for the threads that do not
+/// call the function too, which has no meaning in an execution: refused.
+pub(super) const GLOBAL_REQUIRES: &str = "__gpumc_global_requires";
+/// Our header's mark of a proof hint gpumc does not check (a loop
+/// invariant, a postcondition): the call does nothing; the report says
+/// such hints are not checked.
+pub(super) const UNCHECKED: &str = "__gpumc_unchecked";
+/// The bodiless functions our header calls for GPUVerify's annotations.
+pub(super) const ANNOTATIONS: [&str; 5] = [
+    ASSERTION_FAILS,
+    ASSUME,
+    REQUIRES,
+    GLOBAL_REQUIRES,
+    UNCHECKED,
+];
 
 /// Built-in values for an invocation (as scalars or 3-vectors).
 pub(super) fn builtin_value(name: &str, inv: &Invocation, m: &Module) -> Option<Val> {
@@ -960,6 +984,62 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         self.push(out, InstrKind::Goto(label(k)), vec![])
     }
 
+    /// A call of our header's `__gpumc_assume(c)` or `__gpumc_requires(c)`:
+    /// when `c` is 0, the execution does not exist (an assumption, or the
+    /// kernel's own precondition) or is undefined behaviour (a called
+    /// function's precondition, checked at the call).
+    fn assumption(
+        &mut self,
+        st: &mut State,
+        li: usize,
+        resume: usize,
+        what: &str,
+        out: &mut Vec<Instr>,
+    ) -> R<()> {
+        let cond = self.arg(st, li, 2)?;
+        let cond = self.opnd(&cond)?;
+        let m = self.m;
+        let name = |fi: usize| {
+            (m.func_of.iter())
+                .find(|&(_, &i)| i == fi)
+                .map_or("?", |(&id, _)| m.linkage_name(id))
+        };
+        let caller = name(st.top().func);
+        // The call is made from the kernel itself: from the entry point,
+        // or from the function of the kernel's name (llvm-spirv makes the
+        // entry point a wrapper that calls it; C names are unique).
+        let entry_name = match m.line(m.entry.1).args.get(2).map(|t| &t.kind) {
+            Some(super::lex::Kind::Str(s)) => s.as_str(),
+            _ => "",
+        };
+        let kernel = st.frames.len() == 1 || caller == entry_name;
+        if what == GLOBAL_REQUIRES && !kernel {
+            return Err(Error::unsupported(
+                self.pos(),
+                format!("GPUVerify's `__global_requires` in a called function (`{caller}`): a precondition on threads that do not call it"),
+            )
+            .into());
+        }
+        st.top_mut().idx = resume;
+        self.edges += 1;
+        let holds = format!("E{}", self.edges);
+        let branch = InstrKind::Branch {
+            op: CmpOp::Ne,
+            a: cond,
+            b: Operand::Const(0),
+            target: holds.clone(),
+        };
+        self.push(out, branch, vec![])?;
+        let fails = if what == ASSUME || kernel {
+            InstrKind::Infeasible
+        } else {
+            let cause = format!("a precondition of `{caller}` fails at a call (`__requires`)");
+            InstrKind::Unreachable { cause: Some(cause) }
+        };
+        self.push(out, fails, vec![])?;
+        self.push(out, InstrKind::Label(holds), vec![])
+    }
+
     /// Runs the top frame from its position to the block's terminator.
     fn run_block(&mut self, mut st: State, out: &mut Vec<Instr>) -> R<Cont> {
         'frames: loop {
@@ -1027,6 +1107,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 st.top_mut().idx = resume;
                 let cause = Some("assertion fails (`__assert`)".to_string());
                 return self.push(out, InstrKind::Unreachable { cause }, vec![]);
+            }
+            if [ASSUME, REQUIRES, GLOBAL_REQUIRES].contains(&name) {
+                return self.assumption(st, li, resume, name, out);
             }
             // A function without a body (declared, never defined, as
             // GPUVerify's `nondet()` idiom): its result is free and it is

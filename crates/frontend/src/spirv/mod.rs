@@ -124,7 +124,7 @@ fn bodiless_note(m: &Module) -> Option<String> {
             .get(&f)
             .is_some_and(|&fi| m.functions[fi].blocks.is_empty());
         let name = m.linkage_name(f);
-        if bodiless && name != lower::ASSERTION_FAILS && !names.contains(&name) {
+        if bodiless && !lower::ANNOTATIONS.contains(&name) && !names.contains(&name) {
             names.push(name);
         }
     }
@@ -152,6 +152,18 @@ fn bodiless_note(m: &Module) -> Option<String> {
     ))
 }
 
+/// Proof hints of GPUVerify's annotations the module carries (our
+/// header's calls of `__gpumc_unchecked`), which gpumc does not check.
+fn unchecked_note(m: &Module) -> Option<String> {
+    let marked = (m.lines.iter().filter(|l| l.opcode == "OpFunctionCall")).any(|l| {
+        matches!(l.args.get(1).map(|t| &t.kind), Some(lex::Kind::Id(s))
+            if m.lookup(s).is_some_and(|f| m.linkage_name(f) == lower::UNCHECKED))
+    });
+    marked.then(|| {
+        "GPUVerify's loop invariants, barrier invariants and postconditions (`__invariant`, `__ensures`, …) are not checked: gpumc explores the executions within its loop bound instead".to_string()
+    })
+}
+
 /// SPIR-V compiled from OpenCL C (`OpMemoryModel … OpenCL`) is checked
 /// under our `opencl` model unless the user names another.
 fn opencl_model(m: &Module) -> Option<String> {
@@ -163,6 +175,7 @@ fn assumptions(m: &Module) -> Vec<String> {
     free_values_note(m)
         .into_iter()
         .chain(bodiless_note(m))
+        .chain(unchecked_note(m))
         .collect()
 }
 
@@ -1159,6 +1172,7 @@ pub fn render(p: &Program) -> String {
                     p.inputs.get(*input).map_or("?", |i| i.name.as_str())
                 ),
                 InstrKind::Unreachable { .. } => "unreachable".to_string(),
+                InstrKind::Infeasible => "infeasible".to_string(),
             };
             let _ = write!(s, "    {body}");
             if !i.tags.is_empty() {

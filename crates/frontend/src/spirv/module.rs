@@ -487,6 +487,9 @@ pub(super) struct Module {
     /// `OpMemoryModel … OpenCL`: compiled from OpenCL C (the `opencl`
     /// model is its default).
     pub opencl: bool,
+    /// `OpMemoryModel Physical64 …`: 64-bit addresses (byte offsets are
+    /// not taken modulo 2^32).
+    pub physical64: bool,
     pub ext_imports: HashMap<Id, String>,
     pub reflection: Vec<Reflection>,
     pub settings: Settings,
@@ -528,6 +531,7 @@ impl Module {
             entry: (0, 0),
             globals: Vec::new(),
             opencl: false,
+            physical64: false,
             ext_imports: HashMap::new(),
             reflection: Vec::new(),
             settings: Settings {
@@ -713,6 +717,10 @@ impl Module {
                 self.opencl = matches!(
                     self.lines[li].args.get(1).map(|t| &t.kind),
                     Some(Kind::Word(w)) if w == "OpenCL"
+                );
+                self.physical64 = matches!(
+                    self.lines[li].args.first().map(|t| &t.kind),
+                    Some(Kind::Word(w)) if w == "Physical64"
                 );
             }
             if IGNORED.contains(&op) {

@@ -300,6 +300,8 @@ pub(crate) fn check_kind(ins: &Instr) -> Result<()> {
     match &ins.kind {
         InstrKind::Havoc { .. } | InstrKind::Input { .. } => Err(refuse(ins, "a free value")),
         InstrKind::Unreachable { .. } => Err(refuse(ins, "`OpUnreachable`")),
+        // Hardware cannot discard the executions an assumption excludes.
+        InstrKind::Infeasible => Err(refuse(ins, "an assumption")),
         _ => Ok(()),
     }
 }

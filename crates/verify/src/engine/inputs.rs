@@ -257,7 +257,8 @@ fn comparison_classes(p: &Program, regs: &[(usize, &str)], ty: ValueType) -> Opt
                 InstrKind::Fence
                 | InstrKind::Label(_)
                 | InstrKind::Goto(_)
-                | InstrKind::Unreachable { .. } => (vec![], None),
+                | InstrKind::Unreachable { .. }
+                | InstrKind::Infeasible => (vec![], None),
             };
             // The index of a run-time address is a use too: its cells are
             // not told apart by the comparison classes.

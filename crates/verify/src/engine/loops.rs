@@ -117,7 +117,7 @@ fn reaching(
                 preds[i + 1].push(i);
             }
             InstrKind::Goto(target) => preds[labels[target]].push(i),
-            InstrKind::Unreachable { .. } => {}
+            InstrKind::Unreachable { .. } | InstrKind::Infeasible => {}
             _ => preds[i + 1].push(i),
         }
     }
@@ -181,7 +181,8 @@ pub fn uses_defs(k: &InstrKind) -> (Vec<String>, Option<String>) {
         InstrKind::Fence
         | InstrKind::Label(_)
         | InstrKind::Goto(_)
-        | InstrKind::Unreachable { .. } => None,
+        | InstrKind::Unreachable { .. }
+        | InstrKind::Infeasible => None,
     };
     (uses, def)
 }
@@ -214,7 +215,7 @@ fn liveness(p: &Program, th: usize, labels: &HashMap<String, usize>) -> Vec<BTre
         match &t.instrs[i].kind {
             InstrKind::Goto(l) => vec![tgt(l)],
             InstrKind::Branch { target, .. } => vec![i + 1, tgt(target)],
-            InstrKind::Unreachable { .. } => vec![],
+            InstrKind::Unreachable { .. } | InstrKind::Infeasible => vec![],
             _ => vec![i + 1],
         }
     };

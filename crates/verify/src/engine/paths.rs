@@ -598,6 +598,8 @@ fn explore(
                     s.regs.insert(dst.clone(), v);
                     s.taint.insert(dst.clone(), vec![]);
                 }
+                // A failed assumption: no execution takes this path.
+                InstrKind::Infeasible => break,
                 InstrKind::Unreachable { .. } => {
                     s.ub = Some(Ub::Unreachable { instr: i });
                     out.push(s.finish(PathEnd::Done));

@@ -83,6 +83,9 @@ pub fn text(r: &FileReport) -> String {
     for a in &r.assumptions {
         let _ = writeln!(s, "  assumed: {a}");
     }
+    if let Some(v) = &r.vacuous {
+        let _ = writeln!(s, "  Vacuous: {v}");
+    }
     // Why a verdict is UNKNOWN (the bound, a resource limit, liveness
     // with loops that write).
     if let (true, Some(m)) = (r.verdict == "UNKNOWN", &r.message) {

@@ -186,9 +186,14 @@ impl Lowerer<'_, '_> {
                 let at = base.wrapping_add(rel) as i64;
                 let sum = self.local(out, &t2, BinOp::Add, &scaled, &Val::Int(at))?;
                 // Byte offsets are taken modulo 2^32, as in the concrete
-                // translation.
-                let t3 = self.fresh_tmp();
-                let off = self.local(out, &t3, BinOp::And, &sum, &Val::Int(ADDR_MASK as i64))?;
+                // translation, unless addresses have 64 bits (OpenCL's
+                // Physical64: a buffer may be larger than 4 GiB).
+                let off = if self.m.physical64 {
+                    sum
+                } else {
+                    let t3 = self.fresh_tmp();
+                    self.local(out, &t3, BinOp::And, &sum, &Val::Int(ADDR_MASK as i64))?
+                };
                 let bounds = d
                     .bounds
                     .iter()

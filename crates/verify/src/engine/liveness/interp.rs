@@ -160,6 +160,12 @@ impl Code {
                         "undefined values and unreachable code in liveness checks",
                     ))
                 }
+                InstrKind::Infeasible => {
+                    return Err(Error::unsupported(
+                        ins.pos,
+                        "assumptions (`__assume`, `__requires`) in liveness checks",
+                    ))
+                }
                 // `liveness::check` fixes the inputs (one valuation at a
                 // time) before compiling.
                 InstrKind::Input { dst, input } => match p.inputs.get(*input).and_then(|i| i.value)

@@ -32,7 +32,7 @@ use crate::engine::loops::Cfg;
 use crate::engine::races::RacePair;
 use crate::engine::symbolic::bv::{self, Bv};
 use crate::engine::symbolic::guarded::dag;
-use crate::engine::symbolic::sat::{Lit, Sat, FALSE};
+use crate::engine::symbolic::sat::{Lit, Sat, FALSE, TRUE};
 use crate::frontend::generic::{BufKind, Contents, GenericParts};
 use crate::ir::{Instr, InstrKind, Location, Operand, Placement, Program};
 use std::collections::{BTreeMap, HashMap};
@@ -54,6 +54,9 @@ pub struct Outcome {
     pub divergence: Option<String>,
     /// What the answer assumes, in words.
     pub assumptions: Vec<String>,
+    /// The program's assumptions (`Infeasible`) leave no thread a way to
+    /// run: no end, cut or undefined behaviour is reachable.
+    pub vacuous: bool,
     /// Why a race is only possible, in words.
     pub unconfirmed_why: Vec<String>,
 }
@@ -211,7 +214,14 @@ pub fn check(
             sat.clause(&[-same_off, same_val]);
         }
     }
-    tickets(&mut sat, program, &runs, &zero, (&parts.grid, &parts.block))?;
+    let kinds: Vec<BufKind> = regions.iter().map(|b| b.kind).collect();
+    tickets(
+        &mut sat,
+        program,
+        &runs,
+        (&zero, &kinds, same_block),
+        (&parts.grid, &parts.block),
+    )?;
     let mut out = Outcome {
         complete: true,
         ..Outcome::default()
@@ -265,6 +275,16 @@ pub fn check(
     }
     let cut = sat.or(&runs[0].cut);
     out.bound_hit = solve(&mut sat, &[cut])?;
+    if (program.threads.iter().flat_map(|t| &t.instrs))
+        .any(|i| matches!(i.kind, InstrKind::Infeasible))
+    {
+        let ways: Vec<Lit> = (runs[0].ends.iter().map(|e| e.0))
+            .chain(runs[0].cut.iter().copied())
+            .chain(runs[0].ub.iter().map(|u| u.guard))
+            .collect();
+        let any = sat.or(&ways);
+        out.vacuous = !solve(&mut sat, &[any])?;
+    }
     // Barrier divergence: two threads of one block end having passed
     // different numbers of block barriers.
     'div: for (g0, b0) in &runs[0].ends {
@@ -321,11 +341,14 @@ pub fn check(
 /// a cut makes the answer `UNKNOWN` or a list of races marked incomplete,
 /// so the constraint never makes a claim it cannot back). Scatters
 /// through `pos = atomicAdd(&count, 1)` need this to be race-free.
+/// A counter in shared memory is one per block: the two copies' additions
+/// are distinct only when the copies share a block; in a thread's own
+/// memory, only one copy's additions are.
 fn tickets(
     sat: &mut Sat,
     program: &Program,
     runs: &[Run; 2],
-    zero: &[bool],
+    (zero, kinds, same_block): (&[bool], &[BufKind], Lit),
     (grid, block): (&[u32; 3], &[u32; 3]),
 ) -> Result<()> {
     let t = &program.threads[0];
@@ -359,9 +382,14 @@ fn tickets(
         .into_iter()
         .filter_map(|(r, e)| {
             let (m, w) = e?;
-            // Additions per thread: its unrolling's.
+            // Additions per thread: its unrolling's; the threads that
+            // share the counter: a block's for shared memory.
             let n = runs[0].rmws.iter().filter(|x| x.region == r).count() as u128;
-            let total = threads.saturating_mul(n).saturating_mul(m);
+            let sharing = match kinds[r] {
+                BufKind::Shared => crate::frontend::ptx::launch::thread_count([1, 1, 1], *block),
+                _ => threads,
+            };
+            let total = sharing.saturating_mul(n).saturating_mul(m);
             (total < (1u128 << (w - 1))).then_some((r, total))
         })
         .collect();
@@ -373,20 +401,33 @@ fn tickets(
             sat.clause(&[-r.guard, below]);
         }
     }
-    let all: Vec<&thread::Rmw> = runs
-        .iter()
-        .flat_map(|r| &r.rmws)
-        .filter(|r| eligible.contains(&r.region))
+    // (copy, addition)
+    let all: Vec<(usize, &thread::Rmw)> = (runs.iter().enumerate())
+        .flat_map(|(c, r)| r.rmws.iter().map(move |x| (c, x)))
+        .filter(|(_, r)| eligible.contains(&r.region))
         .collect();
-    for (a, x) in all.iter().enumerate() {
-        for y in &all[a + 1..] {
+    for (a, &(cx, x)) in all.iter().enumerate() {
+        for &(cy, y) in &all[a + 1..] {
             if x.region != y.region {
+                continue;
+            }
+            // Whether the two additions can reach one counter.
+            let one_counter = if cx == cy {
+                TRUE
+            } else {
+                match kinds[x.region] {
+                    BufKind::Global | BufKind::Const => TRUE,
+                    BufKind::Shared => same_block,
+                    BufKind::Private | BufKind::Param | BufKind::LocalMemory => FALSE,
+                }
+            };
+            if one_counter == FALSE {
                 continue;
             }
             crate::guard::check()?;
             let same = bv::eq(sat, &x.offset, &y.offset);
             let equal = bv::eq(sat, &x.old, &y.old);
-            sat.clause(&[-x.guard, -y.guard, -same, -equal]);
+            sat.clause(&[-x.guard, -y.guard, -same, -equal, -one_counter]);
         }
     }
     Ok(())

@@ -292,6 +292,8 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                     .unwrap_or_else(|| env.inputs[*input].clone());
                 set(&mut st, dst, v, false);
             }
+            // A failed assumption: no execution has this copy here.
+            (InstrKind::Infeasible, _) => sat.clause(&[-guard]),
             (InstrKind::Unreachable { cause }, _) => {
                 out.ub.push(Ub {
                     guard,

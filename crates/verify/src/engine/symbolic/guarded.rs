@@ -225,7 +225,7 @@ pub(crate) fn dag(p: &Program, th: usize, cfg: &Cfg, bound: u32) -> Result<Dag> 
             continue;
         }
         let (nx, tk) = match &t.instrs[pc].kind {
-            InstrKind::Unreachable { .. } => (None, None),
+            InstrKind::Unreachable { .. } | InstrKind::Infeasible => (None, None),
             InstrKind::Goto(l) => (None, Some(b.jump(pc, &counters, cfg.labels[l])?)),
             InstrKind::Branch { target, .. } => {
                 let tk = b.jump(pc, &counters, cfg.labels[target])?;
@@ -680,6 +680,11 @@ fn unroll_thread(
         match &ins.kind {
             InstrKind::Label(_) => {}
             InstrKind::Goto(_) => out_guard = FALSE,
+            // An execution that gets here does not exist.
+            InstrKind::Infeasible => {
+                sat.clause(&[-g]);
+                out_guard = FALSE;
+            }
             InstrKind::Unreachable { .. } => {
                 ub.push(g);
                 finals.push((g, st.clone()));

@@ -127,7 +127,8 @@ fn straight_line(t: &crate::ir::Thread) -> bool {
         | InstrKind::Barrier { .. }
         | InstrKind::Havoc { .. }
         | InstrKind::Input { .. }
-        | InstrKind::Unreachable { .. } => false,
+        | InstrKind::Unreachable { .. }
+        | InstrKind::Infeasible => false,
         InstrKind::Rmw { op, .. } => !matches!(op, RmwOp::Cas { .. }),
         InstrKind::Local { op, .. } => !matches!(op, BinOp::Div | BinOp::Rem),
         _ => true,
