@@ -212,6 +212,70 @@ fn assumptions_rule_executions_out_and_preconditions_of_calls_are_checked() {
 }
 
 #[test]
+fn two_dimensional_launches_number_work_items_x_first() {
+    if !have_tools() {
+        return;
+    }
+    // A million work-items in 64 × 64 work-groups of 16 × 16.
+    let big = ["--local_size=16,16", "--num_groups=64,64"];
+    let out = check(
+        "races",
+        "transpose.cl",
+        &[&["--kernel", "transpose"][..], &big].concat(),
+    );
+    assert_eq!(verdict(&out), "PASS", "{out}");
+    let out = check(
+        "races",
+        "transpose.cl",
+        &[&["--kernel", "transpose_no_barrier"][..], &big].concat(),
+    );
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("transpose.cl:24:"), "{out}");
+    assert!(out.contains("transpose.cl:25:"), "{out}");
+    // The two-thread engine's coordinates agree with the concrete ones.
+    for kernel in ["transpose", "transpose_no_barrier"] {
+        let verdicts: Vec<String> = ["parametric", "symbolic"]
+            .iter()
+            .map(|engine| {
+                let args = [
+                    "--kernel",
+                    kernel,
+                    "--engine",
+                    engine,
+                    "--local_size=2,2",
+                    "--num_groups=2,2",
+                    "--param",
+                    "in=zeros:1024",
+                    "--param",
+                    "out=zeros:1024",
+                ];
+                verdict(&check("races", "transpose.cl", &args)).to_string()
+            })
+            .collect();
+        assert_eq!(verdicts[0], verdicts[1], "{kernel}");
+    }
+    // The ids a device gives: local id 1, group id 1, work dimensions.
+    let out = check(
+        "safety",
+        "transpose.cl",
+        &[
+            "--kernel",
+            "ids",
+            "--local_size=2,2",
+            "--num_groups=1,2",
+            "--param",
+            "a=zeros:32",
+        ],
+    );
+    assert!(
+        out.contains(
+            "%a[0]=2; %a[1]=2; %a[2]=102; %a[3]=102; %a[4]=12; %a[5]=12; %a[6]=112; %a[7]=112;"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
 fn errors_name_the_source_line_the_kernel_the_argument_or_the_package() {
     if !have_tools() {
         return;

@@ -20,8 +20,10 @@
 //!
 //! The launch: `--block N` (GPUVerify's `--local_size=N`) work-items per
 //! work-group, default the kernel's `reqd_work_group_size`; `--grid G`
-//! (`--num_groups=G`) work-groups, default 1; one-dimensional. Written as
-//! the `; @Config: N, 1, G` header (a work-group is one sub-group) and
+//! (`--num_groups=G`) work-groups, default 1; up to three dimensions
+//! (`--local_size=16,16`). Written as the `; @Config: N, 1, G` header (a
+//! work-group is one sub-group; N and G the products), `; @Dims` for a
+//! launch of several dimensions, and
 //! `; @Kernel: NAME` (`--kernel`, needed when the file has several).
 //! `--param NAME=INT` gives a scalar argument a value (`; @Input:`).
 //!
@@ -167,19 +169,10 @@ fn launch_headers(asm: &str, launch: &Launch) -> Result<String> {
             ))
         }
     };
-    let one_dim = |d: [u32; 3], what: &str| -> Result<u32> {
-        match d {
-            [x, 1, 1] => Ok(x),
-            [x, y, z] => Err(Error::new(
-                ErrorKind::Unsupported,
-                format!("unsupported: a {what} of {x} × {y} × {z} (OpenCL launches are one-dimensional for now)"),
-            )),
-        }
-    };
     let local = match launch.block {
-        Some(b) => one_dim(b, "work-group")?,
+        Some(b) => b,
         None => match required_size(asm, &kernel) {
-            Some(b) => one_dim(b, "work-group")?,
+            Some(b) => b,
             None => {
                 return Err(Error::new(
                     ErrorKind::Usage,
@@ -188,10 +181,29 @@ fn launch_headers(asm: &str, launch: &Launch) -> Result<String> {
             }
         },
     };
-    let groups = launch
-        .grid
-        .map_or(Ok(1), |g| one_dim(g, "grid of work-groups"))?;
-    let mut h = format!("; @Kernel: {kernel}\n; @Config: {local}, 1, {groups}\n");
+    let groups = launch.grid.unwrap_or([1, 1, 1]);
+    // Sizes in one dimension, the `@Config` header's.
+    let flat = |d: [u32; 3], what: &str| -> Result<u32> {
+        d.iter()
+            .try_fold(1u32, |a, &x| a.checked_mul(x))
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Usage,
+                    format!("a {what} of {} × {} × {} is too large", d[0], d[1], d[2]),
+                )
+            })
+    };
+    let mut h = format!(
+        "; @Kernel: {kernel}\n; @Config: {}, 1, {}\n",
+        flat(local, "work-group")?,
+        flat(groups, "grid of work-groups")?
+    );
+    if local[1..] != [1, 1] || groups[1..] != [1, 1] {
+        h.push_str(&format!(
+            "; @Dims: {}, {}, {}, {}, {}, {}\n",
+            local[0], local[1], local[2], groups[0], groups[1], groups[2]
+        ));
+    }
     let args = kernel_args(asm, &kernel);
     for (given, v) in &launch.params {
         // By name, or by position (`0`, `1`, …).

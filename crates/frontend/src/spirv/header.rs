@@ -10,6 +10,9 @@
 //! ; @Config: 2, 1, 3    threads per subgroup, subgroups per workgroup,
 //!                       workgroups per queue family (default 1, 1, 1)
 //! ; @Kernel: name       the entry point checked (default: the first)
+//! ; @Dims: 8, 8, 1, 4, 2, 1   a workgroup of 8 × 8 × 1 invocations, a grid
+//!                       of 4 × 2 × 1 workgroups (the @Config sizes are
+//!                       their products; ids are numbered x first)
 //! ```
 //!
 //! Conditions: comparisons `== != < <= > >=` (also `=`) between terms
@@ -66,12 +69,17 @@ pub(super) struct Assign {
     pub value: HValue,
 }
 
-/// The grid of `@Config`.
+/// The grid of `@Config`, with the dimensions of `@Dims`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Grid {
     pub threads_per_sg: u32,
     pub sgs_per_wg: u32,
     pub wgs: u32,
+    /// `@Dims`: a workgroup's extent and the workgroups' extent in x, y,
+    /// z (their products are the `@Config` workgroup size and count).
+    /// Invocations and workgroups are numbered x first. `None`: one
+    /// dimension.
+    pub dims: Option<([u32; 3], [u32; 3])>,
 }
 
 impl Default for Grid {
@@ -80,8 +88,15 @@ impl Default for Grid {
             threads_per_sg: 1,
             sgs_per_wg: 1,
             wgs: 1,
+            dims: None,
         }
     }
+}
+
+/// `n`, a number of x-first order, as (x, y, z) coordinates in `extent`.
+pub(super) fn coordinates(n: u32, extent: [u32; 3]) -> [u32; 3] {
+    let [x, y, _] = extent.map(|e| e.max(1));
+    [n % x, (n / x) % y, n / (x * y)]
 }
 
 impl Grid {
@@ -100,6 +115,8 @@ pub(super) struct Headers {
     pub outputs: Vec<(Quantifier, HCond, Pos)>,
     pub filters: Vec<(HCond, Pos)>,
     pub config: Option<(Grid, Pos)>,
+    /// `@Dims`: workgroup extent, grid extent.
+    pub dims: Option<([u32; 3], [u32; 3], Pos)>,
     /// `@Kernel`: the entry point to check, by name.
     pub kernel: Option<String>,
 }
@@ -118,15 +135,31 @@ pub(super) fn total(g: &Grid) -> u128 {
 
 /// The grid of `h`, refused where it has more than `max` invocations.
 pub(super) fn grid_within(h: &Headers, max: u128) -> crate::diag::Result<Grid> {
-    match h.config {
-        Some((g, pos)) if total(&g) > max => Err(Error::unsupported(
-            pos,
-            format!("grid of {} invocations (at most {max})", total(&g)),
-        )
-        .of_scale()),
-        Some((g, _)) => Ok(g),
-        None => Ok(Grid::default()),
+    let mut g = match h.config {
+        Some((g, pos)) if total(&g) > max => {
+            return Err(Error::unsupported(
+                pos,
+                format!("grid of {} invocations (at most {max})", total(&g)),
+            )
+            .of_scale())
+        }
+        Some((g, _)) => g,
+        None => Grid::default(),
+    };
+    if let Some((local, groups, pos)) = h.dims {
+        let product = |d: [u32; 3]| d.iter().map(|&x| u128::from(x)).product::<u128>();
+        if product(local) != u128::from(g.wg_size()) || product(groups) != u128::from(g.wgs) {
+            return Err(Error::semantic(
+                pos,
+                format!(
+                    "`@Dims` ({} × {} × {} invocations, {} × {} × {} workgroups) does not match `@Config` ({} invocations per workgroup, {} workgroups)",
+                    local[0], local[1], local[2], groups[0], groups[1], groups[2], g.wg_size(), g.wgs
+                ),
+            ));
+        }
+        g.dims = Some((local, groups));
     }
+    Ok(g)
 }
 
 /// Reads every `; @…` comment line of `src`.
@@ -214,8 +247,35 @@ pub(super) fn parse_headers(src: &str) -> Result<Headers> {
                     threads_per_sg: v[0],
                     sgs_per_wg: v[1],
                     wgs: v[2],
+                    dims: None,
                 };
                 h.config = Some((g, tag_pos));
+            }
+            "Dims" => {
+                if h.dims.is_some() {
+                    return Err(Error::semantic(tag_pos, "more than one `@Dims` line"));
+                }
+                let mut v = [0u32; 6];
+                for (n, slot) in v.iter_mut().enumerate() {
+                    if n > 0 {
+                        c.skip_ws();
+                        if !c.eat(',') {
+                            return Err(Error::syntax(
+                                c.pos(),
+                                "expected `,` (`@Dims: <workgroup x>, <y>, <z>, <workgroups x>, <y>, <z>`)",
+                            ));
+                        }
+                    }
+                    c.skip_ws();
+                    let p = c.pos();
+                    let x = c.int()?;
+                    *slot = u32::try_from(x)
+                        .ok()
+                        .filter(|&x| x >= 1)
+                        .ok_or_else(|| Error::semantic(p, "grid sizes must be positive"))?;
+                }
+                c.end()?;
+                h.dims = Some(([v[0], v[1], v[2]], [v[3], v[4], v[5]], tag_pos));
             }
             "Kernel" => {
                 if h.kernel.is_some() {
@@ -234,7 +294,7 @@ pub(super) fn parse_headers(src: &str) -> Result<Headers> {
                 return Err(Error::unsupported(
                     tag_pos,
                     format!(
-                    "harness header `@{tag}` (known: @Input, @Output, @Filter, @Config, @Kernel)"
+                    "harness header `@{tag}` (known: @Input, @Output, @Filter, @Config, @Dims, @Kernel)"
                 ),
                 ))
             }

@@ -162,6 +162,16 @@ fn lex_line(text: &str, line: u32) -> Result<Option<Line>> {
                 j += 1;
             }
             let word: String = chars[i..j].iter().collect();
+            // The dimensionalities of `OpTypeImage` (`1D`, `2D`, `3D`) are
+            // words that start with a digit.
+            if matches!(word.as_str(), "1D" | "2D" | "3D") {
+                raws.push(Raw::Tok(Tok {
+                    kind: Kind::Word(word),
+                    col,
+                }));
+                i = j;
+                continue;
+            }
             raws.push(Raw::Tok(Tok {
                 kind: number(&word).ok_or_else(|| {
                     Error::syntax(

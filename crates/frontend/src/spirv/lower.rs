@@ -128,10 +128,37 @@ fn generic_ids(g: super::header::Grid) -> [Val; 5] {
     [sgl, sg, wg, local, global]
 }
 
+/// The register of coordinate `d` of a generic id (`inv.local.1`), or 0
+/// where the extent in that dimension is 1.
+fn generic_coordinate(id: &str, d: usize, extent: u32) -> Val {
+    if extent > 1 {
+        Val::Reg(Rc::from(format!("{id}.{d}")))
+    } else {
+        Val::Int(0)
+    }
+}
+
 /// Built-in values of the generic invocation: ids are registers
-/// ([`generic_ids`]); the others as for any invocation.
+/// ([`generic_ids`], their coordinates for a grid of several dimensions);
+/// the others as for any invocation.
 fn generic_builtin(name: &str, m: &Module) -> Option<Val> {
     let [sgl, sg, wg, local, global] = generic_ids(m.settings.grid);
+    if let Some((l, g)) = m.settings.grid.dims {
+        let coords = |id: &str, extent: [u32; 3]| {
+            let xs: Vec<Val> = (0..3)
+                .map(|d| generic_coordinate(id, d, extent[d]))
+                .collect();
+            Val::Comp(xs.into())
+        };
+        let global_extent = [0, 1, 2].map(|d| l[d].saturating_mul(g[d]));
+        match name {
+            "GlobalInvocationId" => return Some(coords(GENERIC_GLOBAL, global_extent)),
+            "LocalInvocationId" => return Some(coords(GENERIC_LOCAL, l)),
+            "WorkgroupId" => return Some(coords(GENERIC_WG, g)),
+            "GlobalLinearId" => return Some(generic_coordinate(GENERIC_GLOBAL, 3, 2)),
+            _ => {}
+        }
+    }
     let v3 = |x: Val| Val::Comp(vec![x, Val::Int(0), Val::Int(0)].into());
     let zero = Invocation {
         global: 0,
@@ -311,6 +338,32 @@ pub(super) const ANNOTATIONS: [&str; 5] = [
 /// Built-in values for an invocation (as scalars or 3-vectors).
 pub(super) fn builtin_value(name: &str, inv: &Invocation, m: &Module) -> Option<Val> {
     let g = m.settings.grid;
+    if let Some((l, n)) = g.dims {
+        use super::header::coordinates;
+        let vec3 = |x: [u32; 3]| Val::Comp(x.map(|c| Val::Int(i64::from(c))).to_vec().into());
+        let local = coordinates(inv.local, l);
+        let wg = coordinates(inv.wg, n);
+        let global = [0, 1, 2].map(|d| wg[d] * l[d] + local[d]);
+        let size = [0, 1, 2].map(|d| n[d] * l[d]);
+        let linear = (u64::from(global[2]) * u64::from(size[1]) + u64::from(global[1]))
+            * u64::from(size[0])
+            + u64::from(global[0]);
+        let dims = (0..3)
+            .rev()
+            .find(|&d| l[d] > 1 || n[d] > 1)
+            .map_or(1, |d| d + 1);
+        match name {
+            "GlobalInvocationId" => return Some(vec3(global)),
+            "LocalInvocationId" => return Some(vec3(local)),
+            "WorkgroupId" => return Some(vec3(wg)),
+            "NumWorkgroups" => return Some(vec3(n)),
+            "WorkgroupSize" | "EnqueuedWorkgroupSize" => return Some(vec3(l)),
+            "GlobalSize" => return Some(vec3(size)),
+            "GlobalLinearId" => return Some(Val::Int(linear as i64)),
+            "WorkDim" => return Some(Val::Int(dims as i64)),
+            _ => {}
+        }
+    }
     let v3 = |x: u32| Val::Comp(vec![Val::Int(i64::from(x)), Val::Int(0), Val::Int(0)].into());
     let v3_1 = |x: u32| Val::Comp(vec![Val::Int(i64::from(x)), Val::Int(1), Val::Int(1)].into());
     Some(match name {
@@ -895,6 +948,75 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let scaled = self.local(out, &t, BinOp::Mul, hi, &Val::Int(i64::from(size)))?;
                 self.local(out, d, BinOp::Add, &scaled, lo)?;
             }
+        }
+        if let Some((l, n)) = g.dims {
+            self.generic_coordinates(out, &local, &wg, l, n)?;
+        }
+        Ok(())
+    }
+
+    /// The coordinates of the generic invocation's ids in a grid of
+    /// several dimensions (`@Dims`), numbered x first: `inv.local.0` =
+    /// local mod X, `inv.local.1` = (local / X) mod Y, …; the global id's
+    /// `wg.d · L_d + local.d`, and its linear id (`inv.global.3`).
+    fn generic_coordinates(
+        &mut self,
+        out: &mut Vec<Instr>,
+        local: &Val,
+        wg: &Val,
+        l: [u32; 3],
+        n: [u32; 3],
+    ) -> R<()> {
+        let mut coords = |me: &mut Self, id: &str, flat: &Val, extent: [u32; 3]| -> R<[Val; 3]> {
+            let mut xs = [Val::Int(0), Val::Int(0), Val::Int(0)];
+            let mut below = 1i64;
+            for d in 0..3 {
+                let Val::Reg(r) = generic_coordinate(id, d, extent[d]) else {
+                    below *= i64::from(extent[d]);
+                    continue;
+                };
+                let t = me.fresh_tmp();
+                let shifted = me.local(out, &t, BinOp::Udiv, flat, &Val::Int(below))?;
+                xs[d] = if d < 2 {
+                    me.local(
+                        out,
+                        &r,
+                        BinOp::Urem,
+                        &shifted,
+                        &Val::Int(i64::from(extent[d])),
+                    )?
+                } else {
+                    me.mov(out, &r, &shifted)?;
+                    Val::Reg(r)
+                };
+                below *= i64::from(extent[d]);
+            }
+            Ok(xs)
+        };
+        let lc = coords(self, GENERIC_LOCAL, local, l)?;
+        let wc = coords(self, GENERIC_WG, wg, n)?;
+        let size = [0, 1, 2].map(|d| i64::from(l[d]) * i64::from(n[d]));
+        let mut global = Vec::new();
+        for d in 0..3 {
+            let Val::Reg(r) = generic_coordinate(GENERIC_GLOBAL, d, size[d].min(2) as u32) else {
+                global.push(Val::Int(0));
+                continue;
+            };
+            let t = self.fresh_tmp();
+            let scaled = self.local(out, &t, BinOp::Mul, &wc[d], &Val::Int(i64::from(l[d])))?;
+            global.push(self.local(out, &r, BinOp::Add, &scaled, &lc[d])?);
+        }
+        // Linear: (z · SY + y) · SX + x.
+        let t = self.fresh_tmp();
+        let zy = self.local(out, &t, BinOp::Mul, &global[2], &Val::Int(size[1]))?;
+        let t = self.fresh_tmp();
+        let zy = self.local(out, &t, BinOp::Add, &zy, &global[1])?;
+        let t = self.fresh_tmp();
+        let zyx = self.local(out, &t, BinOp::Mul, &zy, &Val::Int(size[0]))?;
+        let linear = Rc::from(format!("{GENERIC_GLOBAL}.3"));
+        let sum = self.local(out, &linear, BinOp::Add, &zyx, &global[0])?;
+        if sum != Val::Reg(linear.clone()) {
+            self.mov(out, &linear, &sum)?;
         }
         Ok(())
     }

@@ -143,7 +143,8 @@ fn headers_are_read() {
         Grid {
             threads_per_sg: 2,
             sgs_per_wg: 3,
-            wgs: 4
+            wgs: 4,
+            dims: None,
         }
     );
     let h = parse_headers("; @Output: ~exists (1 == 1)").unwrap();
@@ -196,6 +197,22 @@ fn header_errors_have_positions() {
     let grid = |src: &str, max: u128| {
         super::header::grid_within(&parse_headers(src).unwrap(), max).map(|g| g.threads())
     };
+    // `@Dims` must match `@Config`'s products; its coordinates go x first.
+    let dims = |src: &str| super::header::grid_within(&parse_headers(src).unwrap(), 1 << 31);
+    let g = dims("; @Config: 4, 1, 6\n; @Dims: 2, 2, 1, 1, 2, 3").unwrap();
+    assert_eq!(g.dims, Some(([2, 2, 1], [1, 2, 3])));
+    assert_eq!(super::header::coordinates(5, [1, 2, 3]), [0, 1, 2]);
+    assert_eq!(super::header::coordinates(3, [2, 2, 1]), [1, 1, 0]);
+    let e = dims("; @Config: 4, 1, 6\n; @Dims: 2, 2, 1, 2, 2, 1").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Semantic);
+    assert_eq!(e.pos.map(|p| p.line), Some(2));
+    assert!(
+        e.message.contains("does not match `@Config`"),
+        "{}",
+        e.message
+    );
+    let e = parse_headers("; @Dims: 2, 2, 1, 1, 2").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Syntax);
     let e = grid("; @Config: 64, 64, 64", 1024).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported);
     assert_eq!(e.pos, Some(Pos { line: 1, col: 3 }));
