@@ -358,12 +358,9 @@ enum Mutate {
     Assumed,
 }
 
-/// After about a third of the loads and RMWs of `p`, divides a constant
-/// by the value read (`r := k / r`, signed or unsigned, quotient or
-/// remainder: undefined behaviour when `r` is 0, which the initial value
-/// of every location is), and after some others reaches `Unreachable`
-/// when the value read is one value (a branch around it otherwise).
-fn undefine_some(p: &mut Program, r: &mut Rng) {
+/// Rewrites `p`: after each load or RMW with a destination register, the
+/// instructions `after` returns for that register and instruction index.
+fn after_reads(p: &mut Program, mut after: impl FnMut(&str, usize) -> Vec<InstrKind>) {
     for t in &mut p.threads {
         let mut out: Vec<Instr> = Vec::new();
         for (k, ins) in std::mem::take(&mut t.instrs).into_iter().enumerate() {
@@ -374,30 +371,57 @@ fn undefine_some(p: &mut Program, r: &mut Rng) {
             };
             let (pos, text) = (ins.pos, ins.text.clone());
             out.push(ins);
-            let Some(d) = dst else { continue };
-            let new = |kind| Instr::new(kind, vec![], pos, text.clone());
-            if r.chance(35) {
-                let op = r.pick(&[BinOp::Div, BinOp::Rem, BinOp::Udiv, BinOp::Urem]);
-                out.push(new(InstrKind::Local {
-                    dst: d.clone(),
-                    op,
-                    a: Operand::Const(1 + r.below(4) as i64),
-                    b: Operand::Reg(d),
-                }));
-            } else if r.chance(15) {
-                let skip = format!("UBskip{k}");
-                out.push(new(InstrKind::Branch {
-                    op: CmpOp::Ne,
-                    a: Operand::Reg(d),
-                    b: Operand::Const(r.below(3) as i64),
-                    target: skip.clone(),
-                }));
-                out.push(new(InstrKind::Unreachable { cause: None }));
-                out.push(new(InstrKind::Label(skip)));
+            if let Some(d) = dst {
+                let new = |kind| Instr::new(kind, vec![], pos, text.clone());
+                out.extend(after(&d, k).into_iter().map(new));
             }
         }
         t.instrs = out;
     }
+}
+
+/// `if r != value goto skip; kind; skip:` (`kind` reached when `r` is
+/// `value`).
+fn when_equal(r: &str, value: i64, kind: InstrKind, skip: String) -> Vec<InstrKind> {
+    vec![
+        InstrKind::Branch {
+            op: CmpOp::Ne,
+            a: Operand::Reg(r.to_string()),
+            b: Operand::Const(value),
+            target: skip.clone(),
+        },
+        kind,
+        InstrKind::Label(skip),
+    ]
+}
+
+/// After about a third of the loads and RMWs of `p`, divides a constant
+/// by the value read (`r := k / r`, signed or unsigned, quotient or
+/// remainder: undefined behaviour when `r` is 0, which the initial value
+/// of every location is), and after some others reaches `Unreachable`
+/// when the value read is one value (a branch around it otherwise).
+fn undefine_some(p: &mut Program, r: &mut Rng) {
+    after_reads(p, |d, k| {
+        if r.chance(35) {
+            let op = r.pick(&[BinOp::Div, BinOp::Rem, BinOp::Udiv, BinOp::Urem]);
+            vec![InstrKind::Local {
+                dst: d.to_string(),
+                op,
+                a: Operand::Const(1 + r.below(4) as i64),
+                b: Operand::Reg(d.to_string()),
+            }]
+        } else if r.chance(15) {
+            let v = r.below(3) as i64;
+            when_equal(
+                d,
+                v,
+                InstrKind::Unreachable { cause: None },
+                format!("UBskip{k}"),
+            )
+        } else {
+            vec![]
+        }
+    });
 }
 
 /// After about a quarter of the loads and RMWs of `p`, assumes that the
@@ -405,37 +429,17 @@ fn undefine_some(p: &mut Program, r: &mut Rng) {
 /// others reaches `Unreachable` the same way: executions ruled out, next
 /// to undefined behaviour.
 fn assume_some(p: &mut Program, r: &mut Rng) {
-    for t in &mut p.threads {
-        let mut out: Vec<Instr> = Vec::new();
-        for (k, ins) in std::mem::take(&mut t.instrs).into_iter().enumerate() {
-            let dst = match &ins.kind {
-                InstrKind::Load { dst, .. } => Some(dst.clone()),
-                InstrKind::Rmw { dst, .. } => dst.clone(),
-                _ => None,
-            };
-            let (pos, text) = (ins.pos, ins.text.clone());
-            out.push(ins);
-            let Some(d) = dst else { continue };
-            let new = |kind| Instr::new(kind, vec![], pos, text.clone());
-            let kind = if r.chance(25) {
-                InstrKind::Infeasible
-            } else if r.chance(10) {
-                InstrKind::Unreachable { cause: None }
-            } else {
-                continue;
-            };
-            let skip = format!("Askip{k}");
-            out.push(new(InstrKind::Branch {
-                op: CmpOp::Ne,
-                a: Operand::Reg(d),
-                b: Operand::Const(r.below(3) as i64),
-                target: skip.clone(),
-            }));
-            out.push(new(kind));
-            out.push(new(InstrKind::Label(skip)));
-        }
-        t.instrs = out;
-    }
+    after_reads(p, |d, k| {
+        let kind = if r.chance(25) {
+            InstrKind::Infeasible
+        } else if r.chance(10) {
+            InstrKind::Unreachable { cause: None }
+        } else {
+            return vec![];
+        };
+        let v = r.below(3) as i64;
+        when_equal(d, v, kind, format!("Askip{k}"))
+    });
 }
 
 /// What both engines must agree on.

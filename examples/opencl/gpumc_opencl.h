@@ -109,10 +109,34 @@ void __gpumc_unchecked(void);
 #define __barrier_invariant_2(...) __gpumc_unchecked()
 #define __barrier_invariant_3(...) __gpumc_unchecked()
 #define __barrier_invariant_4(...) __gpumc_unchecked()
+#define __barrier_invariant_5(...) __gpumc_unchecked()
+#define __barrier_invariant_6(...) __gpumc_unchecked()
+#define __barrier_invariant_7(...) __gpumc_unchecked()
+#define __barrier_invariant_8(...) __gpumc_unchecked()
+#define __barrier_invariant_9(...) __gpumc_unchecked()
+#define __barrier_invariant_10(...) __gpumc_unchecked()
+#define __barrier_invariant_11(...) __gpumc_unchecked()
+#define __barrier_invariant_12(...) __gpumc_unchecked()
+#define __barrier_invariant_13(...) __gpumc_unchecked()
+#define __barrier_invariant_14(...) __gpumc_unchecked()
+#define __barrier_invariant_15(...) __gpumc_unchecked()
+#define __barrier_invariant_16(...) __gpumc_unchecked()
 #define __barrier_invariant_binary_1(...) __gpumc_unchecked()
 #define __barrier_invariant_binary_2(...) __gpumc_unchecked()
 #define __barrier_invariant_binary_3(...) __gpumc_unchecked()
 #define __barrier_invariant_binary_4(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_5(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_6(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_7(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_8(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_9(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_10(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_11(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_12(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_13(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_14(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_15(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_16(...) __gpumc_unchecked()
 
 /* Assertions: checked. A call of this bodiless function is an assertion
  * failure for gpumc's SPIR-V front-end. */
@@ -158,6 +182,10 @@ void __gpumc_global_requires(int);
 #define __add_noovfl(...) \
     (__GPUMC_SUM_N(__VA_ARGS__, __GPUMC_SUM4, __GPUMC_SUM3, __GPUMC_SUM2, )(__VA_ARGS__) <= UINT_MAX)
 
+/* A fresh array (aliasing no other): every pointer argument is one
+ * already (gpumc gives each its own buffer). */
+#define __requires_fresh_array(p) ((void)0)
+
 /* What GPUVerify computes from its own instrumentation (which accesses a
  * thread made, pointer bases and offsets, the other thread of its
  * two-thread abstraction) or supplies by axioms (uninterpreted functions):
@@ -178,7 +206,6 @@ int __gpumc_read_permission(void) __GPUMC_REFUSED("`__read_permission`");
 int __gpumc_write_permission(void) __GPUMC_REFUSED("`__write_permission`");
 int __gpumc_writes_to(void) __GPUMC_REFUSED("`__writes_to`");
 int __gpumc_array_snapshot(void) __GPUMC_REFUSED("`__array_snapshot`");
-int __gpumc_fresh_array(void) __GPUMC_REFUSED("`__requires_fresh_array`");
 int __gpumc_same_group(void) __GPUMC_REFUSED("two-thread predicate `__same_group`");
 int __gpumc_other(void) __GPUMC_REFUSED("two-thread function `__other_*`");
 int __gpumc_uniform(void) __GPUMC_REFUSED("two-thread predicate `__uniform_*`");
@@ -196,11 +223,10 @@ int __gpumc_at_most_one(void) __GPUMC_REFUSED("two-thread predicate `__at_most_o
 #define __write_implies(p, e) __gpumc_write_implies()
 #define __ptr_offset_bytes(p) __gpumc_ptr_offset()
 #define __ptr_base(p) __gpumc_ptr_base()
-#define __read_permission(p) __gpumc_read_permission()
-#define __write_permission(p) __gpumc_write_permission()
+#define __read_permission(...) __gpumc_read_permission()
+#define __write_permission(...) __gpumc_write_permission()
 #define __writes_to(p) __gpumc_writes_to()
 #define __array_snapshot(a, b) __gpumc_array_snapshot()
-#define __requires_fresh_array(p) __gpumc_fresh_array()
 #define __same_group __gpumc_same_group()
 #define __other_int(x) __gpumc_other()
 #define __other_bool(x) __gpumc_other()

@@ -386,8 +386,15 @@ mod tests {
         l.kernel = Some("a".into());
         let e = launch_headers(ASM, &l).unwrap_err();
         assert!(e.to_string().contains("needs a work-group size"), "{e}");
+        // Several dimensions: the products, and the extents.
         l.block = Some([8, 8, 1]);
+        l.grid = Some([2, 3, 1]);
+        assert_eq!(
+            launch_headers(ASM, &l).unwrap(),
+            "; @Kernel: a\n; @Config: 64, 1, 6\n; @Dims: 8, 8, 1, 2, 3, 1\n"
+        );
+        l.grid = Some([u32::MAX, 2, 1]);
         let e = launch_headers(ASM, &l).unwrap_err();
-        assert!(e.to_string().contains("8 × 8 × 1"), "{e}");
+        assert!(e.to_string().contains("is too large"), "{e}");
     }
 }

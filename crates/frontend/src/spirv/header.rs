@@ -223,25 +223,9 @@ pub(super) fn parse_headers(src: &str) -> Result<Headers> {
                 if h.config.is_some() {
                     return Err(Error::semantic(tag_pos, "more than one `@Config` line"));
                 }
-                let mut v = [0u32; 3];
-                for (n, slot) in v.iter_mut().enumerate() {
-                    if n > 0 {
-                        c.skip_ws();
-                        if !c.eat(',') {
-                            return Err(Error::syntax(
-                                c.pos(),
-                                "expected `,` (`@Config: <threads per subgroup>, <subgroups per workgroup>, <workgroups>`)",
-                            ));
-                        }
-                    }
-                    c.skip_ws();
-                    let p = c.pos();
-                    let x = c.int()?;
-                    *slot = u32::try_from(x)
-                        .ok()
-                        .filter(|&x| x >= 1)
-                        .ok_or_else(|| Error::semantic(p, "grid sizes must be positive"))?;
-                }
+                let v: [u32; 3] = c.sizes(
+                    "`@Config: <threads per subgroup>, <subgroups per workgroup>, <workgroups>`",
+                )?;
                 c.end()?;
                 let g = Grid {
                     threads_per_sg: v[0],
@@ -255,25 +239,9 @@ pub(super) fn parse_headers(src: &str) -> Result<Headers> {
                 if h.dims.is_some() {
                     return Err(Error::semantic(tag_pos, "more than one `@Dims` line"));
                 }
-                let mut v = [0u32; 6];
-                for (n, slot) in v.iter_mut().enumerate() {
-                    if n > 0 {
-                        c.skip_ws();
-                        if !c.eat(',') {
-                            return Err(Error::syntax(
-                                c.pos(),
-                                "expected `,` (`@Dims: <workgroup x>, <y>, <z>, <workgroups x>, <y>, <z>`)",
-                            ));
-                        }
-                    }
-                    c.skip_ws();
-                    let p = c.pos();
-                    let x = c.int()?;
-                    *slot = u32::try_from(x)
-                        .ok()
-                        .filter(|&x| x >= 1)
-                        .ok_or_else(|| Error::semantic(p, "grid sizes must be positive"))?;
-                }
+                let v: [u32; 6] = c.sizes(
+                    "`@Dims: <workgroup x>, <y>, <z>, <workgroups x>, <y>, <z>`",
+                )?;
                 c.end()?;
                 h.dims = Some(([v[0], v[1], v[2]], [v[3], v[4], v[5]], tag_pos));
             }
@@ -391,6 +359,27 @@ impl Cursor<'_> {
             Some(c) => Err(Error::syntax(self.pos(), format!("unexpected `{c}`"))),
         }
     }
+    /// `N` positive sizes separated by commas (`usage` shows the form).
+    fn sizes<const N: usize>(&mut self, usage: &str) -> Result<[u32; N]> {
+        let mut v = [0u32; N];
+        for (n, slot) in v.iter_mut().enumerate() {
+            if n > 0 {
+                self.skip_ws();
+                if !self.eat(',') {
+                    return Err(Error::syntax(self.pos(), format!("expected `,` ({usage})")));
+                }
+            }
+            self.skip_ws();
+            let p = self.pos();
+            let x = self.int()?;
+            *slot = u32::try_from(x)
+                .ok()
+                .filter(|&x| x >= 1)
+                .ok_or_else(|| Error::semantic(p, "grid sizes must be positive"))?;
+        }
+        Ok(v)
+    }
+
     fn int(&mut self) -> Result<i128> {
         self.skip_ws();
         let p = self.pos();
