@@ -87,18 +87,30 @@ fn shader_errors_and_missing_tools_are_clear() {
     );
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("a GLSL shader takes only --grid"), "{out}");
-    // A two-dimensional workgroup is refused at the shader's layout line.
-    let square = dir.join("square.comp");
-    std::fs::write(
-        &square,
-        "#version 450\nlayout(local_size_x = 2, local_size_y = 2) in;\nvoid main() {}\n",
-    )
-    .unwrap();
-    let (code, out, _) = gpumc(&["check", &square.display().to_string()], &[]);
-    assert_eq!(code, 2, "{out}");
+    // Two dimensions: ids numbered x first, in both engines.
+    let ids = "tests/data/glsl/ids-2d.comp";
+    let (code, out, _) = gpumc(&["check", ids, "--grid", "1,2"], &[]);
+    assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains("square.comp:2:1: unsupported: a workgroup of 2 × 2 × 1"),
+        out.contains("%_[0][0]=0; %_[0][1]=0; %_[0][2]=100; %_[0][3]=100; %_[0][4]=10; %_[0][5]=10; %_[0][6]=110; %_[0][7]=110;"),
         "{out}"
     );
+    for engine in ["parametric", "symbolic"] {
+        let (code, out, _) = gpumc(
+            &[
+                "check",
+                "--property",
+                "races",
+                "--engine",
+                engine,
+                ids,
+                "--grid",
+                "1,2",
+            ],
+            &[],
+        );
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains(": PASS "), "{engine}: {out}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -7,9 +7,10 @@
 //! The shader is compiled under the Vulkan memory model (see
 //! `under_vulkan_model`), which our `vulkan` model is.
 //!
-//! The launch: a workgroup is the shader's `local_size_x` invocations
-//! (one subgroup), `--grid N` workgroups (default 1); written as the
-//! `; @Config:` header the SPIR-V front-end reads. Lines of the shader
+//! The launch: a workgroup is the shader's `local_size_x` × `_y` × `_z`
+//! invocations (one subgroup), `--grid N` (or `X,Y,Z`) workgroups
+//! (default 1); written as the `; @Config:` header the SPIR-V front-end
+//! reads, and `; @Dims` for a launch of several dimensions. Lines of the shader
 //! that start with `// @` (`// @Input: …`, `// @Output: …`, `// @Config:
 //! …`) become those headers, so a shader can carry its test conditions
 //! and a launch of its own (its `@Config` then wins).
@@ -42,17 +43,7 @@ pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
         )
         .in_file(name));
     }
-    let grid = match launch.grid {
-        None => 1,
-        Some([x, 1, 1]) => x,
-        Some(_) => {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                "a GLSL shader's grid has one dimension (--grid N: N workgroups)",
-            )
-            .in_file(name))
-        }
-    };
+    let grid = launch.grid.unwrap_or([1, 1, 1]);
     let dir = Scratch::new("glsl")?;
     let copy = dir.copy_of(name, "shader.comp");
     let spv = dir.path().join("shader.spv");
@@ -97,23 +88,29 @@ pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
             )
             .in_file(name)
         })?;
-        let [x, y, z] = local;
-        if y * z != 1 {
-            // At the shader's layout line.
-            let line = src
-                .lines()
-                .position(|l| l.contains("local_size"))
-                .unwrap_or(0);
-            return Err(Error::unsupported(
-                Pos {
-                    line: u32::try_from(line + 1).unwrap_or(u32::MAX),
-                    col: 1,
-                },
-                format!("a workgroup of {x} × {y} × {z} invocations (only local_size_x; or give `// @Config: …`)"),
-            )
-            .in_file(name));
+        // Sizes in one dimension (`@Config`), and the extents (`@Dims`)
+        // of a launch of several.
+        let flat = |d: [u32; 3], what: &str| {
+            d.iter()
+                .try_fold(1u32, |a, &x| a.checked_mul(x))
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::Usage,
+                        format!("a {what} of {} × {} × {} is too large", d[0], d[1], d[2]),
+                    )
+                    .in_file(name)
+                })
+        };
+        headers.push(format!(
+            "; @Config: {}, 1, {}",
+            flat(local, "workgroup")?,
+            flat(grid, "grid of workgroups")?
+        ));
+        if local[1..] != [1, 1] || grid[1..] != [1, 1] {
+            let [lx, ly, lz] = local;
+            let [gx, gy, gz] = grid;
+            headers.push(format!("; @Dims: {lx}, {ly}, {lz}, {gx}, {gy}, {gz}"));
         }
-        headers.push(format!("; @Config: {x}, 1, {grid}"));
     }
     Ok(headers.join("\n") + "\n" + &asm)
 }
@@ -146,7 +143,7 @@ fn under_vulkan_model(src: &str) -> String {
 }
 
 /// The `OpExecutionMode … LocalSize X Y Z` of the module.
-fn local_size(asm: &str) -> Option<[u64; 3]> {
+fn local_size(asm: &str) -> Option<[u32; 3]> {
     let line = asm
         .lines()
         .find(|l| l.contains("OpExecutionMode") && l.contains("LocalSize "))?;
@@ -154,7 +151,7 @@ fn local_size(asm: &str) -> Option<[u64; 3]> {
         .split_whitespace()
         .skip_while(|w| *w != "LocalSize")
         .skip(1);
-    let mut next = || words.next()?.parse::<u64>().ok();
+    let mut next = || words.next()?.parse::<u32>().ok();
     Some([next()?, next()?, next()?])
 }
 
