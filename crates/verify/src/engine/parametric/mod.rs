@@ -520,6 +520,17 @@ fn races(
     // Whether the block barriers order two accesses of one block in
     // different barrier intervals: the model's judgement too (below).
     let bars = block_barriers(program, parts.block_threads);
+    // Every block barrier of one kind: whatever barriers lie between two
+    // accesses, they order them as one barrier of that kind does (each
+    // instance contributes the same `po; sync; po` pattern), so a pair the
+    // model leaves unordered across one barrier is unordered across any
+    // number of them.
+    let one_kind = bars
+        .iter()
+        .map(|&b| shape(&program.threads[0].instrs[b]))
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        == 1;
     let mut across: HashMap<(String, String, usize), bool> = HashMap::new();
     let mut across_unordered = false;
     let mut found: Vec<Found> = Vec::new();
@@ -629,8 +640,9 @@ fn races(
                                 across_unordered = true;
                                 ways.push(Way {
                                     lit: sat.and2(base, earlier),
-                                    // Other barriers between them may order them.
-                                    confirmed: false,
+                                    // Barriers of another kind between
+                                    // them may order them.
+                                    confirmed: confirmed && one_kind,
                                     flag: flag.clone(),
                                     accesses: (i, j),
                                 });
@@ -710,7 +722,7 @@ fn races(
             });
         }
     }
-    if across_unordered {
+    if across_unordered && !one_kind {
         out.unconfirmed_why.push(
             "the model does not take a block barrier as ordering some pair of accesses, so pairs in different barrier intervals may race, unless other synchronisation between them orders them".into(),
         );
