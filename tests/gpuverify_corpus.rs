@@ -150,6 +150,22 @@ fn run(path: &Path, root: &Path, timeout: &str) -> Outcome {
     }
 }
 
+/// The corpus folder, or `None` (the test skips, saying why) when it or
+/// the OpenCL tools are absent.
+fn corpus() -> Option<&'static Path> {
+    let root = Path::new(CORPUS);
+    if !root.is_dir() {
+        eprintln!("skipping: {CORPUS} not found (the GPUVerify corpus)");
+        return None;
+    }
+    gpumc_testutil::tools_or_skip(
+        &["clang", "opt-14", "llvm-spirv-14", "spirv-dis"],
+        "GPUMC_REQUIRE_OPENCL",
+        "the `clang`, `llvm-14`, `llvm-spirv-14` and `spirv-tools` packages",
+    )
+    .then_some(root)
+}
+
 /// The reason of a refusal, without the file and position.
 fn reason(message: &str) -> String {
     let m = message.rsplit(".cl:").next().unwrap_or(message);
@@ -168,18 +184,7 @@ fn reason(message: &str) -> String {
 
 #[test]
 fn gpuverify_opencl_kernels_are_decided_or_refused_with_reasons() {
-    let root = Path::new(CORPUS);
-    if !root.is_dir() {
-        eprintln!("skipping: {CORPUS} not found (the GPUVerify corpus)");
-        return;
-    }
-    if !gpumc_testutil::tools_or_skip(
-        &["clang", "opt-14", "llvm-spirv-14", "spirv-dis"],
-        "GPUMC_REQUIRE_OPENCL",
-        "the `clang`, `llvm-14`, `llvm-spirv-14` and `spirv-tools` packages",
-    ) {
-        return;
-    }
+    let Some(root) = corpus() else { return };
     let timeout = std::env::var("GPUMC_GPUVERIFY_TIMEOUT").unwrap_or_else(|_| "5".into());
     let mut files = Vec::new();
     kernels(root, &mut files);
@@ -320,18 +325,7 @@ fn verdict_with(path: &Path, engine: &str, launch: &[String]) -> String {
 /// 2026-11-29).
 #[test]
 fn the_two_thread_engine_agrees_with_the_concrete_one_on_gpuverify_kernels() {
-    let root = Path::new(CORPUS);
-    if !root.is_dir() {
-        eprintln!("skipping: {CORPUS} not found (the GPUVerify corpus)");
-        return;
-    }
-    if !gpumc_testutil::tools_or_skip(
-        &["clang", "opt-14", "llvm-spirv-14", "spirv-dis"],
-        "GPUMC_REQUIRE_OPENCL",
-        "the `clang`, `llvm-14`, `llvm-spirv-14` and `spirv-tools` packages",
-    ) {
-        return;
-    }
+    let Some(root) = corpus() else { return };
     let mut files = Vec::new();
     kernels(root, &mut files);
     let step = if std::env::var_os("GPUMC_GPUVERIFY_ALL").is_some() {

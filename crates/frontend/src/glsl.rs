@@ -88,29 +88,8 @@ pub fn compile(src: &str, name: &Path, launch: &Launch) -> Result<String> {
             )
             .in_file(name)
         })?;
-        // Sizes in one dimension (`@Config`), and the extents (`@Dims`)
-        // of a launch of several.
-        let flat = |d: [u32; 3], what: &str| {
-            d.iter()
-                .try_fold(1u32, |a, &x| a.checked_mul(x))
-                .ok_or_else(|| {
-                    Error::new(
-                        ErrorKind::Usage,
-                        format!("a {what} of {} × {} × {} is too large", d[0], d[1], d[2]),
-                    )
-                    .in_file(name)
-                })
-        };
-        headers.push(format!(
-            "; @Config: {}, 1, {}",
-            flat(local, "workgroup")?,
-            flat(grid, "grid of workgroups")?
-        ));
-        if local[1..] != [1, 1] || grid[1..] != [1, 1] {
-            let [lx, ly, lz] = local;
-            let [gx, gy, gz] = grid;
-            headers.push(format!("; @Dims: {lx}, {ly}, {lz}, {gx}, {gy}, {gz}"));
-        }
+        let launch = crate::spirv::launch_headers(local, grid).map_err(|e| e.in_file(name))?;
+        headers.extend(launch.lines().map(str::to_string));
     }
     Ok(headers.join("\n") + "\n" + &asm)
 }

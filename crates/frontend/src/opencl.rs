@@ -182,28 +182,10 @@ fn launch_headers(asm: &str, launch: &Launch) -> Result<String> {
         },
     };
     let groups = launch.grid.unwrap_or([1, 1, 1]);
-    // Sizes in one dimension, the `@Config` header's.
-    let flat = |d: [u32; 3], what: &str| -> Result<u32> {
-        d.iter()
-            .try_fold(1u32, |a, &x| a.checked_mul(x))
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorKind::Usage,
-                    format!("a {what} of {} × {} × {} is too large", d[0], d[1], d[2]),
-                )
-            })
-    };
     let mut h = format!(
-        "; @Kernel: {kernel}\n; @Config: {}, 1, {}\n",
-        flat(local, "work-group")?,
-        flat(groups, "grid of work-groups")?
+        "; @Kernel: {kernel}\n{}",
+        crate::spirv::launch_headers(local, groups)?
     );
-    if local[1..] != [1, 1] || groups[1..] != [1, 1] {
-        h.push_str(&format!(
-            "; @Dims: {}, {}, {}, {}, {}, {}\n",
-            local[0], local[1], local[2], groups[0], groups[1], groups[2]
-        ));
-    }
     let args = kernel_args(asm, &kernel);
     for (given, v) in &launch.params {
         // By name, or by position (`0`, `1`, …).

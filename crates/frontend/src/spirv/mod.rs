@@ -389,6 +389,33 @@ pub fn parse_generic(src: &str, path: &Path) -> Result<(Program, GenericParts)> 
     parse_generic_inner(src, path).map_err(|e| at_source(e.in_file(path), src, path))
 }
 
+/// The `; @Config` header of a launch of `local` invocations per
+/// workgroup and `groups` workgroups (one subgroup per workgroup; sizes
+/// as their products), and `; @Dims` when it has several dimensions. A
+/// product past `u32` is a usage error.
+pub fn launch_headers(local: [u32; 3], groups: [u32; 3]) -> Result<String> {
+    let flat = |d: [u32; 3], what: &str| {
+        d.iter()
+            .try_fold(1u32, |a, &x| a.checked_mul(x))
+            .ok_or_else(|| {
+                Error::new(
+                    crate::diag::ErrorKind::Usage,
+                    format!("a {what} of {} × {} × {} is too large", d[0], d[1], d[2]),
+                )
+            })
+    };
+    let mut h = format!(
+        "; @Config: {}, 1, {}\n",
+        flat(local, "workgroup")?,
+        flat(groups, "grid of workgroups")?
+    );
+    if local[1..] != [1, 1] || groups[1..] != [1, 1] {
+        let ([lx, ly, lz], [gx, gy, gz]) = (local, groups);
+        h.push_str(&format!("; @Dims: {lx}, {ly}, {lz}, {gx}, {gy}, {gz}\n"));
+    }
+    Ok(h)
+}
+
 /// Whether `e`, an error of [`parse`], is one the generic translation
 /// does not have: a grid too large, a runtime array of unknown length
 /// indexed at run time, or an index choosing among too many cells (the
