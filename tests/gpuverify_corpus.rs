@@ -150,6 +150,24 @@ fn run(path: &Path, root: &Path, timeout: &str) -> Outcome {
     }
 }
 
+/// `work` on every file, two at a time (the machines have two cores).
+fn on_two_workers<T: Send>(files: Vec<PathBuf>, work: impl Fn(&Path) -> T + Sync) -> Vec<T> {
+    let queue = Mutex::new(files);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let Some(f) = queue.lock().unwrap().pop() else {
+                    break;
+                };
+                let r = work(&f);
+                results.lock().unwrap().push(r);
+            });
+        }
+    });
+    results.into_inner().unwrap()
+}
+
 /// The corpus folder, or `None` (the test skips, saying why) when it or
 /// the OpenCL tools are absent.
 fn corpus() -> Option<&'static Path> {
@@ -189,20 +207,7 @@ fn gpuverify_opencl_kernels_are_decided_or_refused_with_reasons() {
     let mut files = Vec::new();
     kernels(root, &mut files);
     assert!(files.len() > 400, "{} kernels", files.len());
-    let queue = Mutex::new(files.clone());
-    let results = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let Some(f) = queue.lock().unwrap().pop() else {
-                    break;
-                };
-                let o = run(&f, root, &timeout);
-                results.lock().unwrap().push(o);
-            });
-        }
-    });
-    let mut results = results.into_inner().unwrap();
+    let mut results = on_two_workers(files, |f| run(f, root, &timeout));
     results.sort_by(|a, b| a.kernel.cmp(&b.kernel));
     // Every kernel's outcome, one line each, for whoever studies the run.
     if let Ok(out) = std::env::var("GPUMC_GPUVERIFY_OUT") {
@@ -333,22 +338,13 @@ fn the_two_thread_engine_agrees_with_the_concrete_one_on_gpuverify_kernels() {
     } else {
         6
     };
-    let queue = Mutex::new(files.into_iter().step_by(step).collect::<Vec<_>>());
-    let results = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let Some(f) = queue.lock().unwrap().pop() else {
-                    break;
-                };
-                let launch = small_launch(&std::fs::read_to_string(&f).unwrap());
-                let a = verdict_with(&f, "parametric", &launch);
-                let b = verdict_with(&f, "symbolic", &launch);
-                results.lock().unwrap().push((f, a, b));
-            });
-        }
+    let files: Vec<PathBuf> = files.into_iter().step_by(step).collect();
+    let results = on_two_workers(files, |f| {
+        let launch = small_launch(&std::fs::read_to_string(f).unwrap());
+        let a = verdict_with(f, "parametric", &launch);
+        let b = verdict_with(f, "symbolic", &launch);
+        (f.to_path_buf(), a, b)
     });
-    let results = results.into_inner().unwrap();
     let decided = |v: &str| v == "PASS" || v == "FAIL";
     let both: Vec<_> = results
         .iter()

@@ -1183,9 +1183,7 @@ fn vacuous(
     opts: &crate::engine::Options,
     symbolic: bool,
 ) -> Result<bool> {
-    let assumes = (program.threads.iter().flat_map(|t| &t.instrs))
-        .any(|i| matches!(i.kind, crate::ir::InstrKind::Infeasible));
-    if !assumes {
+    if !program.has_assumptions() {
         return Ok(false);
     }
     let opts = crate::engine::Options {

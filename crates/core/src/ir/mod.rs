@@ -607,6 +607,13 @@ impl Program {
                 .any(|i| matches!(i.kind, InstrKind::Havoc { .. }))
     }
 
+    /// Whether the program assumes something (`Infeasible`): some
+    /// executions may be ruled out, all of them even.
+    pub fn has_assumptions(&self) -> bool {
+        (self.threads.iter().flat_map(|t| &t.instrs))
+            .any(|i| matches!(i.kind, InstrKind::Infeasible))
+    }
+
     /// Scope-level names, innermost first, for this architecture.
     pub fn scope_levels(&self) -> &'static [&'static str] {
         match self.arch {

@@ -128,6 +128,16 @@ fn generic_ids(g: super::header::Grid) -> [Val; 5] {
     [sgl, sg, wg, local, global]
 }
 
+/// The register of the generic invocation's linear global id
+/// (`GlobalLinearId`) in a grid of several dimensions.
+const GENERIC_GLOBAL_LINEAR: &str = "inv.global.linear";
+
+/// The extent of the global ids in each dimension of `@Dims` (`local`
+/// and `groups` extents), saturating.
+fn global_extent(local: [u32; 3], groups: [u32; 3]) -> [u32; 3] {
+    [0, 1, 2].map(|d| local[d].saturating_mul(groups[d]))
+}
+
 /// The register of coordinate `d` of a generic id (`inv.local.1`), or 0
 /// where the extent in that dimension is 1.
 fn generic_coordinate(id: &str, d: usize, extent: u32) -> Val {
@@ -150,12 +160,11 @@ fn generic_builtin(name: &str, m: &Module) -> Option<Val> {
                 .collect();
             Val::Comp(xs.into())
         };
-        let global_extent = [0, 1, 2].map(|d| l[d].saturating_mul(g[d]));
         match name {
-            "GlobalInvocationId" => return Some(coords(GENERIC_GLOBAL, global_extent)),
+            "GlobalInvocationId" => return Some(coords(GENERIC_GLOBAL, global_extent(l, g))),
             "LocalInvocationId" => return Some(coords(GENERIC_LOCAL, l)),
             "WorkgroupId" => return Some(coords(GENERIC_WG, g)),
-            "GlobalLinearId" => return Some(generic_coordinate(GENERIC_GLOBAL, 3, 2)),
+            "GlobalLinearId" => return Some(Val::Reg(Rc::from(GENERIC_GLOBAL_LINEAR))),
             _ => {}
         }
     }
@@ -313,8 +322,7 @@ pub(super) const ASSERTION_FAILS: &str = "__gpumc_assertion_fails";
 /// Our OpenCL header's `__assume(c)`: executions in which `c` is 0 there
 /// are not executions of the program.
 pub(super) const ASSUME: &str = "__gpumc_assume";
-/// Our OpenCL header's `__requires(c)` (and `__global_requires`): a
-/// precondition. The kernel's own is assumed (its caller, the launch, is
+/// Our OpenCL header's `__requires(c)`: a precondition. The kernel's own is assumed (its caller, the launch, is
 /// not checked); a called function's is checked at the call, as
 /// GPUVerify checks a procedure's preconditions at its call sites.
 pub(super) const REQUIRES: &str = "__gpumc_requires";
@@ -344,7 +352,7 @@ pub(super) fn builtin_value(name: &str, inv: &Invocation, m: &Module) -> Option<
         let local = coordinates(inv.local, l);
         let wg = coordinates(inv.wg, n);
         let global = [0, 1, 2].map(|d| wg[d] * l[d] + local[d]);
-        let size = [0, 1, 2].map(|d| n[d] * l[d]);
+        let size = global_extent(l, n);
         let linear = (u64::from(global[2]) * u64::from(size[1]) + u64::from(global[1]))
             * u64::from(size[0])
             + u64::from(global[0]);
@@ -958,7 +966,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     /// The coordinates of the generic invocation's ids in a grid of
     /// several dimensions (`@Dims`), numbered x first: `inv.local.0` =
     /// local mod X, `inv.local.1` = (local / X) mod Y, …; the global id's
-    /// `wg.d · L_d + local.d`, and its linear id (`inv.global.3`).
+    /// `wg.d · L_d + local.d`, and its linear id (`inv.global.linear`).
     fn generic_coordinates(
         &mut self,
         out: &mut Vec<Instr>,
@@ -995,10 +1003,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         };
         let lc = coords(self, GENERIC_LOCAL, local, l)?;
         let wc = coords(self, GENERIC_WG, wg, n)?;
-        let size = [0, 1, 2].map(|d| i64::from(l[d]) * i64::from(n[d]));
+        let size = global_extent(l, n);
         let mut global = Vec::new();
         for d in 0..3 {
-            let Val::Reg(r) = generic_coordinate(GENERIC_GLOBAL, d, size[d].min(2) as u32) else {
+            let Val::Reg(r) = generic_coordinate(GENERIC_GLOBAL, d, size[d]) else {
                 global.push(Val::Int(0));
                 continue;
             };
@@ -1008,12 +1016,18 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         }
         // Linear: (z · SY + y) · SX + x.
         let t = self.fresh_tmp();
-        let zy = self.local(out, &t, BinOp::Mul, &global[2], &Val::Int(size[1]))?;
+        let zy = self.local(
+            out,
+            &t,
+            BinOp::Mul,
+            &global[2],
+            &Val::Int(i64::from(size[1])),
+        )?;
         let t = self.fresh_tmp();
         let zy = self.local(out, &t, BinOp::Add, &zy, &global[1])?;
         let t = self.fresh_tmp();
-        let zyx = self.local(out, &t, BinOp::Mul, &zy, &Val::Int(size[0]))?;
-        let linear = Rc::from(format!("{GENERIC_GLOBAL}.3"));
+        let zyx = self.local(out, &t, BinOp::Mul, &zy, &Val::Int(i64::from(size[0])))?;
+        let linear: Rc<str> = Rc::from(GENERIC_GLOBAL_LINEAR);
         let sum = self.local(out, &linear, BinOp::Add, &zyx, &global[0])?;
         if sum != Val::Reg(linear.clone()) {
             self.mov(out, &linear, &sum)?;

@@ -275,9 +275,7 @@ pub fn check(
     }
     let cut = sat.or(&runs[0].cut);
     out.bound_hit = solve(&mut sat, &[cut])?;
-    if (program.threads.iter().flat_map(|t| &t.instrs))
-        .any(|i| matches!(i.kind, InstrKind::Infeasible))
-    {
+    if program.has_assumptions() {
         let ways: Vec<Lit> = (runs[0].ends.iter().map(|e| e.0))
             .chain(runs[0].cut.iter().copied())
             .chain(runs[0].ub.iter().map(|u| u.guard))
