@@ -313,7 +313,7 @@ fn flagged_executions_are_reported_as_herd_does() {
         );
         let (_, out, _) = gpumc(&["check", "--engine", engine, &racy]);
         assert!(
-            out.contains("  Flag race: the model flags some execution (racy: C makes a data race undefined behaviour, so the safety verdict is meaningless)"),
+            out.contains("  Flag race: the model flags some execution (racy: C and OpenCL make a data race undefined behaviour, so the safety verdict is meaningless)"),
             "{engine}: {out}"
         );
         let v = json(&["--engine", engine, &racy]);

@@ -64,7 +64,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// Parses a litmus test; the dialect is the first word: `PTX`,
-/// `VULKAN`/`Vulkan`, herd7's `GPU_PTX`, or herd7's `C` (`c/mod.rs`).
+/// `VULKAN`/`Vulkan`, herd7's `GPU_PTX`, or herd7's `C` and `OpenCL`
+/// (`c/mod.rs`).
 ///
 /// Locations used by instructions but not declared in the initial state
 /// are added with initial value 0 (see the module documentation). Errors
@@ -73,7 +74,7 @@ use std::path::Path;
 /// handle, [`Error::semantic`] for unknown labels, locations or threads.
 pub fn parse(src: &str, path: &Path) -> Result<Program> {
     let first = src.split_whitespace().next();
-    let result = if first == Some("C") {
+    let result = if matches!(first, Some("C" | "OpenCL" | "OPENCL")) {
         c::parse(src)
     } else {
         Parser::new(src).run()
@@ -268,12 +269,12 @@ impl<'a> Parser<'a> {
                 self.gpu = true;
                 Arch::Ptx
             }
-            w if is_ident(w) => {
-                return Err(src.err_unsupported(
-                    off,
-                    format!("litmus dialect `{w}` (expected `PTX`, `VULKAN`, `GPU_PTX` or `C`)"),
-                ))
-            }
+            w if is_ident(w) => return Err(src.err_unsupported(
+                off,
+                format!(
+                    "litmus dialect `{w}` (expected `PTX`, `VULKAN`, `GPU_PTX`, `C` or `OpenCL`)"
+                ),
+            )),
             w => {
                 return Err(src.err_syntax(
                     off,

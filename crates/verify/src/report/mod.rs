@@ -106,7 +106,7 @@ pub fn text(r: &FileReport) -> String {
             s,
             "  Flag {f}: the model flags some execution{}",
             if r.flags_undefined {
-                " (racy: C makes a data race undefined behaviour, so the safety verdict is meaningless)"
+                " (racy: C and OpenCL make a data race undefined behaviour, so the safety verdict is meaningless)"
             } else {
                 ""
             }

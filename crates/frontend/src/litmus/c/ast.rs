@@ -4,6 +4,8 @@
 /// A parsed test up to its final part.
 pub(super) struct Test<'a> {
     pub name: String,
+    /// The header word was `OpenCL` (or `OPENCL`), not `C`.
+    pub opencl: bool,
     /// herdtools' `Key=Value` header lines.
     pub header: Vec<(String, String)>,
     pub inits: Vec<Init<'a>>,
@@ -14,11 +16,13 @@ pub(super) struct Test<'a> {
 
 /// One item of the initial state.
 pub(super) enum Init<'a> {
-    /// `x = 1`, `[x] = 1`, `int x = 1`, `atomic_int x;` (value 0).
+    /// `x = 1`, `[x] = 1`, `int x = 1`, `atomic_int x;` (value 0),
+    /// `local atomic_int y;` (with its region).
     Loc {
         name: &'a str,
         off: usize,
         value: i64,
+        region: Option<&'static str>,
     },
     /// `0:r0 = 1` / `P0:r0 = 1`: a local's initial value.
     Reg {
@@ -34,8 +38,18 @@ pub(super) enum Init<'a> {
 pub(super) struct ThreadDef<'a> {
     /// `[cta, gpu]` when a placement is written.
     pub placement: Option<Vec<i64>>,
-    pub params: Vec<(&'a str, usize)>,
+    /// Where the `@` placement starts.
+    pub placement_off: usize,
+    pub params: Vec<Param<'a>>,
     pub body: Vec<Stmt<'a>>,
+}
+
+/// A pointer parameter `global atomic_int* x`.
+pub(super) struct Param<'a> {
+    pub name: &'a str,
+    pub off: usize,
+    /// `global` or `shared` (OpenCL's `local`) when the type says.
+    pub region: Option<&'static str>,
 }
 
 pub(super) struct Stmt<'a> {
@@ -65,6 +79,12 @@ pub(super) enum StmtKind<'a> {
         els: Vec<Stmt<'a>>,
     },
     Block(Vec<Stmt<'a>>),
+    /// `B1: barrier(…);` — a barrier with its number (Dat3M's OpenCL
+    /// litmus tests write them so).
+    Labeled {
+        id: i64,
+        call: Expr,
+    },
 }
 
 /// Binary operators (without the short-circuit ones).

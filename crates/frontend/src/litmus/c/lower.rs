@@ -9,9 +9,19 @@ use crate::ir::{Addr, Arch, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, RmwO
 use crate::litmus::source::Source;
 use std::collections::{HashMap, HashSet};
 
+/// What every thread of a test lowers against.
+pub(super) struct Env {
+    /// Per location: in work-group (OpenCL `local`) memory.
+    pub shared: Vec<bool>,
+    /// An `OpenCL` test: atomics without a scope are at device scope
+    /// (OpenCL C 2.0, 6.13.11.1), not at system scope as in C.
+    pub opencl: bool,
+}
+
 /// One thread being lowered.
 pub(super) struct Thread<'s, 'a> {
     src: &'s Source<'a>,
+    env: &'s Env,
     name: String,
     /// Pointer parameters: the locations they point to.
     params: HashMap<&'a str, LocId>,
@@ -20,6 +30,8 @@ pub(super) struct Thread<'s, 'a> {
     pub instrs: Vec<Instr>,
     temps: usize,
     labels: usize,
+    /// Barriers so far: an unlabelled barrier's number.
+    barriers: i64,
 }
 
 /// Where a compare-exchange's expected value lives.
@@ -32,15 +44,22 @@ enum Expected {
 }
 
 impl<'s, 'a> Thread<'s, 'a> {
-    pub fn new(src: &'s Source<'a>, name: String, params: HashMap<&'a str, LocId>) -> Self {
+    pub fn new(
+        src: &'s Source<'a>,
+        env: &'s Env,
+        name: String,
+        params: HashMap<&'a str, LocId>,
+    ) -> Self {
         Thread {
             src,
+            env,
             name,
             params,
             locals: HashSet::new(),
             instrs: Vec::new(),
             temps: 0,
             labels: 0,
+            barriers: 0,
         }
     }
 
@@ -49,10 +68,28 @@ impl<'s, 'a> Thread<'s, 'a> {
         raw.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
-    fn push(&mut self, kind: InstrKind, tags: Vec<String>, off: usize, end: usize) {
+    fn push(&mut self, kind: InstrKind, mut tags: Vec<String>, off: usize, end: usize) {
+        let loc = match kind.addr() {
+            Some(Addr::Fixed(l)) => Some(*l),
+            _ => None,
+        };
+        self.decorate(loc, &mut tags);
         let mut ins = Instr::new(kind, tags, self.src.pos(off), self.text(off, end));
         crate::tagging::finish(Arch::C, &mut ins);
         self.instrs.push(ins);
+    }
+
+    /// The tags the `opencl` model reads besides C's (docs/C.md,
+    /// "Regions"): an access's region, `SC0` (global) or `SC1` (local,
+    /// SPIR-V's storage-class numbering), and `SEQCST` beside `SC`.
+    fn decorate(&self, loc: Option<LocId>, tags: &mut Vec<String>) {
+        if let Some(l) = loc {
+            let local = self.env.shared.get(l).copied().unwrap_or(false);
+            tags.push(if local { "SC1" } else { "SC0" }.to_string());
+        }
+        if tags.iter().any(|t| t == "SC") {
+            tags.push("SEQCST".to_string());
+        }
     }
 
     fn temp(&mut self) -> String {
@@ -119,6 +156,7 @@ impl<'s, 'a> Thread<'s, 'a> {
                 }
             }
             StmtKind::Block(list) => self.stmts(list)?,
+            StmtKind::Labeled { id, call } => self.barrier(call, Some(*id))?,
         }
         Ok(())
     }
@@ -494,6 +532,13 @@ impl<'s, 'a> Thread<'s, 'a> {
         else {
             return self.value(e, dst).map(Some);
         };
+        if super::parser::is_barrier(name) {
+            if dst.is_some() || want {
+                return Err(src.err_semantic(*name_off, format!("`{name}` has no value")));
+            }
+            self.barrier(e, None)?;
+            return Ok(None);
+        }
         let Some((op, explicit)) = names::atomic(name) else {
             return Err(src.err_unsupported(
                 *name_off,
@@ -532,15 +577,23 @@ impl<'s, 'a> Thread<'s, 'a> {
         let order = order_list.first().copied().unwrap_or(Order::SeqCst);
         let scope = match args.get(base + orders) {
             Some(a) => self.scope_arg(a)?,
+            None if self.env.opencl => "GPU",
             None => "SYS",
         };
         let tags = vec![order.tag().to_string(), scope.to_string()];
         match op {
             Atomic::ThreadFence | Atomic::WorkItemFence => {
-                // A relaxed fence has no effect (C11 7.17.4.1).
-                if order != Order::Relaxed {
+                // The regions the fence orders: its flags (OpenCL), or all.
+                let (global, local) = match op {
+                    Atomic::WorkItemFence => self.fence_flags(&args[0])?,
+                    _ => (true, true),
+                };
+                // A relaxed fence has no effect (C11 7.17.4.1), nor one
+                // whose flags name no region.
+                if order != Order::Relaxed && (global || local) {
                     let mut t = vec!["F".to_string()];
                     t.extend(tags);
+                    region_semantics(&mut t, global, local);
                     self.push(InstrKind::Fence, t, e.off, e.end);
                 }
                 Ok(None)
@@ -661,6 +714,8 @@ impl<'s, 'a> Thread<'s, 'a> {
             e.off,
             e.end,
         );
+        let mut failed = failed;
+        self.decorate(Some(loc), &mut failed);
         if let Some(cas) = self.instrs.last_mut() {
             crate::tagging::set_failed(Arch::C, cas, failed);
         }
@@ -703,6 +758,91 @@ impl<'s, 'a> Thread<'s, 'a> {
         Ok(ok)
     }
 
+    /// OpenCL C's `barrier(flags)` / `work_group_barrier(flags[, scope])`:
+    /// every work-item of the work-group waits for the others at its
+    /// barrier of the same number — the `B<n>:` label's, else its
+    /// ordinal among the thread's barriers in the text. With flags it is
+    /// also an acq_rel fence for their regions at its scope (work-group
+    /// by default; OpenCL C 2.0, 6.13.8).
+    fn barrier(&mut self, e: &Expr, label: Option<i64>) -> Result<()> {
+        let src = self.src;
+        let ExprKind::Call {
+            name,
+            name_off,
+            args,
+        } = &e.kind
+        else {
+            return Err(src.err_semantic(e.off, "expected a barrier call"));
+        };
+        let max = if name == "barrier" { 1 } else { 2 };
+        if args.is_empty() || args.len() > max {
+            let count = if max == 1 {
+                "1".to_string()
+            } else {
+                "1 or 2 (with a scope)".to_string()
+            };
+            return Err(src.err_semantic(
+                *name_off,
+                format!(
+                    "`{name}` takes {count} argument{}, found {}",
+                    if max == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            ));
+        }
+        let (global, local) = self.fence_flags(&args[0])?;
+        let scope = match args.get(1) {
+            Some(a) => self.scope_arg(a)?,
+            None => "CTA",
+        };
+        let mut tags: Vec<String> = vec!["B".into(), "CBAR".into()];
+        if global || local {
+            tags.extend(["F".to_string(), "ACQ_REL".to_string(), scope.to_string()]);
+            region_semantics(&mut tags, global, local);
+        }
+        let id = label.unwrap_or(self.barriers);
+        self.barriers += 1;
+        self.push(
+            InstrKind::Barrier {
+                id: Operand::Const(id),
+                count: None,
+                arrive: false,
+            },
+            tags,
+            e.off,
+            e.end,
+        );
+        Ok(())
+    }
+
+    /// A fence's or barrier's flags: `CLK_GLOBAL_MEM_FENCE`,
+    /// `CLK_LOCAL_MEM_FENCE` (either or both with `|`), or `0`; returns
+    /// whether they name global and local memory.
+    fn fence_flags(&self, a: &Expr) -> Result<(bool, bool)> {
+        let src = self.src;
+        match &a.kind {
+            ExprKind::Int(0) => Ok((false, false)),
+            ExprKind::Name(n) => match n.as_str() {
+                "CLK_GLOBAL_MEM_FENCE" => Ok((true, false)),
+                "CLK_LOCAL_MEM_FENCE" => Ok((false, true)),
+                "CLK_IMAGE_MEM_FENCE" => Err(src.err_unsupported(a.off, "images (`CLK_IMAGE_MEM_FENCE`)")),
+                _ => Err(src.err_semantic(
+                    a.off,
+                    format!("expected fence flags (`CLK_GLOBAL_MEM_FENCE`, `CLK_LOCAL_MEM_FENCE`), found `{n}`"),
+                )),
+            },
+            ExprKind::Binary(BOp::BitOr, l, r) => {
+                let (g1, l1) = self.fence_flags(l)?;
+                let (g2, l2) = self.fence_flags(r)?;
+                Ok((g1 || g2, l1 || l2))
+            }
+            _ => Err(src.err_semantic(
+                a.off,
+                "expected fence flags (`CLK_GLOBAL_MEM_FENCE`, `CLK_LOCAL_MEM_FENCE`, joined by `|`)",
+            )),
+        }
+    }
+
     fn order_arg(&self, a: &Expr) -> Result<Order> {
         match &a.kind {
             ExprKind::Name(n) => names::order(n).ok_or_else(|| {
@@ -739,5 +879,16 @@ fn negate(c: CmpOp) -> CmpOp {
         CmpOp::Ge => CmpOp::Lt,
         CmpOp::Le => CmpOp::Gt,
         CmpOp::Gt => CmpOp::Le,
+    }
+}
+
+/// The region semantics of a fence or barrier (`SEMSC0` global, `SEMSC1`
+/// local, as the SPIR-V front-end tags OpenCL's flags).
+fn region_semantics(tags: &mut Vec<String>, global: bool, local: bool) {
+    if global {
+        tags.push("SEMSC0".to_string());
+    }
+    if local {
+        tags.push("SEMSC1".to_string());
     }
 }

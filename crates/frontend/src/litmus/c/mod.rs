@@ -50,6 +50,8 @@ mod parser;
 #[cfg(test)]
 mod tests;
 
+mod regions;
+
 use super::cond::Names;
 use super::source::Source;
 use super::Locs;
@@ -58,8 +60,9 @@ use crate::ir::{Arch, Placement, Program, Thread};
 use ast::Init;
 use std::collections::{HashMap, HashSet};
 
-/// Parses a C litmus test (the caller saw the header word `C`). Errors
-/// carry the exact `line:col`; the caller adds the file.
+/// Parses a C litmus test (the caller saw the header word `C`, `OpenCL`
+/// or `OPENCL`). Errors carry the exact `line:col`; the caller adds the
+/// file.
 pub(super) fn parse(text: &str) -> Result<Program> {
     let src = Source::new(text);
     let test = parser::Parser::new(&src).test()?;
@@ -67,7 +70,9 @@ pub(super) fn parse(text: &str) -> Result<Program> {
     let mut reg_inits = Vec::new();
     for init in &test.inits {
         match init {
-            Init::Loc { name, off, value } => {
+            Init::Loc {
+                name, off, value, ..
+            } => {
                 if locs.get(name).is_some() {
                     return Err(
                         src.err_semantic(*off, format!("location `{name}` is declared twice"))
@@ -79,30 +84,53 @@ pub(super) fn parse(text: &str) -> Result<Program> {
         }
     }
     let n = test.threads.len();
-    let mut threads = Vec::with_capacity(n);
-    let mut locals: Vec<HashSet<String>> = Vec::with_capacity(n);
-    for (i, def) in test.threads.iter().enumerate() {
+    let mut param_locs = Vec::with_capacity(n);
+    for def in &test.threads {
         let mut params = HashMap::new();
-        for &(name, off) in &def.params {
-            if params.insert(name, locs.use_loc(name)).is_some() {
-                return Err(src.err_semantic(off, format!("parameter `{name}` is given twice")));
+        for p in &def.params {
+            if params.insert(p.name, locs.use_loc(p.name)).is_some() {
+                return Err(
+                    src.err_semantic(p.off, format!("parameter `{}` is given twice", p.name))
+                );
             }
         }
-        let name = format!("P{i}");
-        let mut th = lower::Thread::new(&src, name.clone(), params);
+        param_locs.push(params);
+    }
+    let names: Vec<String> = (0..n).map(|i| format!("P{i}")).collect();
+    let (tree, map, tail) = regions::scope_tree_and_map(&src, test.tail, &names)?;
+    let env = lower::Env {
+        shared: regions::regions(&src, &mut locs, &test, map.as_ref())?,
+        opencl: test.opencl,
+    };
+    let mut threads = Vec::with_capacity(n);
+    let mut locals: Vec<HashSet<String>> = Vec::with_capacity(n);
+    for (i, (def, params)) in test.threads.iter().zip(param_locs).enumerate() {
+        let name = names[i].clone();
+        let mut th = lower::Thread::new(&src, &env, name.clone(), params);
         th.stmts(&def.body)?;
         locals.push(th.locals.clone());
-        threads.push(Thread {
-            name,
-            placement: Placement {
-                // Default: every thread in its own CTA of one GPU.
-                ids: def.placement.clone().unwrap_or_else(|| vec![i as i64, 0]),
+        let placement = match (&tree, &def.placement) {
+            (Some(_), Some(_)) => {
+                return Err(src.err_semantic(
+                    def.placement_off,
+                    format!("`{name}` is placed twice: by `@` and by the scope tree"),
+                ))
+            }
+            (Some(tree), None) => tree[i].clone(),
+            // Default: every thread in its own CTA of one GPU.
+            (None, p) => Placement {
+                ids: p.clone().unwrap_or_else(|| vec![i as i64, 0]),
                 warp: None,
             },
+        };
+        threads.push(Thread {
+            name,
+            placement,
             instrs: th.instrs,
             init_regs: Vec::new(),
         });
     }
+    regions::check_local_memory(&locs, &threads)?;
     for init in reg_inits {
         let Init::Reg {
             thread,
@@ -134,7 +162,7 @@ pub(super) fn parse(text: &str) -> Result<Program> {
         }
         th.init_regs.push((name.to_string(), *value));
     }
-    let (filter, assertion, observed) = super::tail(&src, &locs, test.tail, n, &Names::C(locals))?;
+    let (filter, assertion, observed) = super::tail(&src, &locs, tail, n, &Names::C(locals))?;
     Ok(Program {
         kernel: false,
         name: test.name,
@@ -149,6 +177,7 @@ pub(super) fn parse(text: &str) -> Result<Program> {
         source_map: Default::default(),
         assumptions: Vec::new(),
         header: test.header,
-        default_model: None,
+        // OpenCL tests are checked under OpenCL's model (docs/C.md).
+        default_model: test.opencl.then(|| "opencl".to_string()),
     })
 }

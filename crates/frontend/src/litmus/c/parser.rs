@@ -1,7 +1,7 @@
 //! The parser: header, comments, initial state and thread functions of a
 //! C litmus test (the final part is `litmus::tail`'s).
 
-use super::ast::{BOp, Expr, ExprKind, Init, Stmt, StmtKind, Test, ThreadDef, UOp};
+use super::ast::{BOp, Expr, ExprKind, Init, Param, Stmt, StmtKind, Test, ThreadDef, UOp};
 use super::lexer::{at_tail, int_value, skip_blank, token, Tok};
 use crate::diag::{Error, Result};
 use crate::litmus::source::{thread_index, Source};
@@ -11,7 +11,7 @@ use crate::litmus::source::{thread_index, Source};
 const MAX_DEPTH: usize = 200;
 
 /// Words that make up a C type (qualifiers and OpenCL/CUDA address
-/// spaces included; the models see one memory).
+/// spaces included; OpenCL's `global`/`local` give a location its region).
 const TYPE_WORDS: &[&str] = &[
     "int",
     "unsigned",
@@ -174,14 +174,14 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     /// Everything up to the final part.
     pub fn test(mut self) -> Result<Test<'a>> {
-        let name = self.header()?;
+        let (name, opencl) = self.header()?;
         let header = self.preamble()?;
         let inits = self.init_block()?;
         let mut threads = Vec::new();
         loop {
             let off = skip_blank(self.src, self.off)?;
             self.off = off;
-            if off >= self.src.len() || at_tail(self.src, off)? {
+            if off >= self.src.len() || at_tail(self.src, off)? || at_scope_tree(self.src, off) {
                 break;
             }
             threads.push(self.thread(threads.len())?);
@@ -191,6 +191,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         }
         Ok(Test {
             name,
+            opencl,
             header,
             inits,
             threads,
@@ -198,21 +199,23 @@ impl<'s, 'a> Parser<'s, 'a> {
         })
     }
 
-    /// `C name`: the rest of the first line is the name.
-    fn header(&mut self) -> Result<String> {
+    /// `C name` or `OpenCL name`: the rest of the first line is the name;
+    /// returns it and whether the test is OpenCL.
+    fn header(&mut self) -> Result<(String, bool)> {
         let src = self.src;
         let off = src.skip_ws(0);
-        // The caller dispatched on the word `C`.
-        let after = off + 1;
+        // The caller dispatched on the word (`C`, `OpenCL`, `OPENCL`).
+        let word = src.ident_at(off).unwrap_or("C");
+        let after = off + word.len();
         let line_end = src.text[after..]
             .find('\n')
             .map_or(src.len(), |i| after + i);
         let name = src.text[after..line_end].trim();
         if name.is_empty() {
-            return Err(src.err_syntax(after, "missing test name after `C`"));
+            return Err(src.err_syntax(after, format!("missing test name after `{word}`")));
         }
         self.off = line_end;
-        Ok(name.to_string())
+        Ok((name.to_string(), word != "C"))
     }
 
     /// Doc strings `"..."`, OCaml comments `(* ... *)` (nested) and
@@ -314,11 +317,17 @@ impl<'s, 'a> Parser<'s, 'a> {
             self.expect("]")?;
             self.expect("=")?;
             let value = self.init_value()?;
-            return Ok(Init::Loc { name, off, value });
+            return Ok(Init::Loc {
+                name,
+                off,
+                value,
+                region: None,
+            });
         }
         let typed = self.type_start()?;
+        let mut region = None;
         if typed {
-            self.type_words(false)?;
+            region = self.type_words(false)?.1;
             if self.at("*")? {
                 return Err(src.err_unsupported(
                     self.here()?,
@@ -333,11 +342,17 @@ impl<'s, 'a> Parser<'s, 'a> {
                 name,
                 off,
                 value: 0,
+                region,
             });
         }
         self.expect("=")?;
         let value = self.init_value()?;
-        Ok(Init::Loc { name, off, value })
+        Ok(Init::Loc {
+            name,
+            off,
+            value,
+            region,
+        })
     }
 
     /// An initial value: an integer with an optional sign.
@@ -388,22 +403,35 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     /// Type words (each followed by a name, `*`, another type word, or —
-    /// in a cast — `)`); returns how many.
-    fn type_words(&mut self, cast: bool) -> Result<usize> {
+    /// in a cast — `)`); returns how many, and the memory region an
+    /// OpenCL address-space qualifier among them names.
+    fn type_words(&mut self, cast: bool) -> Result<(usize, Option<&'static str>)> {
         let mut n = 0;
-        while Self::is_type_word(self.peek()?) {
+        let mut region = None;
+        while let Tok::Ident(w) = self.peek()? {
+            if !TYPE_WORDS.contains(&w) {
+                break;
+            }
             let next = self.peek_nth(1)?;
             let more = matches!(next, Tok::Ident(_) | Tok::Punct("*"))
                 || (cast && next == Tok::Punct(")"));
             if !more {
                 break;
             }
-            self.bump()?;
+            let (_, off) = self.bump()?;
             n += 1;
+            if let Some(r) = address_space(w) {
+                if region.is_some_and(|old| old != r) {
+                    return Err(self
+                        .src
+                        .err_semantic(off, "two different address spaces in one type"));
+                }
+                region = Some(r);
+            }
             // `unsigned __int128 w`: a refused type after a type word.
             self.unsupported_type()?;
         }
-        Ok(n)
+        Ok((n, region))
     }
 
     /// `P<k>`, an optional placement, parameters, body.
@@ -421,6 +449,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 ))
             }
         }
+        let placement_off = self.here()?;
         let placement = if self.eat("@")? {
             Some(self.placement(name, off)?)
         } else {
@@ -435,23 +464,32 @@ impl<'s, 'a> Parser<'s, 'a> {
         let body = self.block_rest()?;
         Ok(ThreadDef {
             placement,
+            placement_off,
             params,
             body,
         })
     }
 
-    /// `cta 0, gpu 1` (both levels, any order) → `[cta, gpu]`.
+    /// `cta 0, gpu 1` (both levels, any order; OpenCL's `wg 0, dev 1`
+    /// too) → `[cta, gpu]`.
     fn placement(&mut self, thread: &str, thread_off: usize) -> Result<Vec<i64>> {
         let src = self.src;
         let levels = ["cta", "gpu"];
         let mut ids: [Option<i64>; 2] = [None, None];
         loop {
-            let (level, level_off) = self.expect_ident("a scope level (`cta`, `gpu`)")?;
-            let Some(k) = levels.iter().position(|l| *l == level) else {
-                return Err(src.err_syntax(
-                    level_off,
-                    format!("unknown scope level `{level}` (expected `cta` or `gpu`)"),
-                ));
+            let (level, level_off) =
+                self.expect_ident("a scope level (`cta`, `gpu`; OpenCL: `wg`, `dev`)")?;
+            let k = match level {
+                "cta" | "wg" => 0,
+                "gpu" | "dev" => 1,
+                _ => {
+                    return Err(src.err_syntax(
+                        level_off,
+                        format!(
+                            "unknown scope level `{level}` (expected `cta` and `gpu`, or `wg` and `dev`)"
+                        ),
+                    ))
+                }
             };
             if ids[k].is_some() {
                 return Err(src.err_syntax(level_off, format!("scope level `{level}` given twice")));
@@ -480,7 +518,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     /// Parameters after `(`, through `)`: pointers `atomic_int* x`.
-    fn params(&mut self) -> Result<Vec<(&'a str, usize)>> {
+    fn params(&mut self) -> Result<Vec<Param<'a>>> {
         let src = self.src;
         let mut params = Vec::new();
         if self.eat(")")? {
@@ -494,7 +532,8 @@ impl<'s, 'a> Parser<'s, 'a> {
         loop {
             self.unsupported_type()?;
             let ty_off = self.here()?;
-            if self.type_words(false)? == 0 {
+            let (words, region) = self.type_words(false)?;
+            if words == 0 {
                 return Err(self.unexpected("a parameter type like `atomic_int*`"));
             }
             let mut stars = 0;
@@ -514,7 +553,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                     return Err(src.err_unsupported(ty_off, "pointers to pointers"));
                 }
             }
-            params.push((name, off));
+            params.push(Param { name, off, region });
             if self.eat(")")? {
                 return Ok(params);
             }
@@ -585,7 +624,26 @@ impl<'s, 'a> Parser<'s, 'a> {
                 ));
             }
             (Tok::Ident(w), Tok::Punct(":")) => {
-                return Err(src.err_unsupported(off, format!("label `{w}` (no jumps)")));
+                let Some(id) = barrier_label(w) else {
+                    return Err(src.err_unsupported(off, format!("label `{w}` (no jumps)")));
+                };
+                self.bump()?;
+                self.bump()?;
+                let call = self.expr()?;
+                let is_barrier =
+                    matches!(&call.kind, ExprKind::Call { name, .. } if is_barrier(name));
+                if !is_barrier {
+                    return Err(src.err_unsupported(
+                        off,
+                        format!("label `{w}` on something other than a barrier (no jumps)"),
+                    ));
+                }
+                self.expect(";")?;
+                out.push(Stmt {
+                    kind: StmtKind::Labeled { id, call },
+                    off,
+                    end: self.prev_end,
+                });
             }
             _ if self.type_start()? => self.decls(out)?,
             (Tok::Punct(p @ ("++" | "--")), _) => {
@@ -790,7 +848,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 self.bump()?;
                 // A cast to an integer type (or `void`) changes nothing.
                 let is_void = self.peek()? == Tok::Ident("void");
-                if is_void || self.type_words(true)? > 0 {
+                if is_void || self.type_words(true)?.0 > 0 {
                     if is_void {
                         self.bump()?;
                     }
@@ -934,4 +992,34 @@ fn compound(p: &str) -> Option<BOp> {
         ">>=" => BOp::Shr,
         _ => return None,
     })
+}
+
+/// The memory region an OpenCL address-space word names (`shared`: the
+/// work-group's memory, OpenCL's `local`).
+fn address_space(word: &str) -> Option<&'static str> {
+    match word {
+        "global" | "__global" => Some("global"),
+        "local" | "__local" => Some("shared"),
+        _ => None,
+    }
+}
+
+/// `B<n>` labels a barrier in Dat3M's OpenCL litmus tests.
+fn barrier_label(w: &str) -> Option<i64> {
+    let digits = w.strip_prefix('B')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// OpenCL C's work-group barriers.
+pub(super) fn is_barrier(name: &str) -> bool {
+    matches!(name, "barrier" | "work_group_barrier")
+}
+
+/// Is the word at `off` herd's `scopeTree` keyword (any case)?
+pub(super) fn at_scope_tree(src: &Source, off: usize) -> bool {
+    src.ident_at(off)
+        .is_some_and(|w| w.eq_ignore_ascii_case("scopetree"))
 }

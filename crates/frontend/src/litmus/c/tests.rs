@@ -45,12 +45,27 @@ fn accesses(p: &Program) -> Vec<&Instr> {
         .collect()
 }
 
+/// Tags the `opencl` model reads besides C's own (tested in
+/// `opencl_tests_have_regions_barriers_and_scope_trees`).
+fn opencl_only(t: &str) -> bool {
+    matches!(t, "SC0" | "SC1" | "SEQCST" | "SEMSC0" | "SEMSC1")
+}
+
+/// An instruction's tags in C's vocabulary.
 fn tags(i: &Instr) -> Vec<&str> {
-    i.tags.iter().map(String::as_str).collect()
+    i.tags
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !opencl_only(t))
+        .collect()
 }
 
 fn halves(i: &Instr) -> (Vec<&str>, Vec<&str>) {
-    (i.event_tags(false).collect(), i.event_tags(true).collect())
+    let c = |t: &&str| !opencl_only(t);
+    (
+        i.event_tags(false).filter(c).collect(),
+        i.event_tags(true).filter(c).collect(),
+    )
 }
 
 /// The single access of a one-statement body.
@@ -187,6 +202,11 @@ fn orders_and_scopes_in_every_spelling() {
         // herd's `A`: on atomic accesses, not on fences.
         let all = tags(&i);
         assert_eq!(all.contains(&"A"), i.kind.addr().is_some(), "{body}");
+        // The `opencl` model's: the region of an access (global here),
+        // `SEQCST` beside `SC`.
+        let has = |t: &str| i.tags.iter().any(|x| x == t);
+        assert_eq!(has("SC0"), i.kind.addr().is_some(), "{body}");
+        assert_eq!(has("SEQCST"), has("SC"), "{body}");
         let t: Vec<&str> = all.into_iter().filter(|t| *t != "A").collect();
         assert_eq!(t, *want, "{body}");
         assert_eq!(c_scope(&i), want.last().copied(), "{body}");
@@ -288,9 +308,9 @@ fn compare_exchange_with_a_local_expected_value() {
     assert_eq!(rmw.failed, None);
     // Other failure orders give the read of a failed one its own tags.
     for (succ, fail, tags) in [
-        ("acq_rel", "relaxed", vec!["A", "GPU", "RLX"]),
-        ("relaxed", "acquire", vec!["A", "ACQ", "GPU"]),
-        ("seq_cst", "acquire", vec!["A", "ACQ", "GPU"]),
+        ("acq_rel", "relaxed", vec!["A", "GPU", "RLX", "SC0"]),
+        ("relaxed", "acquire", vec!["A", "ACQ", "GPU", "SC0"]),
+        ("seq_cst", "acquire", vec!["A", "ACQ", "GPU", "SC0"]),
     ] {
         let p = one(&format!("int e = 0;\nint ok = atomic_compare_exchange_strong_explicit(x, &e, 1, memory_order_{succ}, memory_order_{fail}, memory_scope_device);"));
         let cas = accesses(&p)
@@ -594,4 +614,182 @@ fn deep_nesting_is_an_error_not_a_crash() {
     let ifs = format!("{}{}", "if (1) {".repeat(3000), "}".repeat(3000));
     let e = err(&format!("C t\n{{}}\nP0() {{ {ifs} }}\n"));
     assert!(e.message.contains("nested too deeply"), "{e}");
+}
+
+const OPENCL_MP: &str = r#"OpenCL MP+local
+{ [x] = 0; global atomic_int y = 0; }
+P0 (local int* x, global atomic_int* y) {
+  *x = 1;
+  atomic_work_item_fence(CLK_LOCAL_MEM_FENCE, memory_order_release, memory_scope_work_group);
+  atomic_store(y, 1);
+  B3: barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  work_group_barrier(0);
+}
+P1 (local int* x, global atomic_int* y) {
+  int r0 = atomic_load_explicit(y, memory_order_acquire, memory_scope_work_group);
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  work_group_barrier(CLK_LOCAL_MEM_FENCE, memory_scope_device);
+}
+P2 (global atomic_int* y) { }
+scopeTree
+(device (work_group P0 P1) (work_group P2))
+x: local, y: global
+exists (1:r0 = 1)
+"#;
+
+/// herd's and Dat3M's OpenCL tests: the header, OpenCL's default scope,
+/// regions from qualifiers and the memory map (`SC0`/`SC1` on accesses,
+/// `SEMSC0`/`SEMSC1` from flags), barriers and their numbers, placement
+/// by `scopeTree` or `@wg, dev`, and the `opencl` model by default.
+#[test]
+fn opencl_tests_have_regions_barriers_and_scope_trees() {
+    let p = ok(OPENCL_MP);
+    assert_eq!(p.arch, Arch::C);
+    assert_eq!(p.default_model.as_deref(), Some("opencl"));
+    let ids: Vec<&[i64]> = p
+        .threads
+        .iter()
+        .map(|t| t.placement.ids.as_slice())
+        .collect();
+    assert_eq!(ids, [&[0, 0][..], &[0, 0], &[1, 0]]);
+    assert_eq!(p.locations[0].space.as_deref(), Some("shared"));
+    assert_eq!(p.locations[1].space.as_deref(), Some("global"));
+    fn all(i: &Instr) -> Vec<&str> {
+        let mut t: Vec<&str> = i.tags.iter().map(String::as_str).collect();
+        t.sort();
+        t
+    }
+    let a = accesses(&p);
+    assert_eq!(all(a[0]), ["NA", "SC1"]);
+    assert_eq!(all(a[1]), ["CTA", "F", "REL", "SEMSC1"]);
+    // Without a scope an OpenCL atomic is at device scope, seq_cst.
+    assert_eq!(all(a[2]), ["A", "GPU", "SC", "SC0", "SEQCST"]);
+    let barriers = |t: usize| -> Vec<(i64, Vec<&str>)> {
+        p.threads[t]
+            .instrs
+            .iter()
+            .filter_map(|i| match &i.kind {
+                InstrKind::Barrier {
+                    id: Operand::Const(id),
+                    count: None,
+                    arrive: false,
+                } => Some((*id, all(i))),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        barriers(0),
+        [
+            (
+                3,
+                vec!["ACQ_REL", "B", "CBAR", "CTA", "F", "SEMSC0", "SEMSC1"]
+            ),
+            // Flags 0: a control barrier only.
+            (1, vec!["B", "CBAR"]),
+        ]
+    );
+    assert_eq!(
+        barriers(1),
+        [
+            (0, vec!["ACQ_REL", "B", "CBAR", "CTA", "F", "SEMSC0"]),
+            (1, vec!["ACQ_REL", "B", "CBAR", "F", "GPU", "SEMSC1"]),
+        ]
+    );
+    // `@wg, dev` places as `@cta, gpu`; the `C` header keeps C's
+    // default scope and model.
+    let p = ok("OpenCL t\n{}\nP0@wg 2, dev 1 (global atomic_int* x) { atomic_store(x, 1); }\nexists (x = 1)\n");
+    assert_eq!(p.threads[0].placement.ids, [2, 1]);
+    let p = ok("C t\n{}\nP0 (atomic_int* x) { atomic_store(x, 1); }\nscopeTree (device (cta P0))\nexists (x = 1)\n");
+    assert_eq!(p.default_model, None);
+    assert!(accesses(&p)[0].tags.iter().any(|t| t == "SYS"));
+    assert_eq!(p.locations[0].space, None);
+}
+
+#[test]
+fn opencl_errors_have_positions() {
+    use ErrorKind::{Semantic, Syntax, Unsupported};
+    let t = "OpenCL t\n{ [x] = 0; }\n";
+    let cases: &[(String, ErrorKind, u32, u32, &str)] = &[
+        (
+            format!("{t}P0 (local int* x) {{ *x = 1; }}\nP1 (local int* x) {{ int r = *x; }}\nscopeTree (device (work_group P0) (work_group P1))\nexists (x = 1)\n"),
+            Semantic,
+            4,
+            29,
+            "local location `x` is used by `P0` (work-group 0 of device 0) and by `P1` (work-group 1 of device 0)",
+        ),
+        (
+            format!("{t}P0 (local int* x) {{ *x = 1; }}\nscopeTree (device (work_group P0))\nx: global\nexists (x = 1)\n"),
+            Semantic,
+            5,
+            1,
+            "`x` is in global memory here but in local memory on line 3",
+        ),
+        (
+            format!("{t}P0 (local int* x) {{ *x = 1; }}\nscopeTree (device (work_group P0))\nx: private\nexists (x = 1)\n"),
+            Unsupported,
+            5,
+            4,
+            "memory region `private` (expected `global` or `local` or `shared`)",
+        ),
+        (
+            format!("{t}P0@wg 0, dev 0 (int* x) {{ *x = 1; }}\nscopeTree (device (work_group P0))\nexists (x = 1)\n"),
+            Semantic,
+            3,
+            3,
+            "`P0` is placed twice",
+        ),
+        (
+            format!("{t}P0 (int* x) {{ *x = 1; }}\nscopeTree (device (group P0))\nexists (x = 1)\n"),
+            Syntax,
+            4,
+            20,
+            "unknown scope level `group`",
+        ),
+        (
+            format!("{t}P0@wg 0, node 0 (int* x) {{ *x = 1; }}\nexists (x = 1)\n"),
+            Syntax,
+            3,
+            10,
+            "unknown scope level `node`",
+        ),
+        (
+            format!("{t}P0 (int* x) {{ B1: *x = 1; }}\nexists (x = 1)\n"),
+            Unsupported,
+            3,
+            15,
+            "label `B1` on something other than a barrier",
+        ),
+        (
+            format!("{t}P0 (int* x) {{ barrier(CLK_IMAGE_MEM_FENCE); }}\nexists (x = 1)\n"),
+            Unsupported,
+            3,
+            23,
+            "images",
+        ),
+        (
+            format!("{t}P0 (int* x) {{ barrier(CLK_LOCAL_MEM_FENCE, memory_scope_device); }}\nexists (x = 1)\n"),
+            Semantic,
+            3,
+            15,
+            "`barrier` takes 1 argument, found 2",
+        ),
+        (
+            format!("{t}P0 (int* x) {{ atomic_work_item_fence(7, memory_order_release, memory_scope_device); }}\nexists (x = 1)\n"),
+            Semantic,
+            3,
+            38,
+            "expected fence flags",
+        ),
+        (
+            format!("{t}P0 (global local int* x) {{ }}\nexists (x = 1)\n"),
+            Semantic,
+            3,
+            12,
+            "two different address spaces",
+        ),
+    ];
+    for (src, kind, line, col, needle) in cases {
+        at(&err(src), *kind, *line, *col, needle);
+    }
 }

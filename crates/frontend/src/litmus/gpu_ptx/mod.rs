@@ -69,7 +69,7 @@ mod check;
 mod flow;
 mod init;
 mod instr;
-mod scope;
+pub(super) mod scope;
 #[cfg(test)]
 mod tests;
 
@@ -251,7 +251,7 @@ impl<'a> Parser<'a> {
         let placements = scope::tree(&mut cur, names, off)?;
         let map = match (cur.peek(), cur.nth(1)) {
             (Tok::Ident(w), Tok::Punct(":")) if !is_tail_word(w) => {
-                Some(scope::memory_map(&mut cur)?)
+                Some(scope::memory_map(&mut cur, scope::PTX_REGIONS)?)
             }
             _ => None,
         };
@@ -260,7 +260,7 @@ impl<'a> Parser<'a> {
 }
 
 /// Words that start the final part of a test.
-fn is_tail_word(w: &str) -> bool {
+pub(super) fn is_tail_word(w: &str) -> bool {
     matches!(w, "exists" | "forall" | "filter" | "locations" | "not")
 }
 

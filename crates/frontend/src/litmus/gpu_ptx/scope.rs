@@ -6,11 +6,15 @@
 //! map   := (location ':' region [','|';'])*              region: global | shared
 //! ```
 //!
+//! The C and OpenCL litmus dialects (`c/mod.rs`) read the same tree with
+//! OpenCL's level names as well (`work_group` = `cta`, `sub_group` =
+//! `warp`) and their own region names ([`Regions`]).
+//!
 //! A level inside another must be a lower one. A level left out gives
 //! each thread (or warp) below it an instance of its own.
 
 use super::super::source::{parse_usize, Cursor, Tok};
-use super::thread_index;
+use super::{is_tail_word, thread_index};
 use crate::diag::Result;
 use crate::ir::Placement;
 
@@ -19,8 +23,8 @@ fn rank(level: &str) -> Option<u8> {
     Some(match level {
         "device" => 3,
         "kernel" | "grid" => 2,
-        "cta" | "block" => 1,
-        "warp" => 0,
+        "cta" | "block" | "work_group" | "workgroup" => 1,
+        "warp" | "sub_group" | "subgroup" => 0,
         _ => return None,
     })
 }
@@ -63,7 +67,7 @@ impl Walk<'_> {
                 level_off,
                 format!(
                     "unknown scope level `{level}` (expected `device`, `kernel`, `grid`, \
-                     `cta`, `block` or `warp`)"
+                     `cta`, `block`, `work_group`, `warp` or `sub_group`)"
                 ),
             ));
         };
@@ -152,7 +156,7 @@ impl Walk<'_> {
 
 /// The tree at the cursor (just after the `ScopeTree` keyword at
 /// `keyword`); one placement per thread of `names`.
-pub(super) fn tree(cur: &mut Cursor, names: &[String], keyword: usize) -> Result<Vec<Placement>> {
+pub(crate) fn tree(cur: &mut Cursor, names: &[String], keyword: usize) -> Result<Vec<Placement>> {
     let src = cur.src;
     if !cur.at_punct("(") {
         return Err(cur.unexpected("a scope tree `(device (cta (warp T0) ...))`"));
@@ -185,37 +189,46 @@ pub(super) fn tree(cur: &mut Cursor, names: &[String], keyword: usize) -> Result
         .collect()
 }
 
+/// The region names a dialect's memory map accepts, each with the region
+/// it means (`global` or `shared`: work-group memory).
+pub(crate) type Regions = &'static [(&'static str, &'static str)];
+
+/// PTX's names (`.local` is thread-private memory there, never a map's).
+pub(crate) const PTX_REGIONS: Regions = &[("global", "global"), ("shared", "shared")];
+
 /// `x: global, y: shared`.
-pub(super) struct MemoryMap<'a> {
+pub(crate) struct MemoryMap<'a> {
     /// (location, its offset, region).
     pub entries: Vec<(&'a str, usize, &'static str)>,
     /// Offset of the first entry.
     pub off: usize,
 }
 
-/// The map at the cursor (which is at `name :`).
-pub(super) fn memory_map<'a>(cur: &mut Cursor<'a, '_>) -> Result<MemoryMap<'a>> {
+/// The map at the cursor (which is at `name :`), with the region names of
+/// `regions`.
+pub(crate) fn memory_map<'a>(cur: &mut Cursor<'a, '_>, regions: Regions) -> Result<MemoryMap<'a>> {
     let src = cur.src;
     let mut map = MemoryMap {
         entries: Vec::new(),
         off: cur.off(),
     };
     while let (Tok::Ident(name), Tok::Punct(":")) = (cur.peek(), cur.nth(1)) {
-        if super::is_tail_word(name) {
+        if is_tail_word(name) {
             break;
         }
         let off = cur.bump().off;
         cur.bump();
-        let (region, r_off) = cur.expect_ident("a memory region (`global` or `shared`)")?;
-        let region = match region {
-            "global" => "global",
-            "shared" => "shared",
-            other => {
-                return Err(src.err_unsupported(
-                    r_off,
-                    format!("memory region `{other}` (expected `global` or `shared`)"),
-                ))
-            }
+        let names = regions
+            .iter()
+            .map(|(n, _)| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        let (region, r_off) = cur.expect_ident(&format!("a memory region ({names})"))?;
+        let Some(&(_, region)) = regions.iter().find(|(n, _)| *n == region) else {
+            return Err(src.err_unsupported(
+                r_off,
+                format!("memory region `{region}` (expected {names})"),
+            ));
         };
         if map.entries.iter().any(|(n, _, _)| *n == name) {
             return Err(src.err_semantic(off, format!("location `{name}` is mapped twice")));
