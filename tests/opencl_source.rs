@@ -152,6 +152,47 @@ fn divergence_and_assertions_are_undefined_behaviour() {
     assert!(out.contains("assertion fails (`__assert`)"), "{out}");
 }
 
+/// `async_work_group_copy` and `wait_group_events` as our header writes
+/// them out: ordered by a barrier after the wait, racy without one (at a
+/// launch the two-thread engine takes and at one the concrete engine
+/// takes), divergent when part of a work-group copies; the report says
+/// how the copy is modelled.
+#[test]
+fn asynchronous_copies_race_until_a_barrier_orders_them() {
+    if !have_tools() {
+        return;
+    }
+    for launch in [
+        ["--block", "64", "--grid", "128"],
+        ["--block", "4", "--grid", "2"],
+    ] {
+        let out = check(
+            "races",
+            "async.cl",
+            &[&["--kernel", "waited"][..], &launch].concat(),
+        );
+        assert_eq!(verdict(&out), "PASS", "{launch:?}: {out}");
+        assert!(
+            out.contains("`async_work_group_copy` is done at its call"),
+            "{out}"
+        );
+        let out = check(
+            "races",
+            "async.cl",
+            &[&["--kernel", "no_barrier"][..], &launch].concat(),
+        );
+        assert_eq!(verdict(&out), "FAIL", "{launch:?}: {out}");
+        assert!(out.contains("async.cl:26:"), "{out}");
+    }
+    let out = check(
+        "safety",
+        "async.cl",
+        &["--kernel", "partial", "--block", "4", "--grid", "1"],
+    );
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("barrier divergence"), "{out}");
+}
+
 #[test]
 fn assumptions_rule_executions_out_and_preconditions_of_calls_are_checked() {
     if !have_tools() {

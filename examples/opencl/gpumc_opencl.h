@@ -18,6 +18,9 @@
  *    checked at the call; what GPUVerify computes from its own
  *    instrumentation (`__read`, `__write`, `__same_group`, ...) is refused
  *    by name.
+ * 3. Asynchronous copies (`async_work_group_copy`,
+ *    `async_work_group_strided_copy`, `wait_group_events`), written out as
+ *    the plain accesses of the work-group that performs them (below).
  */
 #ifndef GPUMC_OPENCL_H
 #define GPUMC_OPENCL_H
@@ -192,6 +195,8 @@ void __gpumc_global_requires(int);
  * refused by name, at the kernel's line. */
 #define __GPUMC_REFUSED(what) __attribute__((unavailable( \
     "GPUVerify's " what " is not supported by gpumc")))
+#define __GPUMC_REFUSED_GPUMC(what) __attribute__((unavailable( \
+    what " is not supported by gpumc")))
 int __gpumc_read(void) __GPUMC_REFUSED("access predicate `__read`");
 int __gpumc_write(void) __GPUMC_REFUSED("access predicate `__write`");
 int __gpumc_no_read(void) __GPUMC_REFUSED("access predicate `__no_read`");
@@ -240,5 +245,46 @@ int __gpumc_at_most_one(void) __GPUMC_REFUSED("two-thread predicate `__at_most_o
     "uninterpreted function (`DECLARE_UF_UNARY`, defined by axioms)")
 #define DECLARE_UF_BINARY(name, t1, t2, tr) tr name(t1, t2) __GPUMC_REFUSED( \
     "uninterpreted function (`DECLARE_UF_BINARY`, defined by axioms)")
+
+/* ---- 3. Asynchronous work-group copies ---------------------------- */
+
+/* OpenCL C 2.0 (6.13.10): the work-items of a work-group copy together,
+ * asynchronously; every work-item must reach the call (and the wait) with
+ * the same arguments, and which work-item moves which element is not
+ * said. Here the copy happens at the call, each element moved by a
+ * work-item other than the one of its own index (element k by local id
+ * (k + d) mod L, d in 1..L-1 taken from the call's line, so two calls on
+ * different lines pair elements with different work-items): a kernel
+ * that reads an element before a barrier orders the copy — with or
+ * without `wait_group_events`, which completes the copy but orders
+ * nothing between work-items — races, as GPUVerify reports it. The call
+ * and the wait are reached by the whole work-group: each starts with a
+ * barrier without memory flags (it orders no memory), so reaching one
+ * non-uniformly is barrier divergence. What the copy does not model: its
+ * accesses happen at the call, not anywhere up to the wait, so a copy
+ * that a barrier orders before its wait is taken as done. The event is
+ * the null event; the report says how the copy is modelled (a call of the
+ * bodiless `__gpumc_async_copy` marks it). */
+void __gpumc_async_copy(void);
+#define __GPUMC_COPY(dst, src, num) ({ \
+    barrier(0); \
+    __gpumc_async_copy(); \
+    __typeof__(&(dst)[0]) __gpumc_d = &(dst)[0]; \
+    __typeof__(&(src)[0]) __gpumc_s = &(src)[0]; \
+    size_t __gpumc_n = (num); \
+    size_t __gpumc_L = get_local_size(0) * get_local_size(1) * get_local_size(2); \
+    size_t __gpumc_off = __gpumc_L > 1 ? 1 + (size_t)__LINE__ % (__gpumc_L - 1) : 0; \
+    for (size_t __gpumc_k = (get_local_linear_id() + __gpumc_L - __gpumc_off) % __gpumc_L; \
+         __gpumc_k < __gpumc_n; __gpumc_k += __gpumc_L) \
+        __gpumc_d[__gpumc_k] = __gpumc_s[__gpumc_k]; \
+    (event_t)0; })
+#define async_work_group_copy(dst, src, num, event) \
+    ((void)(event), __GPUMC_COPY(dst, src, num))
+/* Strided copies (the stride applies to the global side, whichever it
+ * is) are refused by name. */
+int __gpumc_strided_copy(void) __GPUMC_REFUSED_GPUMC("`async_work_group_strided_copy`");
+#define async_work_group_strided_copy(dst, src, num, stride, event) __gpumc_strided_copy()
+#define wait_group_events(num, list) \
+    ((void)(num), (void)(list), barrier(0))
 
 #endif

@@ -269,12 +269,14 @@ impl<'a> Parser<'a> {
                 self.gpu = true;
                 Arch::Ptx
             }
-            w if is_ident(w) => return Err(src.err_unsupported(
-                off,
-                format!(
+            w if is_ident(w) => {
+                return Err(src.err_unsupported(
+                    off,
+                    format!(
                     "litmus dialect `{w}` (expected `PTX`, `VULKAN`, `GPU_PTX`, `C` or `OpenCL`)"
                 ),
-            )),
+                ))
+            }
             w => {
                 return Err(src.err_syntax(
                     off,

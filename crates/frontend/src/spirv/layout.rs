@@ -356,6 +356,10 @@ pub(super) fn flatten_val(
         (Type::Bool | Type::Int { .. } | Type::Float { .. }, Val::Int(_) | Val::Reg(_)) => {
             out.push((base & ADDR_MASK, m.scalar_width(ty, pos)?, v.clone()));
         }
+        // An event handle: a 64-bit value (`Module::size_of`).
+        (Type::Opaque(op), Val::Int(_) | Val::Reg(_)) if op == "OpTypeEvent" => {
+            out.push((base & ADDR_MASK, 64, v.clone()));
+        }
         (Type::Vector { elem, n }, Val::Comp(xs)) if xs.len() == *n as usize => {
             let es = m.size_of(*elem, pos)?;
             for (i, x) in xs.iter().enumerate() {
@@ -410,6 +414,7 @@ pub(super) fn gather(
             read(base & ADDR_MASK, m.scalar_width(ty, pos)?)?
         }
         Type::Pointer { .. } => read(base & ADDR_MASK, 64)?,
+        Type::Opaque(op) if op == "OpTypeEvent" => read(base & ADDR_MASK, 64)?,
         Type::Vector { elem, n } => {
             let es = m.size_of(*elem, pos)?;
             let mut xs = Vec::new();

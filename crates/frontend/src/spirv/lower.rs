@@ -334,13 +334,19 @@ pub(super) const GLOBAL_REQUIRES: &str = "__gpumc_global_requires";
 /// invariant, a postcondition): the call does nothing; the report says
 /// such hints are not checked.
 pub(super) const UNCHECKED: &str = "__gpumc_unchecked";
-/// The bodiless functions our header calls for GPUVerify's annotations.
-pub(super) const ANNOTATIONS: [&str; 5] = [
+/// Our header's mark of an asynchronous work-group copy, which it writes
+/// out as done at the call: the call does nothing; the report says how
+/// the copy is modelled.
+pub(super) const ASYNC_COPY: &str = "__gpumc_async_copy";
+/// The bodiless functions our header calls for GPUVerify's annotations
+/// and OpenCL's asynchronous copies.
+pub(super) const ANNOTATIONS: [&str; 6] = [
     ASSERTION_FAILS,
     ASSUME,
     REQUIRES,
     GLOBAL_REQUIRES,
     UNCHECKED,
+    ASYNC_COPY,
 ];
 
 /// Built-in values for an invocation (as scalars or 3-vectors).

@@ -152,15 +152,27 @@ fn bodiless_note(m: &Module) -> Option<String> {
     ))
 }
 
+/// Whether the module calls our header's bodiless function `name`.
+fn calls_marker(m: &Module, name: &str) -> bool {
+    (m.lines.iter().filter(|l| l.opcode == "OpFunctionCall")).any(|l| {
+        matches!(l.args.get(1).map(|t| &t.kind), Some(lex::Kind::Id(s))
+            if m.lookup(s).is_some_and(|f| m.linkage_name(f) == name))
+    })
+}
+
 /// Proof hints of GPUVerify's annotations the module carries (our
 /// header's calls of `__gpumc_unchecked`), which gpumc does not check.
 fn unchecked_note(m: &Module) -> Option<String> {
-    let marked = (m.lines.iter().filter(|l| l.opcode == "OpFunctionCall")).any(|l| {
-        matches!(l.args.get(1).map(|t| &t.kind), Some(lex::Kind::Id(s))
-            if m.lookup(s).is_some_and(|f| m.linkage_name(f) == lower::UNCHECKED))
-    });
-    marked.then(|| {
+    calls_marker(m, lower::UNCHECKED).then(|| {
         "GPUVerify's loop invariants, barrier invariants and postconditions (`__invariant`, `__ensures`, …) are not checked: gpumc explores the executions within its loop bound instead".to_string()
+    })
+}
+
+/// How our header writes out OpenCL's asynchronous copies (its calls of
+/// `__gpumc_async_copy`; `examples/opencl/gpumc_opencl.h`).
+fn async_copy_note(m: &Module) -> Option<String> {
+    calls_marker(m, lower::ASYNC_COPY).then(|| {
+        "an `async_work_group_copy` is done at its call, each element moved by another work-item of the work-group, and orders nothing until a barrier: a copy still in flight after a barrier that comes before its `wait_group_events` is taken as done".to_string()
     })
 }
 
@@ -176,6 +188,7 @@ fn assumptions(m: &Module) -> Vec<String> {
         .into_iter()
         .chain(bodiless_note(m))
         .chain(unchecked_note(m))
+        .chain(async_copy_note(m))
         .collect()
 }
 

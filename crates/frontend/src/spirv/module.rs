@@ -1192,6 +1192,7 @@ impl Module {
             // and copies keep it; arithmetic on it gives a free value
             // (`lower.rs`, "Floating point").
             Type::Float { width } => Ok(*width),
+            Type::Opaque(op) if op == "OpTypeEvent" => Ok(64),
             other => Err(Error::semantic(
                 pos,
                 format!("expected a scalar type, found {}", self.describe(other)),
@@ -1248,7 +1249,10 @@ impl Module {
                 let a = self.align_depth(ty, pos, depth + 1)?;
                 end.div_ceil(a).saturating_mul(a)
             }
+            // An event (OpenCL's `event_t`, which gpumc's header makes
+            // the null event) is an opaque handle the size of a pointer.
             Type::Pointer { .. } => 8,
+            Type::Opaque(op) if op == "OpTypeEvent" => 8,
             other => {
                 return Err(Error::unsupported(
                     pos,
@@ -1563,6 +1567,7 @@ impl Module {
         }
         Ok(match &*self.ty(ty, pos)? {
             Type::Bool | Type::Int { .. } | Type::Float { .. } => Val::Int(0),
+            Type::Opaque(op) if op == "OpTypeEvent" => Val::Int(0),
             Type::Vector { elem, n } => {
                 let z = self.zero(*elem, pos, depth + 1)?;
                 Val::Comp(vec![z; *n as usize].into())

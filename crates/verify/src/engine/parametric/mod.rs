@@ -529,7 +529,7 @@ fn races(
         .collect::<std::collections::BTreeSet<_>>()
         .len()
         == 1;
-    let mut across: HashMap<(String, String, usize), bool> = HashMap::new();
+    let mut across: HashMap<(String, String, usize), Across> = HashMap::new();
     let mut across_unordered = false;
     let mut found: Vec<Found> = Vec::new();
     for (x, kx) in keys.iter().enumerate() {
@@ -611,40 +611,47 @@ fn races(
                                 split,
                             );
                             let ordered = match across.get(&key) {
-                                Some(&o) => o,
+                                Some(o) => o.clone(),
                                 None => {
-                                    let mut o = !bars.is_empty();
-                                    'all: for &b0 in &bars {
-                                        for &b1 in &bars {
-                                            let r = judge(
-                                                program,
-                                                parts,
-                                                model,
-                                                [first.instr, second.instr],
-                                                split,
-                                                Some([b0, b1]),
-                                            );
-                                            if !matches!(r, Ok(None)) {
-                                                o = false;
-                                                break 'all;
-                                            }
-                                        }
-                                    }
-                                    across.insert(key, o);
+                                    let o = barrier_kinds_ordering(
+                                        program,
+                                        parts,
+                                        model,
+                                        &bars,
+                                        [first.instr, second.instr],
+                                        split,
+                                    )?;
+                                    across.insert(key, o.clone());
                                     o
                                 }
                             };
-                            if !ordered {
-                                across_unordered = true;
-                                ways.push(Way {
-                                    lit: sat.and2(base, earlier),
-                                    // Barriers of another kind between
-                                    // them may order them.
-                                    confirmed: confirmed && one_kind,
-                                    flag: flag.clone(),
-                                    accesses: (i, j),
-                                });
-                            }
+                            let (lit, rest_unordered) = match &ordered {
+                                Across::Ordered => continue,
+                                // A barrier of a kind that orders them on
+                                // its own lies between them: ordered.
+                                // Otherwise only barriers of other kinds.
+                                Across::By(kinds, rest) => {
+                                    let mut parts_lit = vec![base, earlier];
+                                    for k in kinds {
+                                        let zero = bv::constant(0);
+                                        let c1 = first.by_kind.get(k).unwrap_or(&zero);
+                                        let c2 = second.by_kind.get(k).unwrap_or(&zero);
+                                        parts_lit.push(-bv::ult(sat, c1, c2));
+                                    }
+                                    (sat.and(&parts_lit), *rest)
+                                }
+                            };
+                            across_unordered |= !(one_kind || rest_unordered);
+                            ways.push(Way {
+                                lit,
+                                // Only barriers that do not order them
+                                // lie between them; unless every two of
+                                // those kinds are known not to order
+                                // them, a sequence of them might.
+                                confirmed: confirmed && (one_kind || rest_unordered),
+                                flag: flag.clone(),
+                                accesses: (i, j),
+                            });
                         }
                     }
                 }
@@ -720,7 +727,7 @@ fn races(
             });
         }
     }
-    if across_unordered && !one_kind {
+    if across_unordered {
         out.unconfirmed_why.push(
             "the model does not take a block barrier as ordering some pair of accesses, so pairs in different barrier intervals may race, unless other synchronisation between them orders them".into(),
         );
@@ -759,6 +766,58 @@ fn shape(i: &crate::ir::Instr) -> String {
         "{kind} {:?} {:?} {:?} {:?}",
         i.tags, i.halves.read, i.halves.write, i.failed
     )
+}
+
+/// How the block barriers between two accesses of one block in different
+/// barrier intervals order them, by the model's judgement.
+#[derive(Clone)]
+enum Across {
+    /// Whatever barriers lie between them.
+    Ordered,
+    /// Whenever a barrier of one of these kinds (`shape`) lies between
+    /// them; with only barriers of the other kinds they may race, and
+    /// `.1`: every two of the other kinds leave them unordered.
+    By(Vec<String>, bool),
+}
+
+/// The model's judgement of a pair across every two barrier kinds (each
+/// instance contributes the same `po; sync; po` pattern, so two kinds
+/// cover any sequence of them); where some pair of kinds leaves them
+/// unordered, the kinds that order them on their own (two instances of
+/// the kind between them). A kind that orders alone orders with any
+/// other barriers around it too: the models are monotone in the
+/// synchronisation they are given.
+fn barrier_kinds_ordering(
+    program: &Program,
+    parts: &GenericParts,
+    model: &Model,
+    bars: &[usize],
+    pair: [usize; 2],
+    split: usize,
+) -> Result<Across> {
+    let n = bars.len();
+    let mut ordered = vec![vec![false; n]; n];
+    for (x, &b0) in bars.iter().enumerate() {
+        for (y, &b1) in bars.iter().enumerate() {
+            ordered[x][y] = matches!(
+                judge(program, parts, model, pair, split, Some([b0, b1])),
+                Ok(None)
+            );
+        }
+    }
+    if n > 0 && ordered.iter().flatten().all(|&o| o) {
+        return Ok(Across::Ordered);
+    }
+    let t = &program.threads[0];
+    let alone: Vec<bool> = (0..n).map(|x| ordered[x][x]).collect();
+    let kinds = (0..n)
+        .filter(|&x| alone[x])
+        .map(|x| shape(&t.instrs[bars[x]]))
+        .collect();
+    let rest_unordered = (0..n)
+        .filter(|&x| !alone[x])
+        .all(|x| (0..n).filter(|&y| !alone[y]).all(|y| !ordered[x][y]));
+    Ok(Across::By(kinds, rest_unordered))
 }
 
 /// The model's judgement of instructions `a` and `b` of the generic

@@ -30,6 +30,9 @@ pub struct Access {
     pub write: bool,
     /// Block-wide barriers the copy passed before it.
     pub interval: Bv,
+    /// The same, per kind of barrier (`super::shape`): whether a barrier
+    /// of a given kind lies between two accesses of one copy each.
+    pub by_kind: BTreeMap<String, Bv>,
     /// Its guard or offset depends on an arbitrary value.
     pub tainted: bool,
 }
@@ -117,6 +120,8 @@ struct St {
     /// The path condition depends on an arbitrary value.
     gtaint: bool,
     bar: Bv,
+    /// Block barriers passed, per kind (absent: none).
+    by_kind: BTreeMap<String, Bv>,
 }
 
 /// Executes the thread of `env.program` over `dag` with the copy's ids
@@ -132,6 +137,7 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
             tainted: BTreeSet::new(),
             gtaint: false,
             bar: bv::constant(0),
+            by_kind: BTreeMap::new(),
         },
     ));
     let mut out = Run::default();
@@ -209,6 +215,7 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                     bytes,
                     write: !matches!(ins.kind, InstrKind::Load { .. }),
                     interval: st.bar.clone(),
+                    by_kind: st.by_kind.clone(),
                     tainted: st.gtaint || otaint,
                 });
                 Some((region, offset, bytes))
@@ -262,6 +269,13 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
                     && idv[40..].iter().all(|&l| l == FALSE);
                 if block {
                     st.bar = bv::add(sat, &st.bar, &bv::constant(1));
+                    let kind = super::shape(ins);
+                    let n = st
+                        .by_kind
+                        .get(&kind)
+                        .cloned()
+                        .unwrap_or_else(|| bv::constant(0));
+                    st.by_kind.insert(kind, bv::add(sat, &n, &bv::constant(1)));
                 } else {
                     out.ignored_sync.insert(pc);
                 }
@@ -395,6 +409,20 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
     }
     let bars: Vec<&Bv> = incoming.iter().map(|(_, s)| &s.bar).collect();
     let bar = mux_over(sat, &guards, &bars);
+    let mut kinds: Vec<&String> = incoming
+        .iter()
+        .flat_map(|(_, s)| s.by_kind.keys())
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    let mut by_kind = BTreeMap::new();
+    for k in kinds {
+        let vals: Vec<&Bv> = incoming
+            .iter()
+            .map(|(_, s)| s.by_kind.get(k).unwrap_or(&zero))
+            .collect();
+        by_kind.insert(k.clone(), mux_over(sat, &guards, &vals));
+    }
     let st = St {
         regs,
         tainted: incoming
@@ -403,6 +431,7 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
             .collect(),
         gtaint: incoming.iter().any(|(_, s)| s.gtaint),
         bar,
+        by_kind,
     };
     (guard, st)
 }
