@@ -421,6 +421,11 @@ fn race_free_c_outcomes_stay_forbidden_once_compiled() {
         {
             continue; // racy (undefined) or allowed in C: nothing to keep
         }
+        if std::fs::read_to_string(f).unwrap().contains("barrier(") {
+            // `gpumc compile` refuses barriers (docs/C.md, "OpenCL tests"),
+            // which `compile_refuses_barriers_by_name` checks.
+            continue;
+        }
         checked += 1;
         let src = f.to_str().unwrap();
         let uses_sc = {
@@ -484,4 +489,22 @@ fn race_free_c_outcomes_stay_forbidden_once_compiled() {
     assert!(!rs_only.is_empty(), "{builtin:?}");
     assert!(rs_only.iter().all(|n| n.starts_with("ISA2")), "{rs_only:?}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A barrier has no rule in the mappings: compiling a test with one is an
+/// error at its position (exit 2), not a test without it.
+#[test]
+fn compile_refuses_barriers_by_name() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("examples/c/MP+barrier.same-cta.litmus");
+    for to in ["ptx", "vulkan"] {
+        let (code, _, err) = gpumc(&["compile", "--to", to, src.to_str().unwrap()]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains(
+                "MP+barrier.same-cta.litmus:10:3: unsupported: compiling the control barrier"
+            ),
+            "{err}"
+        );
+    }
 }

@@ -165,7 +165,7 @@ pub fn check(
     // and no race or every race found confirmed.
     if !asked && concrete_ok {
         let all_confirmed = out.races.iter().all(|f| f.confirmed) && out.complete;
-        let settled = out.divergence.is_none()
+        let settled = out.divergence.as_ref().is_none_or(|d| d.1)
             && all_confirmed
             && out.ub.as_ref().is_none_or(|u| u.1)
             && !out.bound_hit;
@@ -176,7 +176,8 @@ pub fn check(
         }
     }
     let first_confirmed = out.races.iter().find(|f| f.confirmed);
-    let confirmed_ub = out.ub.as_ref().is_some_and(|u| u.1);
+    let confirmed_div = out.divergence.as_ref().filter(|d| d.1).map(|d| d.0.clone());
+    let confirmed_ub = out.ub.as_ref().is_some_and(|u| u.1) || confirmed_div.is_some();
     let mut notes: Vec<String> = Vec::new();
     report.assumptions = program.assumptions.clone();
     report.assumptions.extend(out.assumptions.iter().cloned());
@@ -208,6 +209,8 @@ pub fn check(
         }
         if let Some((cause, true)) = &out.ub {
             notes.insert(0, format!("undefined behaviour: {cause}"));
+        } else if let Some(d) = &confirmed_div {
+            notes.insert(0, format!("undefined behaviour: {d}"));
         }
         if let Some(f) = first_confirmed {
             notes.push(format!(
@@ -222,7 +225,7 @@ pub fn check(
         }
     } else if !out.races.is_empty() || out.ub.is_some() || out.divergence.is_some() {
         let what = match (&out.divergence, &out.ub, out.races.len()) {
-            (Some(d), _, _) => d.clone(),
+            (Some((d, _)), _, _) => d.clone(),
             (_, Some((cause, _)), _) => format!("possible undefined behaviour: {cause}"),
             (_, _, n) => format!(
                 "{n} pair{} of instructions may race",

@@ -51,7 +51,8 @@ pub struct Outcome {
     /// Some path was cut by the loop bound.
     pub bound_hit: bool,
     /// Two threads of one block may pass different numbers of barriers.
-    pub divergence: Option<String>,
+    /// Barrier divergence found, and whether it is confirmed.
+    pub divergence: Option<(String, bool)>,
     /// What the answer assumes, in words.
     pub assumptions: Vec<String>,
     /// The program's assumptions (`Infeasible`) leave no thread a way to
@@ -284,18 +285,33 @@ pub fn check(
         out.vacuous = !solve(&mut sat, &[any])?;
     }
     // Barrier divergence: two threads of one block end having passed
-    // different numbers of block barriers.
-    'div: for (g0, b0) in &runs[0].ends {
-        for (g1, b1) in &runs[1].ends {
-            crate::guard::check()?;
-            let e = bv::eq(&mut sat, b0, b1);
-            if solve(&mut sat, &[*g0, *g1, -e, same_block, distinct])? {
-                out.divergence = Some(format!(
-                    "threads {} and {} of one block may pass different numbers of barriers (barrier divergence)",
-                    thread_name(&sat, parts, &ids[0]),
-                    thread_name(&sat, parts, &ids[1]),
-                ));
-                break 'div;
+    // different numbers of block barriers. Confirmed when neither way
+    // depends on an arbitrary value (the ways are then the threads' paths
+    // in every execution with the witness's ids and inputs); a confirmed
+    // one is sought first.
+    'div: for confirmed_only in [true, false] {
+        for (g0, b0, t0) in &runs[0].ends {
+            for (g1, b1, t1) in &runs[1].ends {
+                crate::guard::check()?;
+                let confirmed = !t0 && !t1;
+                if confirmed_only && !confirmed {
+                    continue;
+                }
+                let e = bv::eq(&mut sat, b0, b1);
+                if solve(&mut sat, &[*g0, *g1, -e, same_block, distinct])? {
+                    let mut what = format!(
+                        "threads {} and {} of one block {} different numbers of barriers (barrier divergence)",
+                        thread_name(&sat, parts, &ids[0]),
+                        thread_name(&sat, parts, &ids[1]),
+                        if confirmed { "pass" } else { "may pass" },
+                    );
+                    let inputs = witness_inputs(&sat, program, parts, &values, &runs);
+                    if confirmed && !inputs.is_empty() {
+                        what.push_str(&format!(", with {}", inputs.join(" ")));
+                    }
+                    out.divergence = Some((what, confirmed));
+                    break 'div;
+                }
             }
         }
     }

@@ -86,8 +86,9 @@ pub struct Run {
     pub ub: Vec<Ub>,
     /// Guards of the paths the loop bound cut.
     pub cut: Vec<Lit>,
-    /// Per way of reaching the end: its guard and the barriers passed.
-    pub ends: Vec<(Lit, Bv)>,
+    /// Per way of reaching the end: its guard, the barriers passed, and
+    /// whether the way depends on an arbitrary value.
+    pub ends: Vec<(Lit, Bv, bool)>,
     pub lookups: Vec<Lookup>,
     pub rmws: Vec<Rmw>,
     /// Instructions whose synchronisation the abstraction ignores
@@ -153,7 +154,7 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
         }
         let pc = dag.keys[node].0;
         if pc >= n {
-            out.ends.push((guard, st.bar.clone()));
+            out.ends.push((guard, st.bar.clone(), st.gtaint));
             continue;
         }
         let ins = &t.instrs[pc];
