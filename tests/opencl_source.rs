@@ -191,6 +191,19 @@ fn asynchronous_copies_race_until_a_barrier_orders_them() {
     );
     assert_eq!(verdict(&out), "FAIL", "{out}");
     assert!(out.contains("barrier divergence"), "{out}");
+    // At a launch only the two-thread engine takes: the divergence
+    // depends on ids alone, so it is confirmed.
+    let out = check(
+        "races",
+        "async.cl",
+        &["--kernel", "partial", "--block", "64", "--grid", "128"],
+    );
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("parametric engine"), "{out}");
+    assert!(
+        out.contains("undefined behaviour: threads") && out.contains("(barrier divergence)"),
+        "{out}"
+    );
 }
 
 #[test]
