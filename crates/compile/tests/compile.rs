@@ -387,6 +387,10 @@ fn every_c_example_compiles_to_both_targets() {
                 continue;
             }
             let p = litmus::parse(&src, &f).unwrap_or_else(|e| panic!("{e}"));
+            if has_barrier(&p) {
+                // Refused by name (`barriers_are_refused_by_name`).
+                continue;
+            }
             for to in [Target::Ptx, Target::Vulkan] {
                 let (_, c) = compiled(&p, to);
                 assert_eq!(c.origin.len(), p.threads.len());
@@ -400,6 +404,31 @@ fn every_c_example_compiles_to_both_targets() {
         }
     }
     assert!(n >= 6, "only {n} C tests");
+}
+
+fn has_barrier(p: &gpumc_core::ir::Program) -> bool {
+    p.threads
+        .iter()
+        .flat_map(|t| &t.instrs)
+        .any(|i| matches!(i.kind, InstrKind::Barrier { .. }))
+}
+
+/// A barrier has no mapping rule: compiling one is an `unsupported` error
+/// at its position, to either target.
+#[test]
+fn barriers_are_refused_by_name() {
+    let f = gpumc_testutil::repo_root().join("examples/c/MP+barrier.same-cta.litmus");
+    let p = litmus::parse(&std::fs::read_to_string(&f).unwrap(), &f).unwrap();
+    assert!(has_barrier(&p));
+    for to in [Target::Ptx, Target::Vulkan] {
+        let e = compile(&p, &Mapping::default_for(to), to).unwrap_err();
+        assert!(
+            e.message
+                .contains("unsupported: compiling the control barrier"),
+            "{e}"
+        );
+        assert_eq!(e.pos.map(|p| (p.line, p.col)), Some((10, 3)), "{e}");
+    }
 }
 
 /// A compare-exchange whose failure order is not its success order's read
