@@ -14,7 +14,8 @@
 //!   release); scope, proxy, storage class, `ATOM`, `A`, `NONPRIV` stay on
 //!   both.
 //! * A C atomic access (not a fence, not a plain `NA` access) carries `A`,
-//!   herd7's set of atomic accesses.
+//!   herd7's set of atomic accesses; every C event also the `opencl`
+//!   model's region and `SEQCST` tags ([`opencl_tags`]).
 //! * Vulkan atomics are implicitly available (writes) and visible (reads)
 //!   at their scope (Vulkan spec, appendix "Memory Model", Availability
 //!   and Visibility: "atomic operations implicitly have availability /
@@ -34,6 +35,9 @@ pub fn finish(arch: Arch, ins: &mut Instr) {
         && ins.tags.iter().any(|t| C_ORDERS.contains(&t.as_str()))
     {
         add(&mut ins.tags, "A");
+    }
+    if arch == Arch::C {
+        opencl_tags(ins);
     }
     match (&ins.kind, arch) {
         (InstrKind::Rmw { .. }, _) => split_rmw(arch, ins),
@@ -63,6 +67,28 @@ pub fn set_failed(arch: Arch, cas: &mut Instr, failed: Vec<String>) {
     success.sort();
     success.dedup();
     cas.failed = (fail != success).then_some(fail);
+}
+
+/// The tags the `opencl` model reads on C events besides C's own
+/// (docs/C.md, "OpenCL tests"): an access's region — `SC1` when the
+/// front-end marked it local, else `SC0` (global) —, `SEQCST` beside
+/// `SC`, and a fence without region flags (`atomic_thread_fence`) orders
+/// both regions (`SEMSC0`, `SEMSC1`).
+fn opencl_tags(ins: &mut Instr) {
+    let has = |tags: &[String], t: &str| tags.iter().any(|x| x == t);
+    if ins.kind.addr().is_some() && !has(&ins.tags, "SC1") {
+        add(&mut ins.tags, "SC0");
+    }
+    if has(&ins.tags, "SC") {
+        add(&mut ins.tags, "SEQCST");
+    }
+    if matches!(ins.kind, InstrKind::Fence)
+        && !has(&ins.tags, "SEMSC0")
+        && !has(&ins.tags, "SEMSC1")
+    {
+        add(&mut ins.tags, "SEMSC0");
+        add(&mut ins.tags, "SEMSC1");
+    }
 }
 
 fn add(tags: &mut Vec<String>, t: &str) {

@@ -79,16 +79,11 @@ impl<'s, 'a> Thread<'s, 'a> {
         self.instrs.push(ins);
     }
 
-    /// The tags the `opencl` model reads besides C's (docs/C.md,
-    /// "Regions"): an access's region, `SC0` (global) or `SC1` (local,
-    /// SPIR-V's storage-class numbering), and `SEQCST` beside `SC`.
+    /// A local (work-group) location's accesses carry `SC1`; the other
+    /// tags the `opencl` model reads are `tagging::finish`'s.
     fn decorate(&self, loc: Option<LocId>, tags: &mut Vec<String>) {
-        if let Some(l) = loc {
-            let local = self.env.shared.get(l).copied().unwrap_or(false);
-            tags.push(if local { "SC1" } else { "SC0" }.to_string());
-        }
-        if tags.iter().any(|t| t == "SC") {
-            tags.push("SEQCST".to_string());
+        if loc.is_some_and(|l| self.env.shared.get(l).copied().unwrap_or(false)) {
+            tags.push("SC1".to_string());
         }
     }
 
@@ -583,14 +578,16 @@ impl<'s, 'a> Thread<'s, 'a> {
         let tags = vec![order.tag().to_string(), scope.to_string()];
         match op {
             Atomic::ThreadFence | Atomic::WorkItemFence => {
-                // The regions the fence orders: its flags (OpenCL), or all.
+                // The regions the fence orders: its flags (OpenCL), or all
+                // (`tagging::finish` tags a fence without flags so).
                 let (global, local) = match op {
                     Atomic::WorkItemFence => self.fence_flags(&args[0])?,
-                    _ => (true, true),
+                    _ => (false, false),
                 };
+                let all = op == Atomic::ThreadFence;
                 // A relaxed fence has no effect (C11 7.17.4.1), nor one
                 // whose flags name no region.
-                if order != Order::Relaxed && (global || local) {
+                if order != Order::Relaxed && (all || global || local) {
                     let mut t = vec!["F".to_string()];
                     t.extend(tags);
                     region_semantics(&mut t, global, local);
