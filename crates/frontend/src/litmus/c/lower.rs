@@ -578,16 +578,14 @@ impl<'s, 'a> Thread<'s, 'a> {
         let tags = vec![order.tag().to_string(), scope.to_string()];
         match op {
             Atomic::ThreadFence | Atomic::WorkItemFence => {
-                // The regions the fence orders: its flags (OpenCL), or all
-                // (`tagging::finish` tags a fence without flags so).
+                // The regions the fence orders: its flags (OpenCL), or all.
                 let (global, local) = match op {
                     Atomic::WorkItemFence => self.fence_flags(&args[0])?,
-                    _ => (false, false),
+                    _ => (true, true),
                 };
-                let all = op == Atomic::ThreadFence;
                 // A relaxed fence has no effect (C11 7.17.4.1), nor one
                 // whose flags name no region.
-                if order != Order::Relaxed && (all || global || local) {
+                if order != Order::Relaxed && (global || local) {
                     let mut t = vec!["F".to_string()];
                     t.extend(tags);
                     region_semantics(&mut t, global, local);

@@ -32,7 +32,7 @@ pub(super) fn scope_tree_and_map<'a>(
     names: &[String],
 ) -> Result<(Option<Vec<Placement>>, Option<scope::MemoryMap<'a>>, usize)> {
     let off = skip_blank(src, off)?;
-    if off >= src.len() || (at_tail(src, off)? && !at_scope_tree(src, off)) {
+    if off >= src.len() || at_tail(src, off)? {
         return Ok((None, None, off));
     }
     let tree_kw = at_scope_tree(src, off);

@@ -534,17 +534,6 @@ fn races(
     // Whether the block barriers order two accesses of one block in
     // different barrier intervals: the model's judgement too (below).
     let bars = block_barriers(program, parts.block_threads);
-    // Every block barrier of one kind: whatever barriers lie between two
-    // accesses, they order them as one barrier of that kind does (each
-    // instance contributes the same `po; sync; po` pattern), so a pair the
-    // model leaves unordered across one barrier is unordered across any
-    // number of them.
-    let one_kind = bars
-        .iter()
-        .map(|&b| shape(&program.threads[0].instrs[b]))
-        .collect::<std::collections::BTreeSet<_>>()
-        .len()
-        == 1;
     let mut across: HashMap<(String, String, usize), Across> = HashMap::new();
     let mut across_unordered = false;
     let mut found: Vec<Found> = Vec::new();
@@ -657,14 +646,14 @@ fn races(
                                     (sat.and(&parts_lit), *rest)
                                 }
                             };
-                            across_unordered |= !(one_kind || rest_unordered);
+                            across_unordered |= !rest_unordered;
                             ways.push(Way {
                                 lit,
                                 // Only barriers that do not order them
                                 // lie between them; unless every two of
                                 // those kinds are known not to order
                                 // them, a sequence of them might.
-                                confirmed: confirmed && (one_kind || rest_unordered),
+                                confirmed: confirmed && rest_unordered,
                                 flag: flag.clone(),
                                 accesses: (i, j),
                             });
@@ -797,12 +786,14 @@ enum Across {
 }
 
 /// The model's judgement of a pair across every two barrier kinds (each
-/// instance contributes the same `po; sync; po` pattern, so two kinds
-/// cover any sequence of them); where some pair of kinds leaves them
-/// unordered, the kinds that order them on their own (two instances of
-/// the kind between them). A kind that orders alone orders with any
-/// other barriers around it too: the models are monotone in the
-/// synchronisation they are given.
+/// instance contributes the same `po; sync; po` pattern, and one
+/// po-later on one side adds no order the first does not, so two kinds
+/// cover any sequence of them — with a single kind, a pair left unordered
+/// across it is unordered across any number of its barriers); where some
+/// pair of kinds leaves them unordered, the kinds that order them on their
+/// own (two instances of the kind between them). A kind that orders alone
+/// orders with any other barriers around it too: the models are monotone
+/// in the synchronisation they are given.
 fn barrier_kinds_ordering(
     program: &Program,
     parts: &GenericParts,
