@@ -411,3 +411,42 @@ fn errors_name_the_source_line_the_kernel_the_argument_or_the_package() {
     assert!(out.contains("install the `llvm-spirv-14` package"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn loops_that_only_wait_stop_as_spinning_and_loops_that_write_stay_cut() {
+    if !have_tools() {
+        return;
+    }
+    let big = ["--local_size=256", "--num_groups=1024"];
+    for (kernel, want) in [
+        ("wait_then_own", "PASS"),
+        ("wait_then_shared", "FAIL"),
+        ("busy_wait", "PASS"),
+        ("writing_wait", "UNKNOWN"),
+    ] {
+        let mut args = vec!["--kernel", kernel];
+        args.extend_from_slice(&big);
+        let out = check("races", "spin.cl", &args);
+        assert_eq!(verdict(&out), want, "{kernel}: {out}");
+        assert!(out.contains("parametric engine"), "{kernel}: {out}");
+        if want == "FAIL" {
+            assert!(out.contains("spin.cl:20:"), "{kernel}: {out}");
+        }
+        // The concrete engine agrees at a launch it takes.
+        if want != "UNKNOWN" {
+            let out = check(
+                "races",
+                "spin.cl",
+                &[
+                    "--kernel",
+                    kernel,
+                    "--engine",
+                    "symbolic",
+                    "--local_size=2",
+                    "--num_groups=2",
+                ],
+            );
+            assert_eq!(verdict(&out), want, "{kernel} concretely: {out}");
+        }
+    }
+}

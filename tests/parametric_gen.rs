@@ -31,13 +31,55 @@ impl Rng {
 }
 
 /// The PTX text of a kernel of `n` statements; with `ub`, some indices
-/// reach past the shared array and some statements divide.
-fn kernel(rng: &mut Rng, n: usize, ub: bool) -> String {
+/// reach past the shared array and some statements divide; with `waits`,
+/// some statements are loops that wait: for a word read (one nobody
+/// writes, or one the accesses may write) to be non-zero, or for ever
+/// where the thread id is small.
+fn kernel(rng: &mut Rng, n: usize, ub: bool, waits: bool) -> String {
     let mut body = Vec::new();
     let mut r = 10; // next free %r
     let mut rd = 10; // next free %rd
     let mut p = 1; // next free %p
-    for _ in 0..n {
+    for w in 0..n {
+        if waits && rng.below(3) == 0 {
+            body.push(format!("$Lw{w}:"));
+            match rng.below(3) {
+                // For ever where the thread id is below a word nobody
+                // writes (the buffer's contents are arbitrary: some
+                // executions have every thread pass).
+                0 => {
+                    body.push(format!("\tld.global.u32 \t%r{r}, [%rd2+64];"));
+                    body.push(format!("\tsetp.lt.u32 \t%p{p}, %r1, %r{r};"));
+                    r += 1;
+                }
+                // Until a word is non-zero: one nobody writes, or one at
+                // an index the other statements' accesses may write.
+                kind => {
+                    let v = r;
+                    r += 1;
+                    let load = if kind == 1 {
+                        format!("\tld.global.u32 \t%r{v}, [%rd2+64];")
+                    } else {
+                        let (space, base) = if rng.below(2) == 0 {
+                            ("shared", "%rd3")
+                        } else {
+                            ("global", "%rd2")
+                        };
+                        let mask = if rng.below(2) == 0 { 7 } else { 1 };
+                        body.push(format!("\tand.b32 \t%r{v}, %r1, {mask};"));
+                        body.push(format!("\tmul.wide.u32 \t%rd{rd}, %r{v}, 4;"));
+                        body.push(format!("\tadd.s64 \t%rd{}, {base}, %rd{rd};", rd + 1));
+                        rd += 2;
+                        format!("\tld.{space}.u32 \t%r{v}, [%rd{}];", rd - 1)
+                    };
+                    body.push(load);
+                    body.push(format!("\tsetp.eq.u32 \t%p{p}, %r{v}, 0;"));
+                }
+            }
+            body.push(format!("\t@%p{p} bra \t$Lw{w};"));
+            p += 1;
+            continue;
+        }
         if ub && rng.below(5) == 0 {
             // 100 / (tid - k): zero for one thread, or 100 / a value read.
             let (d, q) = (r, r + 1);
@@ -182,19 +224,30 @@ fn check_property(ptx: &PathBuf, engine: &str, property: &str) -> Answer {
 
 #[test]
 fn the_parametric_engine_agrees_with_the_concrete_one_on_generated_kernels() {
-    let dir = std::env::temp_dir().join(format!("gpumc-param-gen-{}", std::process::id()));
+    races_agree("gen", 0x9E37_79B9_7F4A_7C15, 150, false);
+}
+
+/// Kernels with loops that wait (spinning iterations stop a path of the
+/// parametric engine where no barrier waits for the thread).
+#[test]
+fn the_parametric_engine_agrees_with_the_concrete_one_on_kernels_that_wait() {
+    races_agree("wait", 0xD1B5_4A32_D192_ED03, 100, true);
+}
+
+fn races_agree(tag: &str, seed: u64, default_total: u64, waits: bool) {
+    let dir = std::env::temp_dir().join(format!("gpumc-param-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng(seed);
     let (mut own, mut failures) = (0, Vec::new());
     let (mut passes, mut fails) = (0u64, 0u64);
     // More with GPUMC_GEN_KERNELS=N (docs/TESTING.md).
     let total: u64 = std::env::var("GPUMC_GEN_KERNELS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(150);
+        .unwrap_or(default_total);
     for t in 0..total as usize {
         let n = 2 + rng.below(5) as usize;
-        let text = kernel(&mut rng, n, false);
+        let text = kernel(&mut rng, n, false, waits);
         let f = dir.join(format!("k{t}.ptx"));
         std::fs::write(&f, &text).unwrap();
         let concrete = check(&f, "symbolic");
@@ -223,7 +276,7 @@ fn the_parametric_engine_agrees_with_the_concrete_one_on_generated_kernels() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!(
-        "the parametric engine decided {own} of {total} generated kernels ({passes} PASS, {fails} FAIL)"
+        "{tag}: the parametric engine decided {own} of {total} generated kernels ({passes} PASS, {fails} FAIL)"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(own * 2 >= total, "only {own} of {total} decided");
@@ -251,7 +304,7 @@ fn the_parametric_safety_check_agrees_with_the_concrete_one() {
         .unwrap_or(40);
     for t in 0..total as usize {
         let n = 2 + rng.below(5) as usize;
-        let text = kernel(&mut rng, n, true);
+        let text = kernel(&mut rng, n, true, false);
         let f = dir.join(format!("u{t}.ptx"));
         std::fs::write(&f, &text).unwrap();
         let concrete = check_property(&f, "symbolic", "safety");

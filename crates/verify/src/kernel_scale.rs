@@ -89,18 +89,30 @@ pub fn check(
         }
     };
     let threads = thread_count(parts.grid, parts.block);
-    let spirv_refused = match (kind, refused) {
-        (Kernel::Spirv, None) => spirv_refusal(),
-        _ => None,
+    // Whether the concrete translation refuses a SPIR-V kernel is known
+    // only by translating every thread of the launch (seconds for long
+    // loops at a thousand threads): asked only where the answer matters,
+    // not when the parametric engine decides.
+    let spirv_refused = std::cell::OnceCell::new();
+    let refused_now = || -> Option<&Error> {
+        refused.or_else(|| {
+            spirv_refused
+                .get_or_init(|| match kind {
+                    Kernel::Spirv if threads <= u128::from(MAX_THREADS) => spirv_refusal(),
+                    _ => None,
+                })
+                .as_ref()
+        })
     };
-    let refused = refused.or(spirv_refused.as_ref());
-    let concrete_ok = threads <= u128::from(MAX_THREADS) && refused.is_none();
+    let concrete_ok = || threads <= u128::from(MAX_THREADS) && refused_now().is_none();
     // Why the concrete engine cannot check this launch, for an UNKNOWN.
-    let no_concrete = match refused {
+    let no_concrete = || {
+        match refused_now() {
         Some(e) => format!("the concrete engine cannot check this kernel ({})", e.message),
         None => format!(
             "the launch ({threads} threads) is too large for the concrete engine, which can check a smaller launch"
         ),
+    }
     };
     report.test = program.name.clone();
     // Values that decide nothing a race depends on need not be computed
@@ -144,7 +156,7 @@ pub fn check(
     }
     let out = match checked {
         Ok(o) => o,
-        Err(e) if e.kind == ErrorKind::Unsupported && concrete_ok => {
+        Err(e) if e.kind == ErrorKind::Unsupported && concrete_ok() => {
             report.bound = cfg.bound;
             report.bound_note = None;
             return Ok(Step::Concrete(asked.then(|| {
@@ -153,7 +165,7 @@ pub fn check(
                 )
             })));
         }
-        Err(e) if e.kind == ErrorKind::Limit && concrete_ok && !asked => {
+        Err(e) if e.kind == ErrorKind::Limit && !asked && concrete_ok() => {
             report.bound = cfg.bound;
             report.bound_note = None;
             return Ok(Step::Concrete(None));
@@ -163,13 +175,13 @@ pub fn check(
     // Under `auto`, at a launch the concrete engine takes, the parametric
     // answer is kept only when it is complete: no path cut by the bound,
     // and no race or every race found confirmed.
-    if !asked && concrete_ok {
+    if !asked {
         let all_confirmed = out.races.iter().all(|f| f.confirmed) && out.complete;
         let settled = out.divergence.as_ref().is_none_or(|d| d.1)
             && all_confirmed
             && out.ub.as_ref().is_none_or(|u| u.1)
             && !out.bound_hit;
-        if !settled {
+        if !settled && concrete_ok() {
             report.bound = cfg.bound;
             report.bound_note = None;
             return Ok(Step::Concrete(None));
@@ -232,7 +244,7 @@ pub fn check(
                 if n == 1 { "" } else { "s" }
             ),
         };
-        if concrete_ok {
+        if concrete_ok() {
             return Ok(Step::Concrete(Some(format!(
                 "the parametric engine could not confirm what it found ({what}: {}); the concrete engine decided at this launch",
                 why(&out)
@@ -246,8 +258,9 @@ pub fn check(
         notes.insert(
             0,
             format!(
-                "{what}, not confirmed at this launch: {}; {no_concrete}",
-                why(&out)
+                "{what}, not confirmed at this launch: {}; {}",
+                why(&out),
+                no_concrete()
             ),
         );
     } else {
@@ -271,13 +284,19 @@ pub fn check(
             notes.insert(
                 1,
                 format!(
-                    "the parametric engine reads arbitrary values where other threads write, so a loop that waits for another thread (a spin loop) is cut at every bound{}",
-                    if concrete_ok {
+                    "the parametric engine reads arbitrary values where other threads write, so a loop that waits for another thread while it writes (a lock's compare-and-swap loop) is cut at every bound{}",
+                    if concrete_ok() {
                         "; `--engine auto` checks this launch concretely".to_string()
-                    } else if refused.is_some() {
-                        format!("; {no_concrete}")
+                    } else if refused_now().is_some() {
+                        format!("; {}", no_concrete())
                     } else {
-                        "; a launch of at most 4,096 threads is checked concretely".to_string()
+                        format!(
+                            "; a launch of at most {} threads is checked concretely",
+                            match kind {
+                                Kernel::Ptx => "4,096",
+                                Kernel::Spirv => "1,024",
+                            }
+                        )
                     }
                 ),
             );

@@ -216,7 +216,11 @@ fn enumerate_fixed(
     // behaviour) and the rest; every pattern of these classes with at
     // least one spinning path and one partner.
     let wants_cut = obs.wants_cut();
-    let partner = |x: &ThreadPath| x.ub.is_some() || (wants_cut && x.end == PathEnd::Cut);
+    // (A race checker wants every prefix with a spinning thread: any
+    // other path is a partner, and none is needed.)
+    let wants_spinning = obs.wants_spinning();
+    let partner =
+        |x: &ThreadPath| wants_spinning || x.ub.is_some() || (wants_cut && x.end == PathEnd::Cut);
     let classes: Vec<[Vec<&ThreadPath>; 3]> = all
         .iter()
         .map(|v| {
@@ -235,7 +239,12 @@ fn enumerate_fixed(
         })
         .collect();
     let mut patterns = Vec::new();
-    spinning_patterns(&classes, &mut Vec::new(), [false; 2], &mut patterns);
+    spinning_patterns(
+        &classes,
+        &mut Vec::new(),
+        [false, wants_spinning],
+        &mut patterns,
+    );
     let second: f64 = patterns.iter().map(|l| combinations(l)).sum();
     check_combinations(first + second, opts)?;
     for lists in &patterns {
@@ -249,13 +258,17 @@ fn enumerate_fixed(
 
 /// Whether a combination of paths can tell a final-state observer
 /// anything: a complete execution (or one stopped at a barrier), a cut by
-/// the bound while the observer still wants one, or undefined behaviour.
+/// the bound while the observer still wants one, undefined behaviour, or
+/// a prefix with a spinning thread for an observer that wants those.
 /// A combination with a spinning path and nothing else to show has no
 /// final state and no cut.
 fn informative(paths: &[&ThreadPath], obs: &dyn Observer) -> bool {
     let cut = paths.iter().any(|x| x.end == PathEnd::Cut);
     let spinning = paths.iter().any(|x| x.end == PathEnd::Spinning);
-    paths.iter().any(|x| x.ub.is_some()) || (cut && obs.wants_cut()) || !(cut || spinning)
+    paths.iter().any(|x| x.ub.is_some())
+        || (cut && obs.wants_cut())
+        || !(cut || spinning)
+        || (!cut && obs.wants_spinning())
 }
 
 /// Every choice, per thread, of one class of its paths (`classes`: the

@@ -104,6 +104,12 @@ pub trait Observer {
     fn wants_cut(&self) -> bool {
         true
     }
+    /// Whether prefixes in which some thread spins (and none is cut)
+    /// tell the observer something by themselves: a race checker's do
+    /// (docs/SEMANTICS.md, "Loops"), a final-state question's do not.
+    fn wants_spinning(&self) -> bool {
+        false
+    }
     /// Whether the observer wants candidates the model rejects
     /// ([`Observer::inconsistent`]); false by default, so that engines
     /// spend nothing on them unless asked (execution graphs of forbidden

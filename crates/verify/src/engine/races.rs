@@ -67,8 +67,9 @@ pub struct RaceResult {
     /// One entry per racing pair of static instructions (at most
     /// [`Options::max_races`]), those of the witness first.
     pub races: Vec<RacePair>,
-    /// Whether `races` lists every racing instruction pair of the complete
-    /// executions within the loop bound.
+    /// Whether `races` lists every racing instruction pair of the
+    /// executions within the loop bound (complete, or with threads
+    /// spinning).
     pub races_complete: bool,
     /// Why `races` may be incomplete.
     pub races_note: Option<String>,
@@ -305,16 +306,33 @@ impl Observer for RaceObserver<'_> {
         !self.bound_hit
     }
 
+    /// A race in a prefix where a thread spins is a race; a filter reads
+    /// final states, which such a prefix does not have.
+    fn wants_spinning(&self) -> bool {
+        self.ignore_filter || self.program.filter.is_none()
+    }
+
     fn consistent(&mut self, c: &Candidate<'_, '_>, ev: &mut Evaluator<'_>) {
         super::safety::note_ub(self.program, c, ev, self.graph, &mut self.ub);
         if c.paths.iter().any(|p| p.end == PathEnd::Cut) {
             self.bound_hit = true;
             return;
         }
-        if c.barrier_stuck || c.paths.iter().any(|p| p.end != PathEnd::Done) {
+        // A race in an execution where a thread spins is a race of every
+        // longer execution (docs/SEMANTICS.md, "Loops"); only a filter,
+        // which reads final states, needs every thread done.
+        if c.barrier_stuck
+            || c.paths
+                .iter()
+                .any(|p| !matches!(p.end, PathEnd::Done | PathEnd::Spinning))
+        {
             return;
         }
+        let spinning = c.paths.iter().any(|p| p.end == PathEnd::Spinning);
         let p = self.program;
+        if spinning && !self.ignore_filter && p.filter.is_some() {
+            return;
+        }
         if !self.ignore_filter {
             if let Some(f) = &p.filter {
                 let passes = final_memories(p, c)
@@ -325,7 +343,9 @@ impl Observer for RaceObserver<'_> {
                 }
             }
         }
-        self.executions += 1;
+        if !spinning {
+            self.executions += 1;
+        }
         // Past the cap, with a pair already left out, nothing more can
         // be learnt (the executions are still counted).
         if self.collected.capped {

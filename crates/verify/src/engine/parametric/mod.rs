@@ -190,10 +190,16 @@ pub fn check(
         zero: &zero,
         arbitrary: &arbitrary,
         block_threads: parts.block_threads,
+        // A thread that spins forever keeps the others of its block at
+        // their next barrier; with barriers a spinning path stays a cut.
+        spin_stops: !program.threads[0]
+            .instrs
+            .iter()
+            .any(|i| matches!(i.kind, InstrKind::Barrier { .. })),
     };
     let runs: [Run; 2] = [
-        thread::run(&mut sat, &env, &dag, &ids[0])?,
-        thread::run(&mut sat, &env, &dag, &ids[1])?,
+        thread::run(&mut sat, &env, &cfg, &dag, &ids[0])?,
+        thread::run(&mut sat, &env, &cfg, &dag, &ids[1])?,
     ];
 
     // Region contents nobody writes: equal offsets read equal values —
@@ -537,6 +543,26 @@ fn races(
     let mut across: HashMap<(String, String, usize), Across> = HashMap::new();
     let mut across_unordered = false;
     let mut found: Vec<Found> = Vec::new();
+    // Unrolled copies of one access usually share their offset (an index
+    // computed before the loop) and their barrier counters: the overlap
+    // and interval comparisons of a pair depend on those bits alone, so
+    // they are built once per distinct pair of bit-vectors, not once per
+    // pair of copies (quadratic in the iterations).
+    let mut cmp = Comparisons::default();
+    let ends: [Vec<Bv>; 2] = [0, 1].map(|c| {
+        runs[c]
+            .accesses
+            .iter()
+            .map(|a| bv::add(sat, &a.offset, &bv::constant(i64::from(a.bytes))))
+            .collect()
+    });
+    let mut shapes: HashMap<usize, String> = HashMap::new();
+    let mut shape_of = |i: usize| -> String {
+        shapes
+            .entry(i)
+            .or_insert_with(|| shape(&t.instrs[i]))
+            .clone()
+    };
     for (x, kx) in keys.iter().enumerate() {
         for ky in &keys[x..] {
             crate::guard::check()?;
@@ -557,7 +583,7 @@ fn races(
                         if lit == FALSE || (space == "shared" && split >= parts.block_level) {
                             continue;
                         }
-                        let key = (shape(&t.instrs[a.instr]), shape(&t.instrs[b.instr]), split);
+                        let key = (shape_of(a.instr), shape_of(b.instr), split);
                         let flag = match judged.get(&key) {
                             Some(f) => f.clone(),
                             None => {
@@ -574,10 +600,8 @@ fn races(
                     if flags.is_empty() {
                         continue;
                     }
-                    let end_a = bv::add(sat, &a.offset, &bv::constant(i64::from(a.bytes)));
-                    let end_b = bv::add(sat, &b.offset, &bv::constant(i64::from(b.bytes)));
-                    let o1 = bv::ult(sat, &a.offset, &end_b);
-                    let o2 = bv::ult(sat, &b.offset, &end_a);
+                    let o1 = cmp.ult(sat, &a.offset, &ends[1][j]);
+                    let o2 = cmp.ult(sat, &b.offset, &ends[0][i]);
                     let together = sat.and(&[a.guard, b.guard, o1, o2]);
                     let confirmed = barriers_only && !a.tainted && !b.tainted;
                     for (split, lit, flag) in flags {
@@ -596,7 +620,7 @@ fn races(
                         // intervals the model says the barriers between
                         // them do not order (where it cannot say, they
                         // do not: only races are added).
-                        let iv = bv::eq(sat, &a.interval, &b.interval);
+                        let iv = cmp.eq(sat, &a.interval, &b.interval);
                         ways.push(Way {
                             lit: sat.and2(base, iv),
                             confirmed,
@@ -604,17 +628,13 @@ fn races(
                             accesses: (i, j),
                         });
                         for (first, second, earlier) in [
-                            (a, b, bv::ult(sat, &a.interval, &b.interval)),
-                            (b, a, bv::ult(sat, &b.interval, &a.interval)),
+                            (a, b, cmp.ult(sat, &a.interval, &b.interval)),
+                            (b, a, cmp.ult(sat, &b.interval, &a.interval)),
                         ] {
                             if earlier == FALSE {
                                 continue;
                             }
-                            let key = (
-                                shape(&t.instrs[first.instr]),
-                                shape(&t.instrs[second.instr]),
-                                split,
-                            );
+                            let key = (shape_of(first.instr), shape_of(second.instr), split);
                             let ordered = match across.get(&key) {
                                 Some(o) => o.clone(),
                                 None => {
@@ -641,7 +661,7 @@ fn races(
                                         let zero = bv::constant(0);
                                         let c1 = first.by_kind.get(k).unwrap_or(&zero);
                                         let c2 = second.by_kind.get(k).unwrap_or(&zero);
-                                        parts_lit.push(-bv::ult(sat, c1, c2));
+                                        parts_lit.push(-cmp.ult(sat, c1, c2));
                                     }
                                     (sat.and(&parts_lit), *rest)
                                 }
@@ -758,6 +778,29 @@ struct Way {
 
 /// What decides the model's judgement of an access run alone: its kind
 /// (and operation) and its tags, not its registers or address.
+/// Comparisons of bit-vectors, each built once per pair of operands.
+#[derive(Default)]
+struct Comparisons {
+    ult: HashMap<(Bv, Bv), Lit>,
+    eq: HashMap<(Bv, Bv), Lit>,
+}
+
+impl Comparisons {
+    fn ult(&mut self, sat: &mut Sat, a: &Bv, b: &Bv) -> Lit {
+        *self
+            .ult
+            .entry((a.clone(), b.clone()))
+            .or_insert_with(|| bv::ult(sat, a, b))
+    }
+
+    fn eq(&mut self, sat: &mut Sat, a: &Bv, b: &Bv) -> Lit {
+        *self
+            .eq
+            .entry((a.clone(), b.clone()))
+            .or_insert_with(|| bv::eq(sat, a, b))
+    }
+}
+
 fn shape(i: &crate::ir::Instr) -> String {
     let kind = match &i.kind {
         InstrKind::Load { .. } => "load".to_string(),

@@ -13,6 +13,7 @@
 //! through it may need values no execution produces.
 
 use crate::diag::Result;
+use crate::engine::loops::Cfg;
 use crate::engine::symbolic::bv::{self, Bv};
 use crate::engine::symbolic::guarded::{mux_over, Dag, Succ};
 use crate::engine::symbolic::sat::{Lit, Sat, FALSE, TRUE};
@@ -112,6 +113,9 @@ pub struct Env<'a> {
     pub arbitrary: &'a [bool],
     /// Threads of a block: the quorum of a block barrier.
     pub block_threads: u64,
+    /// Whether a spinning iteration stops its path (`Run::spins`): only
+    /// in kernels without barriers, where no other thread waits for it.
+    pub spin_stops: bool,
 }
 
 #[derive(Clone)]
@@ -123,11 +127,20 @@ struct St {
     bar: Bv,
     /// Block barriers passed, per kind (absent: none).
     by_kind: BTreeMap<String, Bv>,
+    /// Loop header → the current iteration of that loop: its live
+    /// registers' values at its start and the guards of its effects.
+    iter: BTreeMap<usize, (Vec<Bv>, Vec<Lit>)>,
 }
 
 /// Executes the thread of `env.program` over `dag` with the copy's ids
 /// (`ids`: input index → value).
-pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Result<Run> {
+pub fn run(
+    sat: &mut Sat,
+    env: &Env,
+    cfg: &Cfg,
+    dag: &Dag,
+    ids: &HashMap<usize, Bv>,
+) -> Result<Run> {
     let t = &env.program.threads[0];
     let n = t.instrs.len();
     let mut incoming: Vec<Vec<(Lit, St)>> = (0..dag.keys.len()).map(|_| Vec::new()).collect();
@@ -139,6 +152,7 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
             gtaint: false,
             bar: bv::constant(0),
             by_kind: BTreeMap::new(),
+            iter: BTreeMap::new(),
         },
     ));
     let mut out = Run::default();
@@ -157,7 +171,25 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
             out.ends.push((guard, st.bar.clone(), st.gtaint));
             continue;
         }
+        // A new iteration of the loops with this header starts here.
+        if let Some(live) = cfg.live.get(&pc) {
+            let vals: Vec<Bv> = live
+                .iter()
+                .map(|r| st.regs.get(r).cloned().unwrap_or_else(|| bv::constant(0)))
+                .collect();
+            st.iter.insert(pc, (vals, Vec::new()));
+        }
         let ins = &t.instrs[pc];
+        // What makes an iteration more than a spin: memory it changes, a
+        // barrier it passes.
+        if matches!(
+            ins.kind,
+            InstrKind::Store { .. } | InstrKind::Rmw { .. } | InstrKind::Barrier { .. }
+        ) {
+            for (_, effects) in st.iter.values_mut() {
+                effects.push(guard);
+            }
+        }
         let val = |st: &St, o: &Operand| -> (Bv, bool) {
             match o {
                 Operand::Const(c) => (bv::constant(*c), false),
@@ -339,8 +371,25 @@ pub fn run(sat: &mut Sat, env: &Env, dag: &Dag, ids: &HashMap<usize, Bv>) -> Res
             ],
         };
         let mut targets: Vec<(usize, Lit, bool)> = Vec::new();
-        for (succ, g, ct) in edges {
+        for (k, (succ, mut g, ct)) in edges.into_iter().enumerate() {
             let Some(s) = succ else { continue };
+            // A back-edge (the taken edge of a jump to a header): a
+            // spinning iteration stops here instead.
+            if k == 0 && g != FALSE && env.spin_stops {
+                // (Not in a loop entered other than through its header:
+                // its iteration's start is not known there.)
+                if let Some(&h) = cfg.back_edges.get(&pc).filter(|h| !cfg.open.contains(h)) {
+                    // A path in a spinning iteration (no write, atomic
+                    // or barrier, the live registers as the iteration
+                    // found them) stops: the next iteration would start
+                    // in the same state, so every access and undefined
+                    // behaviour after it is reached with one iteration
+                    // fewer (docs/PTX-KERNELS.md). Neither an end nor a
+                    // cut.
+                    let spin = spin_lit(sat, cfg, h, &st);
+                    g = sat.and2(g, -spin);
+                }
+            }
             if g == FALSE {
                 continue;
             }
@@ -388,6 +437,21 @@ fn region_of(
     }
 }
 
+/// Whether the current iteration of the loop headed at `h` is spinning:
+/// it had no effect and the live registers hold what they held at its
+/// start.
+fn spin_lit(sat: &mut Sat, cfg: &Cfg, h: usize, st: &St) -> Lit {
+    let Some((start, effects)) = st.iter.get(&h) else {
+        return FALSE;
+    };
+    let mut parts: Vec<Lit> = effects.iter().map(|&l| -l).collect();
+    for (r, v0) in cfg.live[&h].iter().zip(start) {
+        let v = st.regs.get(r).cloned().unwrap_or_else(|| bv::constant(0));
+        parts.push(bv::eq(sat, &v, v0));
+    }
+    sat.and(&parts)
+}
+
 /// Merges the states of a node's incoming edges (exclusive guards).
 fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
     let guards: Vec<Lit> = incoming.iter().map(|(g, _)| *g).collect();
@@ -424,7 +488,28 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
             .collect();
         by_kind.insert(k.clone(), mux_over(sat, &guards, &vals));
     }
+    // Iterations: headers every incoming state is inside.
+    let mut iter = BTreeMap::new();
+    for (&h, (start0, _)) in &incoming[0].1.iter {
+        if !incoming.iter().all(|(_, s)| s.iter.contains_key(&h)) {
+            continue;
+        }
+        let start: Vec<Bv> = (0..start0.len())
+            .map(|j| {
+                let vals: Vec<&Bv> = incoming.iter().map(|(_, s)| &s.iter[&h].0[j]).collect();
+                mux_over(sat, &guards, &vals)
+            })
+            .collect();
+        let mut effects: Vec<Lit> = incoming
+            .iter()
+            .flat_map(|(_, s)| s.iter[&h].1.iter().copied())
+            .collect();
+        effects.sort_unstable();
+        effects.dedup();
+        iter.insert(h, (start, effects));
+    }
     let st = St {
+        iter,
         regs,
         tainted: incoming
             .iter()
