@@ -449,4 +449,25 @@ fn loops_that_only_wait_stop_as_spinning_and_loops_that_write_stay_cut() {
             assert_eq!(verdict(&out), want, "{kernel} concretely: {out}");
         }
     }
+    // An engine's refusal names the kernel's line, not the compiled
+    // SPIR-V's (a scratch file).
+    let (code, out, err) = gpumc(
+        &[
+            "check",
+            "--engine",
+            "explicit",
+            &format!("{D}/spin.cl"),
+            "--kernel",
+            "wait_then_own",
+            "--local_size=2",
+            "--num_groups=2",
+        ],
+        &[],
+    );
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains("spin.cl:9:12: unsupported: `%go[0]` is uninitialised"),
+        "{out}{err}"
+    );
+    assert!(out.contains("of the compiled program)"), "{out}{err}");
 }

@@ -843,7 +843,9 @@ fn check_at_bound(
         // (Liveness fixes free inputs per valuation on either engine: its
         // refusals are shared, reported once below.)
         if first == Engine::Symbolic && cfg.property != Property::Liveness {
-            if let Some(refused) = crate::engine::inputs::explicit_refusal(&program) {
+            if let Some(refused) =
+                crate::engine::inputs::explicit_refusal(&program).map(|e| at_source(e, &program))
+            {
                 return run_engine(first, &program, &model, cfg, guard, &mut report).map_err(
                     |e| match e.kind {
                         ErrorKind::Limit => Error::new(
@@ -1041,6 +1043,41 @@ fn flags_of(
 /// Runs one engine on a loaded program under `guard`, filling `report`
 /// on success.
 fn run_engine(
+    engine: Engine,
+    program: &Program,
+    model: &crate::cat::Model,
+    cfg: &Config,
+    guard: Guard,
+    report: &mut FileReport,
+) -> Result<()> {
+    run_engine_here(engine, program, model, cfg, guard, report).map_err(|e| at_source(e, program))
+}
+
+/// An engine's error at a line of a compiled program (the SPIR-V of an
+/// OpenCL or GLSL source, the PTX of a CUDA one) is reported at the
+/// source line that line came from, naming the compiled line too: the
+/// compiled text is a scratch file the user never sees.
+fn at_source(mut e: Error, program: &Program) -> Error {
+    let Some(pos) = e.pos else { return e };
+    if e.file.is_some() {
+        return e;
+    }
+    if let Some(src) = program.source_map.get(&pos.line) {
+        e.message = format!(
+            "{} (at line {} of the compiled program)",
+            e.message, pos.line
+        );
+        e.file = Some(std::path::PathBuf::from(&src.file));
+        e.pos = Some(crate::ir::Pos {
+            line: src.line,
+            // (0: the compiler gave no column)
+            col: src.col.max(1),
+        });
+    }
+    e
+}
+
+fn run_engine_here(
     engine: Engine,
     program: &Program,
     model: &crate::cat::Model,
