@@ -471,3 +471,30 @@ fn loops_that_only_wait_stop_as_spinning_and_loops_that_write_stay_cut() {
     );
     assert!(out.contains("of the compiled program)"), "{out}{err}");
 }
+
+/// `atomic_min`/`atomic_max` of unsigned values on local memory
+/// (`OpAtomicUMin`/`OpAtomicUMax`) order the values as unsigned numbers.
+#[test]
+fn unsigned_atomic_minimum_and_maximum_on_local_memory() {
+    if !have_tools() {
+        return;
+    }
+    let small = ["--local_size=4", "--num_groups=1"];
+    let out = check(
+        "safety",
+        "umin.cl",
+        &[&["--kernel", "unsigned_order"][..], &small].concat(),
+    );
+    assert!(out.contains("1 reachable state"), "{out}");
+    assert!(
+        out.contains("%unsigned_order_lo=1; %unsigned_order_hi=-2147483648;"),
+        "{out}"
+    );
+    let out = check(
+        "safety",
+        "umin.cl",
+        &[&["--kernel", "signed_order"][..], &small].concat(),
+    );
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("assertion fails (`__assert`)"), "{out}");
+}

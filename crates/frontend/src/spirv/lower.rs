@@ -2335,16 +2335,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             "OpAtomicAnd" => (Some(RmwOp::And), Some(self.arg(st, li, 4)?)),
             "OpAtomicOr" => (Some(RmwOp::Or), Some(self.arg(st, li, 4)?)),
             "OpAtomicXor" => (Some(RmwOp::Xor), Some(self.arg(st, li, 4)?)),
-            "OpAtomicUMin" | "OpAtomicUMax" => {
-                if matches!(pa.region(), Region::Shared { .. }) {
-                    return Err(Error::unsupported(
-                        pos,
-                        format!("`{op}` on shared memory (IR min/max are signed)"),
-                    )
-                    .into());
-                }
-                (None, Some(self.arg(st, li, 4)?))
-            }
+            // (Unsigned order of the sign-extended canonical values is
+            // that of the narrower patterns: `RmwOp::UMin` compares the
+            // 64-bit patterns.)
+            "OpAtomicUMin" => (Some(RmwOp::UMin), Some(self.arg(st, li, 4)?)),
+            "OpAtomicUMax" => (Some(RmwOp::UMax), Some(self.arg(st, li, 4)?)),
             _ => {
                 return Err(Error::unsupported(
                     pos,
