@@ -498,3 +498,29 @@ fn unsigned_atomic_minimum_and_maximum_on_local_memory() {
     assert_eq!(verdict(&out), "FAIL", "{out}");
     assert!(out.contains("assertion fails (`__assert`)"), "{out}");
 }
+
+/// Private arrays and structs initialised from constants and copied
+/// (`OpCopyMemorySized`) hold the copied values.
+#[test]
+fn memory_copies_into_private_variables_copy_the_values() {
+    if !have_tools() {
+        return;
+    }
+    let small = ["--local_size=2", "--num_groups=1"];
+    let out = check(
+        "safety",
+        "copy.cl",
+        &[&["--kernel", "copies_hold"][..], &small].concat(),
+    );
+    assert!(out.contains("1 reachable state"), "{out}");
+    assert!(out.contains("%out[0]=3; %out[1]=5;"), "{out}");
+    for launch in [&small[..], &["--local_size=256", "--num_groups=64"][..]] {
+        let out = check(
+            "safety",
+            "copy.cl",
+            &[&["--kernel", "copy_asserted_wrongly"][..], launch].concat(),
+        );
+        assert_eq!(verdict(&out), "FAIL", "{launch:?}: {out}");
+        assert!(out.contains("assertion fails (`__assert`)"), "{out}");
+    }
+}

@@ -1687,6 +1687,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
             // Lifetime markers of `Function` variables: no behaviour.
             "OpLifetimeStart" | "OpLifetimeStop" => Ok(()),
+            "OpCopyMemorySized" => self.copy_memory(st, li, out),
             "OpAtomicLoad"
             | "OpAtomicStore"
             | "OpAtomicExchange"
@@ -2142,6 +2143,91 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         } else {
             let v = self.snapshot(out, v)?;
             st.cells.insert((var, off), (w, v));
+        }
+        Ok(())
+    }
+
+    /// `OpCopyMemorySized dst src size` of a known size into an
+    /// invocation-private variable, from read-only or invocation-private
+    /// memory (what OpenCL C's array initialisers and copies of private
+    /// arrays and structs compile to): every scalar cell of the source
+    /// within the copied bytes is read and written at the same distance
+    /// from the destination, at its own width.
+    fn copy_memory(&mut self, st: &mut State, li: usize, out: &mut Vec<Instr>) -> R<()> {
+        let pos = self.pos();
+        let dst = self.ptr_any(st, li, 0)?;
+        let src = self.ptr_any(st, li, 1)?;
+        let size = self.known(st, li, 2, "the size of a memory copy")?;
+        let size = u64::try_from(size)
+            .map_err(|_| Error::semantic(pos, "a memory copy of negative size"))?;
+        let (PtrArg::Static(d), PtrArg::Static(s)) = (&dst, &src) else {
+            return Err(Error::unsupported(
+                pos,
+                "a memory copy (`OpCopyMemorySized`) through a pointer chosen at run time",
+            )
+            .into());
+        };
+        let (d, s) = (*d, *s);
+        let Region::Local { var: dvar } = d.region else {
+            return Err(Error::unsupported(
+                pos,
+                "a memory copy (`OpCopyMemorySized`) into memory other than a Private/Function variable",
+            )
+            .into());
+        };
+        let end = s.offset + size;
+        let inside = |v: Id, x: Id, o: u64| x == v && (s.offset..end).contains(&o);
+        let mut cells: Vec<(u64, u32)> = match s.region {
+            Region::ReadOnly { var } => self
+                .ro
+                .iter()
+                .chain(self.ro_inv.iter())
+                .filter(|((x, o), _)| inside(var, *x, *o))
+                .map(|((_, o), (w, _))| (*o, *w))
+                .chain(
+                    self.ro_gen
+                        .iter()
+                        .filter(|((x, o), _)| inside(var, *x, *o))
+                        .map(|((_, o), (w, _))| (*o, *w)),
+                )
+                .collect(),
+            Region::Local { var } => st
+                .cells
+                .range((var, s.offset)..(var, end))
+                .map(|(&(_, o), (w, _))| (o, *w))
+                .collect(),
+            Region::Shared { .. } => {
+                return Err(Error::unsupported(
+                    pos,
+                    "a memory copy (`OpCopyMemorySized`) from shared memory",
+                )
+                .into())
+            }
+        };
+        cells.sort_unstable();
+        cells.dedup();
+        if cells.is_empty() && size > 0 && matches!(s.region, Region::ReadOnly { .. }) {
+            return Err(Error::unsupported(
+                pos,
+                "a memory copy (`OpCopyMemorySized`) from read-only memory whose contents are not known while translating",
+            )
+            .into());
+        }
+        for (o, w) in cells {
+            if o + bytes(w) > end {
+                return Err(Error::unsupported(
+                    pos,
+                    "a memory copy (`OpCopyMemorySized`) that ends inside a scalar",
+                )
+                .into());
+            }
+            let v = match s.region {
+                Region::ReadOnly { var } => self.ro_read(var, o, w)?,
+                Region::Local { var } => self.local_read(st, var, o, w, None, out)?,
+                Region::Shared { .. } => unreachable!("refused above"),
+            };
+            let at = d.offset.wrapping_add(o - s.offset) & layout::ADDR_MASK;
+            self.local_write(st, dvar, at, w, v, out)?;
         }
         Ok(())
     }

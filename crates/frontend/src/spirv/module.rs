@@ -274,6 +274,7 @@ pub(super) const BODY: &[&str] = &[
     "OpGenericCastToPtr",
     "OpLifetimeStart",
     "OpLifetimeStop",
+    "OpCopyMemorySized",
     "OpAtomicLoad",
     "OpAtomicStore",
     "OpAtomicExchange",
