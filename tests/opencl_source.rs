@@ -524,3 +524,33 @@ fn memory_copies_into_private_variables_copy_the_values() {
         assert!(out.contains("assertion fails (`__assert`)"), "{out}");
     }
 }
+
+/// A struct argument passed by value is the work-item's own copy, which
+/// the kernel may write.
+#[test]
+fn struct_arguments_are_private_copies_the_kernel_may_write() {
+    if !have_tools() {
+        return;
+    }
+    let big = ["--local_size=256", "--num_groups=64"];
+    let out = check(
+        "races",
+        "struct_arg.cl",
+        &[&["--kernel", "own_copy"][..], &big].concat(),
+    );
+    assert_eq!(verdict(&out), "PASS", "{out}");
+    let out = check(
+        "safety",
+        "struct_arg.cl",
+        &[&["--kernel", "own_copy", "--local_size=2", "--num_groups=2"][..]].concat(),
+    );
+    assert!(!out.contains("FAIL"), "{out}");
+    assert!(out.contains("reachable state"), "{out}");
+    let out = check(
+        "races",
+        "struct_arg.cl",
+        &[&["--kernel", "shared_index"][..], &big].concat(),
+    );
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("struct_arg.cl:22:"), "{out}");
+}

@@ -17,7 +17,9 @@
 //! * any other argument (a scalar, a vector, a struct passed by value) is
 //!   read from a `UniformConstant` variable of its type: one arbitrary
 //!   value for the whole launch, a free input of the program named after
-//!   the argument (`OpName`, which `clang -cl-kernel-arg-info` keeps).
+//!   the argument (`OpName`, which `clang -cl-kernel-arg-info` keeps); a
+//!   struct passed by value is copied into a `Function` variable of the
+//!   invocation, the pointer the kernel gets (it may write it).
 //!
 //! The entry function is replaced by a wrapper without parameters that
 //! computes each argument so and calls the original with them; the
@@ -132,6 +134,8 @@ pub(super) fn adapt(mut lines: Vec<Line>, kernel: Option<&str>) -> Result<Vec<Li
     let mut text = String::new();
     let mut call_args = Vec::new();
     let mut body = String::new();
+    // (Function variables first in the entry block, as SPIR-V wants.)
+    let mut vars = String::new();
     let _ = writeln!(text, "%{PREFIX}.fn = OpTypeFunction %{ret_ty}");
     let _ = writeln!(text, "%{PREFIX}.u32 = OpTypeInt 32 0");
     let _ = writeln!(text, "%{PREFIX}.zero = OpConstant %{PREFIX}.u32 0");
@@ -145,14 +149,18 @@ pub(super) fn adapt(mut lines: Vec<Line>, kernel: Option<&str>) -> Result<Vec<Li
                 let class = match class.as_str() {
                     "CrossWorkgroup" | "Workgroup" | "UniformConstant" => class,
                     "Function" => {
-                        // A struct passed by value (`ByVal`): read-only
-                        // contents of its own, like a scalar argument.
+                        // A struct passed by value (`ByVal`): contents of
+                        // its own, like a scalar argument, copied into a
+                        // variable of the invocation, which the kernel
+                        // may write as C lets it write its parameters.
                         let _ = writeln!(
                             text,
                             "%{var}.ptr = OpTypePointer UniformConstant %{pointee}"
                         );
                         let _ = writeln!(text, "%{var} = OpVariable %{var}.ptr UniformConstant");
-                        let _ = writeln!(body, "%{value} = OpCopyObject %{ty} %{var}");
+                        let _ = writeln!(vars, "%{value} = OpVariable %{ty} Function");
+                        let _ = writeln!(body, "%{var}.contents = OpLoad %{pointee} %{var}");
+                        let _ = writeln!(body, "OpStore %{value} %{var}.contents");
                         call_args.push(value);
                         continue;
                     }
@@ -185,6 +193,7 @@ pub(super) fn adapt(mut lines: Vec<Line>, kernel: Option<&str>) -> Result<Vec<Li
     let inner = format!("{PREFIX}.kernel");
     let _ = writeln!(text, "%{func} = OpFunction %{ret_ty} None %{PREFIX}.fn");
     let _ = writeln!(text, "%{PREFIX}.entry = OpLabel");
+    text.push_str(&vars);
     text.push_str(&body);
     let args: String = call_args.iter().map(|a| format!(" %{a}")).collect();
     let _ = writeln!(
