@@ -776,8 +776,6 @@ struct Way {
     accesses: (usize, usize),
 }
 
-/// What decides the model's judgement of an access run alone: its kind
-/// (and operation) and its tags, not its registers or address.
 /// Comparisons of bit-vectors, each built once per pair of operands.
 #[derive(Default)]
 struct Comparisons {
@@ -801,6 +799,8 @@ impl Comparisons {
     }
 }
 
+/// What decides the model's judgement of an access run alone: its kind
+/// (and operation) and its tags, not its registers or address.
 fn shape(i: &crate::ir::Instr) -> String {
     let kind = match &i.kind {
         InstrKind::Load { .. } => "load".to_string(),

@@ -15,7 +15,7 @@
 use crate::diag::Result;
 use crate::engine::loops::Cfg;
 use crate::engine::symbolic::bv::{self, Bv};
-use crate::engine::symbolic::guarded::{mux_over, Dag, Succ};
+use crate::engine::symbolic::guarded::{mux_over, spinning, Dag, Succ};
 use crate::engine::symbolic::sat::{Lit, Sat, FALSE, TRUE};
 use crate::ir::{Addr, InstrKind, Operand, Program, ValueType};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -113,8 +113,9 @@ pub struct Env<'a> {
     pub arbitrary: &'a [bool],
     /// Threads of a block: the quorum of a block barrier.
     pub block_threads: u64,
-    /// Whether a spinning iteration stops its path (`Run::spins`): only
-    /// in kernels without barriers, where no other thread waits for it.
+    /// Whether a path stops in a spinning iteration (instead of being
+    /// cut by the bound): only in kernels without barriers, where no
+    /// other thread waits for it.
     pub spin_stops: bool,
 }
 
@@ -437,19 +438,12 @@ fn region_of(
     }
 }
 
-/// Whether the current iteration of the loop headed at `h` is spinning:
-/// it had no effect and the live registers hold what they held at its
-/// start.
+/// Whether the current iteration of the loop headed at `h` is spinning.
 fn spin_lit(sat: &mut Sat, cfg: &Cfg, h: usize, st: &St) -> Lit {
-    let Some((start, effects)) = st.iter.get(&h) else {
-        return FALSE;
-    };
-    let mut parts: Vec<Lit> = effects.iter().map(|&l| -l).collect();
-    for (r, v0) in cfg.live[&h].iter().zip(start) {
-        let v = st.regs.get(r).cloned().unwrap_or_else(|| bv::constant(0));
-        parts.push(bv::eq(sat, &v, v0));
+    match st.iter.get(&h) {
+        Some((start, effects)) => spinning(sat, &cfg.live[&h], start, effects, &st.regs),
+        None => FALSE,
     }
-    sat.and(&parts)
 }
 
 /// Merges the states of a node's incoming edges (exclusive guards).

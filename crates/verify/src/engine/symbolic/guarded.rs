@@ -1009,12 +1009,26 @@ fn unroll_thread(
 /// "The iteration of the loop with header `h` ending in state `st` is a
 /// spinning one."
 fn spin_lit(sat: &mut Sat, cfg: &Cfg, h: usize, st: &St) -> Lit {
-    let Some(it) = st.iter.get(&h) else {
-        return FALSE;
-    };
-    let mut parts: Vec<Lit> = it.effects.iter().map(|&l| -l).collect();
-    for (r, v0) in cfg.live[&h].iter().zip(&it.live) {
-        let v = st.regs.get(r).cloned().unwrap_or_else(|| bv::constant(0));
+    match st.iter.get(&h) {
+        Some(it) => spinning(sat, &cfg.live[&h], &it.live, &it.effects, &st.regs),
+        None => FALSE,
+    }
+}
+
+/// Whether an iteration spins: none of its `effects` (writes, barriers)
+/// happened and every register `live` at its header holds the value
+/// (`start`) it held when the iteration began. Shared with the
+/// parametric engine's unrolling.
+pub(crate) fn spinning(
+    sat: &mut Sat,
+    live: &[String],
+    start: &[Bv],
+    effects: &[Lit],
+    regs: &BTreeMap<String, Bv>,
+) -> Lit {
+    let mut parts: Vec<Lit> = effects.iter().map(|&l| -l).collect();
+    for (r, v0) in live.iter().zip(start) {
+        let v = regs.get(r).cloned().unwrap_or_else(|| bv::constant(0));
         parts.push(bv::eq(sat, &v, v0));
     }
     sat.and(&parts)
