@@ -554,3 +554,101 @@ fn struct_arguments_are_private_copies_the_kernel_may_write() {
     assert_eq!(verdict(&out), "FAIL", "{out}");
     assert!(out.contains("struct_arg.cl:22:"), "{out}");
 }
+
+/// The null pointer (`NULL`, `OpConstantNull`) points to no object: an
+/// access through it is undefined behaviour at its source line, and it
+/// converts to the integer 0, which no other pointer does. Each engine
+/// that takes the kernel agrees.
+#[test]
+fn null_pointers_compare_equal_to_zero_and_accesses_through_them_fail() {
+    if !have_tools() {
+        return;
+    }
+    let small = ["--local_size=2", "--num_groups=2"];
+    let big = ["--local_size=256", "--num_groups=1024"];
+    let cases = [
+        ("maybe_null", "FAIL", Some("store through a null pointer")),
+        ("compare_with_null", "PASS", None),
+        ("null_chosen", "FAIL", None),
+        (
+            "null_plus_offset",
+            "FAIL",
+            Some("load through a null pointer"),
+        ),
+    ];
+    let lines = [("maybe_null", ":12:"), ("null_plus_offset", ":45:")];
+    for (kernel, want, ub) in cases {
+        for (launch, engine) in [(&small, "symbolic"), (&big, "auto")] {
+            let args = [&["--kernel", kernel, "--engine", engine][..], &launch[..]].concat();
+            let out = check("races", "null.cl", &args);
+            assert_eq!(verdict(&out), want, "{kernel} {engine}: {out}");
+            if let Some(ub) = ub {
+                assert!(out.contains(ub), "{kernel} {engine}: {out}");
+                let line = lines.iter().find(|l| l.0 == kernel).unwrap().1;
+                assert!(out.contains(&format!("null.cl{line}")), "{kernel}: {out}");
+            }
+        }
+    }
+    // The race of `null_chosen` is between the writes of out[0].
+    let out = check(
+        "races",
+        "null.cl",
+        &[
+            &["--kernel", "null_chosen", "--engine", "symbolic"][..],
+            &small,
+        ]
+        .concat(),
+    );
+    assert!(out.contains("null.cl:36:"), "{out}");
+}
+
+/// An uninitialised pointer is undefined: accesses through it are
+/// undefined behaviour, and what it converts to is arbitrary, so an
+/// assertion that it is null may fail — confirmed at a launch too large
+/// for the concrete engines, as an undefined value really is arbitrary.
+#[test]
+fn undefined_pointers_are_arbitrary_and_point_nowhere() {
+    if !have_tools() {
+        return;
+    }
+    let big = ["--local_size=256", "--num_groups=64"];
+    let out = check(
+        "races",
+        "null.cl",
+        &[&["--kernel", "undefined_pointer"][..], &big].concat(),
+    );
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("assertion fails (`__assert`)"), "{out}");
+    assert!(out.contains("null.cl:52:"), "{out}");
+}
+
+/// A pointer stored in shared memory is its address, a 64-bit value:
+/// copies of pointers race or not like other values; following a pointer
+/// read back from memory is refused at its line, not guessed.
+#[test]
+fn pointers_in_shared_memory_are_addresses_and_are_not_followed() {
+    if !have_tools() {
+        return;
+    }
+    let big = ["--local_size=256", "--num_groups=64"];
+    fn with<'a>(k: &'a str, big: &[&'a str]) -> Vec<&'a str> {
+        [&["--kernel", k][..], big].concat()
+    }
+    let out = check("races", "ptr_in_memory.cl", &with("copy_own", &big));
+    assert_eq!(verdict(&out), "PASS", "{out}");
+    let out = check("races", "ptr_in_memory.cl", &with("store_shared", &big));
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("ptr_in_memory.cl:19:"), "{out}");
+    let path = format!("{D}/ptr_in_memory.cl");
+    let args = [
+        &["check", "--property", "races", &path][..],
+        &with("follow", &big),
+    ]
+    .concat();
+    let (code, out, err) = gpumc(&args, &[]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        (out.clone() + &err).contains("ptr_in_memory.cl:27:8: unsupported: an access through a pointer read from shared memory"),
+        "{out}{err}"
+    );
+}

@@ -396,7 +396,9 @@ pub enum InstrKind {
     /// `goto target`.
     Goto(String),
     /// `dst := ` an arbitrary value of type `ty`, a fresh one each time it
-    /// runs (SPIR-V `OpUndef`, reads of uninitialised variables).
+    /// runs (SPIR-V `OpUndef`, reads of uninitialised variables; tagged
+    /// [`UNDEFINED_VALUE`]), or a value gpumc does not compute (floating
+    /// point: an over-approximation).
     Havoc { dst: String, ty: ValueType },
     /// `dst := ` the value of the program's free input `input` (an index
     /// into [`Program::inputs`]): the same in every thread, every time.
@@ -585,10 +587,28 @@ impl fmt::Display for SourceLoc {
     }
 }
 
+/// The tag of a [`InstrKind::Havoc`] whose value is arbitrary in the
+/// program's own semantics (an undefined value, an uninitialised
+/// variable), not an over-approximation of a value computed some way gpumc
+/// does not model: any value it takes is a real behaviour, so an engine
+/// that over-approximates other threads may still confirm what depends
+/// on it.
+pub const UNDEFINED_VALUE: &str = "undefined-value";
+
 impl Program {
     /// The source position an instruction was compiled from, if known.
     pub fn source_of(&self, i: &Instr) -> Option<&SourceLoc> {
         self.source_map.get(&i.pos.line)
+    }
+
+    /// A cause of undefined behaviour at `i`, with the source position
+    /// it was compiled from when that is known (the cause already quotes
+    /// the compiled line).
+    pub fn cause_at(&self, cause: &str, i: &Instr) -> String {
+        match self.source_of(i) {
+            Some(src) => format!("{cause} at {src}"),
+            None => cause.to_string(),
+        }
     }
 
     pub fn location_id(&self, name: &str) -> Option<LocId> {

@@ -378,9 +378,11 @@ pub(super) fn flatten_val(
                 flatten_val(m, mt, x, base + mo, pos, out, depth + 1)?;
             }
         }
-        // A pointer is one 64-bit cell (Physical64 addressing), which only
-        // Function and Private variables hold (the stores check).
-        (Type::Pointer { .. }, Val::Ptr(_) | Val::DynPtr(_)) => {
+        // A pointer is one 64-bit cell (Physical64 addressing): a pointer
+        // value in Function and Private variables, its address (an
+        // integer) in shared memory (the stores convert it); an integer
+        // where the pointer came from memory or from an argument.
+        (Type::Pointer { .. }, Val::Ptr(_) | Val::DynPtr(_) | Val::Int(_) | Val::Reg(_)) => {
             out.push((base & ADDR_MASK, 64, v.clone()));
         }
         (Type::Pointer { .. }, _) | (_, Val::Ptr(_) | Val::DynPtr(_)) => {

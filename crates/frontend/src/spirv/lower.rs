@@ -713,6 +713,20 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         )
     }
 
+    /// `dst := ` an undefined value of type `ty` (arbitrary in the
+    /// program's semantics: [`crate::ir::UNDEFINED_VALUE`]).
+    fn undefined(&mut self, out: &mut Vec<Instr>, dst: &Rc<str>, ty: ValueType) -> R<()> {
+        self.cmp_origin.remove(dst);
+        self.push(
+            out,
+            InstrKind::Havoc {
+                dst: dst.to_string(),
+                ty,
+            },
+            vec![crate::ir::UNDEFINED_VALUE.to_string()],
+        )
+    }
+
     fn sext_v(&mut self, out: &mut Vec<Instr>, dst: &Rc<str>, v: Val, w: u32) -> R<Val> {
         if w >= 64 || w <= 1 {
             return Ok(v);
@@ -1060,7 +1074,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     self.mov(out, &r, &cur)?;
                 }
                 // Never written: an arbitrary value.
-                None => self.havoc(out, &r, value_type(w))?,
+                None => self.undefined(out, &r, value_type(w))?,
             }
             st.cells.insert((var, off), (w, Val::Reg(r)));
         }
@@ -1685,6 +1699,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let v = self.arg(st, li, 1)?;
                 self.bind(st, li, v)
             }
+            "OpConvertPtrToU" => self.ptr_to_int(st, li, out),
+            "OpConvertUToPtr" => self.int_to_ptr(st, li),
             // Lifetime markers of `Function` variables: no behaviour.
             "OpLifetimeStart" | "OpLifetimeStop" => Ok(()),
             "OpCopyMemorySized" => self.copy_memory(st, li, out),
@@ -1784,7 +1800,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         };
                         let r: Rc<str> = Rc::from(format!("{b}.{}", k - 3));
                         let (w, _) = self.elem_width(m.arg_id(li, 0)?, pos)?;
-                        self.havoc(out, &r, value_type(w))?;
+                        self.undefined(out, &r, value_type(w))?;
                         xs.push(Val::Reg(r));
                     } else {
                         let v = usize::try_from(i)
@@ -1902,10 +1918,23 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     // ----- memory ---------------------------------------------------------
 
-    fn class_of(&self, r: Region) -> Class {
-        let var = match r {
-            Region::Shared { var, .. } | Region::Local { var } | Region::ReadOnly { var } => var,
+    /// `what` through the null or an undefined pointer (`r`): undefined
+    /// behaviour where it is reached (GPUVerify reports a possible null
+    /// pointer access).
+    fn null_access(&mut self, out: &mut Vec<Instr>, what: &str, r: Region) -> R<()> {
+        let which = match r {
+            Region::Undefined => "an undefined",
+            _ => "a null",
         };
+        let cause = Some(format!(
+            "{what} through {which} pointer (`{}`)",
+            crate::diag::excerpt(&self.m.line(self.cur).text)
+        ));
+        self.push(out, InstrKind::Unreachable { cause }, vec![])
+    }
+
+    fn class_of(&self, r: Region) -> Class {
+        let var = r.var();
         self.vars.get(&var).map_or(Class::Function, |c| c.0)
     }
 
@@ -2093,7 +2122,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     Some(r) => r,
                     None => self.fresh_tmp(),
                 };
-                self.havoc(out, &r, value_type(w))?;
+                self.undefined(out, &r, value_type(w))?;
                 let v = Val::Reg(r);
                 st.cells.insert((var, off), (w, v.clone()));
                 Ok(v)
@@ -2168,6 +2197,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             .into());
         };
         let (d, s) = (*d, *s);
+        if let Some(r) = [d.region, s.region].into_iter().find(|r| r.is_dangling()) {
+            return self.null_access(out, "a memory copy", r);
+        }
         let Region::Local { var: dvar } = d.region else {
             return Err(Error::unsupported(
                 pos,
@@ -2203,6 +2235,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 )
                 .into())
             }
+            Region::Null | Region::Undefined => unreachable!("handled above"),
         };
         cells.sort_unstable();
         cells.dedup();
@@ -2224,7 +2257,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             let v = match s.region {
                 Region::ReadOnly { var } => self.ro_read(var, o, w)?,
                 Region::Local { var } => self.local_read(st, var, o, w, None, out)?,
-                Region::Shared { .. } => unreachable!("refused above"),
+                Region::Shared { .. } | Region::Null | Region::Undefined => {
+                    unreachable!("refused above")
+                }
             };
             let at = d.offset.wrapping_add(o - s.offset) & layout::ADDR_MASK;
             self.local_write(st, dvar, at, w, v, out)?;
@@ -2243,6 +2278,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     ) -> R<Val> {
         let m = self.m;
         let pos = self.pos();
+        if p.region().is_dangling() {
+            self.null_access(out, "a load", p.region())?;
+            return Ok(self.m.zero(ty, pos, 0)?);
+        }
         let base = self.fresh(rid);
         let scalar = matches!(
             &*m.ty(ty, pos)?,
@@ -2279,12 +2318,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 (PtrArg::Dyn(_), r @ (Region::ReadOnly { .. } | Region::Local { .. })) => {
                     return Err(self.not_shared(r))
                 }
+                (_, Region::Null | Region::Undefined) => unreachable!("handled above"),
+                // (a pointer loaded from shared memory is an integer, its
+                // address: `address_val`)
                 (_, Region::Shared { .. }) => {
-                    if matches!(&*m.ty(ty, pos)?, Type::Pointer { .. }) {
-                        return Err(
-                            Error::unsupported(pos, "pointers loaded from shared memory").into(),
-                        );
-                    }
                     let addr = self.mem_addr(&p, off, w, out)?;
                     self.cmp_origin.remove(&dst);
                     self.push(
@@ -2322,6 +2359,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     ) -> R<()> {
         let m = self.m;
         let pos = self.pos();
+        if p.region().is_dangling() {
+            return self.null_access(out, "a store", p.region());
+        }
         // Scalars at offsets relative to the pointer.
         let mut cells = Vec::new();
         layout::flatten_val(m, ty, &v, 0, pos, &mut cells, 0)?;
@@ -2335,12 +2375,16 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     self.local_write(st, var, at, w, x, out)?
                 }
                 (PtrArg::Dyn(_), r @ Region::Local { .. }) => return Err(self.not_shared(r)),
+                (_, Region::Null | Region::Undefined) => unreachable!("handled above"),
                 (_, Region::Shared { .. }) => {
-                    if matches!(x, Val::Ptr(_) | Val::DynPtr(_)) {
-                        return Err(
-                            Error::unsupported(pos, "pointers stored in shared memory").into()
-                        );
-                    }
+                    // A pointer is stored as its address.
+                    let x = match x {
+                        x @ (Val::Ptr(_) | Val::DynPtr(_)) => {
+                            let t = self.fresh_tmp();
+                            self.address_val(x, w, &t, out)?
+                        }
+                        x => x,
+                    };
                     let addr = self.mem_addr(&p, off, w, out)?;
                     let value = self.opnd(&x)?;
                     self.push(out, InstrKind::Store { addr, value }, tags.clone())?;
@@ -2438,6 +2482,17 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         match pa.region() {
             Region::ReadOnly { .. } => {
                 Err(Error::semantic(pos, "atomic on read-only memory").into())
+            }
+            r @ (Region::Null | Region::Undefined) => {
+                self.null_access(out, "an atomic operation", r)?;
+                match rid {
+                    Some(_) => {
+                        let rty = m.arg_id(li, 0)?;
+                        let z = m.zero(rty, pos, 0)?;
+                        self.bind(st, li, z)
+                    }
+                    None => Ok(()),
+                }
             }
             Region::Shared { .. } => {
                 let addr = self.mem_addr(&pa, 0, w, out)?;
@@ -3141,7 +3196,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             let ty = self.m.undef_type(&r).unwrap_or(ValueType::I64);
             out.push(Instr::new(
                 InstrKind::Havoc { dst: r, ty },
-                vec![],
+                vec![crate::ir::UNDEFINED_VALUE.to_string()],
                 l.pos(),
                 l.text.clone(),
             ));

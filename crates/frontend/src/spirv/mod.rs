@@ -323,9 +323,11 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
                 copy,
                 c.offset,
             ),
-            Region::Local { var } | Region::ReadOnly { var } => {
-                (order.get(&var).copied().unwrap_or(usize::MAX), 0, c.offset)
-            }
+            r => (
+                order.get(&r.var()).copied().unwrap_or(usize::MAX),
+                0,
+                c.offset,
+            ),
         }
     };
     let mut idx: Vec<usize> = (0..b.mem.cells.len()).collect();
@@ -335,11 +337,8 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
     for (new, &old) in idx.iter().enumerate() {
         remap[old] = new;
         let c = &b.mem.cells[old];
-        let (var, class) = match c.region {
-            Region::Shared { var, .. } | Region::Local { var } | Region::ReadOnly { var } => {
-                (var, b.vars.get(&var).map(|v| v.0))
-            }
-        };
+        let var = c.region.var();
+        let class = b.vars.get(&var).map(|v| v.0);
         locations.push(Location {
             name: b.cell_name(c),
             phys: new,
@@ -1031,7 +1030,7 @@ impl<'m> Builder<'m> {
         let m = self.m;
         let (var, copy) = match c.region {
             Region::Shared { var, copy } => (var, copy),
-            Region::Local { var } | Region::ReadOnly { var } => (var, 0),
+            r => (r.var(), 0),
         };
         let mut s = format!("%{}", m.display(var));
         let pointee = self.vars.get(&var).map(|v| v.1);

@@ -272,6 +272,8 @@ pub(super) const BODY: &[&str] = &[
     "OpCopyObject",
     "OpPtrCastToGeneric",
     "OpGenericCastToPtr",
+    "OpConvertPtrToU",
+    "OpConvertUToPtr",
     "OpLifetimeStart",
     "OpLifetimeStop",
     "OpCopyMemorySized",
@@ -1533,6 +1535,10 @@ impl Module {
                 self.undef_regs.borrow_mut().insert(r.clone(), (li, vt));
                 Val::Reg(r)
             }
+            Type::Pointer { .. } => Val::Ptr(super::value::Ptr {
+                region: super::value::Region::Undefined,
+                offset: 0,
+            }),
             Type::Vector { elem, n } => items(*elem, u64::from(*n))?,
             Type::Array { elem, len } => items(*elem, *len)?,
             Type::Struct { members } => {
@@ -1569,6 +1575,10 @@ impl Module {
         Ok(match &*self.ty(ty, pos)? {
             Type::Bool | Type::Int { .. } | Type::Float { .. } => Val::Int(0),
             Type::Opaque(op) if op == "OpTypeEvent" => Val::Int(0),
+            Type::Pointer { .. } => Val::Ptr(super::value::Ptr {
+                region: super::value::Region::Null,
+                offset: 0,
+            }),
             Type::Vector { elem, n } => {
                 let z = self.zero(*elem, pos, depth + 1)?;
                 Val::Comp(vec![z; *n as usize].into())

@@ -687,10 +687,10 @@ fn private_variables_are_registers() {
 fn malformed_input_positions() {
     let cases: &[(&str, &str, ErrorKind, &str)] = &[
         (
-            "        %q = OpConvertPtrToU %uint %x",
-            "OpConvertPtrToU",
+            "        %q = OpPtrDiff %uint %x %x",
+            "OpPtrDiff",
             ErrorKind::Unsupported,
-            "opcode `OpConvertPtrToU`",
+            "opcode `OpPtrDiff`",
         ),
         (
             "        %q = OpIAdd %uint %c1 12abc",
@@ -1280,15 +1280,8 @@ fn undefined_values_where_known_values_are_needed_are_unsupported() {
     let e = err(&src);
     assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
     assert!(e.message.contains("undefined value"), "{e}");
-    let src = kernel(
-        "",
-        "       %pu = OpUndef %p_sb
-             OpStore %pu %c1
-             OpReturn",
-    );
-    let e = err(&src);
-    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
-    assert!(e.message.contains("OpUndef"), "{e}");
+    // (A store through an undefined pointer is undefined behaviour:
+    // `undefined_pointers_have_arbitrary_addresses`.)
     let src = kernel_with(
         "",
         "         %ug = OpUndef %uint
@@ -1328,8 +1321,10 @@ fn corpus_undef_and_unreachable_renderings() {
         assert_eq!(
             body(f),
             format!(
-                "thread P0 @ [0, 0, 0]\n{reg} := undef int32\nstore %out[0] = {reg}  {{SC0}}\n\
-                 thread P1 @ [0, 0, 0]\n{reg} := undef int32\nstore %out[1] = {reg}  {{SC0}}"
+                "thread P0 @ [0, 0, 0]\n{reg} := undef int32  {{undefined-value}}\n\
+                 store %out[0] = {reg}  {{SC0}}\n\
+                 thread P1 @ [0, 0, 0]\n{reg} := undef int32  {{undefined-value}}\n\
+                 store %out[1] = {reg}  {{SC0}}"
             ),
             "{f}"
         );
@@ -1464,4 +1459,74 @@ fn opencl_kernels_cut_or_shuffled_are_errors_not_panics() {
     let moved = [rest, names.clone(), names].concat().join("\n");
     let p = parse(&moved, Path::new("k.spvasm"));
     assert!(p.is_ok(), "{:?}", p.err());
+}
+
+/// The null pointer converts to 0 and a pointer to a variable to some
+/// other integer; an access through the null pointer is undefined
+/// behaviour (`Unreachable` with its cause), with no memory event.
+#[test]
+fn null_pointers_convert_to_zero_and_accesses_through_them_are_undefined() {
+    let src = OPENCL_KERNEL
+        .replace(
+            "    %ptr = OpTypePointer CrossWorkgroup %uint\n",
+            "    %ptr = OpTypePointer CrossWorkgroup %uint\n       %null = OpConstantNull %ptr\n",
+        )
+        .replace(
+            "          %q = OpInBoundsPtrAccessChain %ptr %p %ulong_1\n               OpStore %q %n\n",
+            "         %a0 = OpConvertPtrToU %ulong %null\n         %a1 = OpConvertPtrToU %ulong %p\n               OpStore %p %n\n          %z = OpConvertUToPtr %ptr %a0\n          %q = OpInBoundsPtrAccessChain %ptr %z %ulong_1\n          %v = OpLoad %uint %q\n",
+        );
+    let p = parse(&src, Path::new("k.spvasm")).unwrap();
+    let text = render(&p);
+    let ks = kinds(&p, 0);
+    let loads = ks
+        .iter()
+        .filter(|k| matches!(k, InstrKind::Load { .. }))
+        .count();
+    assert_eq!(loads, 0, "{text}");
+    assert!(
+        ks.iter().any(|k| matches!(
+            k,
+            InstrKind::Unreachable { cause: Some(c) } if c.contains("load through a null pointer")
+        )),
+        "{text}"
+    );
+    // A conversion of an integer other than 0 is refused by name.
+    let bad = src.replace(
+        "%z = OpConvertUToPtr %ptr %a0",
+        "%z = OpConvertUToPtr %ptr %a1",
+    );
+    let e = err(&bad);
+    assert!(e.message.contains("`OpConvertUToPtr`"), "{e}");
+}
+
+/// An undefined pointer's address is an undefined value (tagged so: it
+/// really is arbitrary), and an access through it is undefined behaviour.
+#[test]
+fn undefined_pointers_have_arbitrary_addresses() {
+    let src = OPENCL_KERNEL
+        .replace(
+            "    %ptr = OpTypePointer CrossWorkgroup %uint\n",
+            "    %ptr = OpTypePointer CrossWorkgroup %uint\n      %undef = OpUndef %ptr\n",
+        )
+        .replace(
+            "          %q = OpInBoundsPtrAccessChain %ptr %p %ulong_1\n               OpStore %q %n\n",
+            "         %a0 = OpConvertPtrToU %ulong %undef\n          %t = OpUConvert %uint %a0\n               OpStore %p %t\n               OpStore %undef %n\n",
+        );
+    let p = parse(&src, Path::new("k.spvasm")).unwrap();
+    let text = render(&p);
+    let t = &p.threads[0];
+    assert!(
+        t.instrs
+            .iter()
+            .any(|i| matches!(i.kind, InstrKind::Havoc { .. })
+                && i.tags.iter().any(|t| t == crate::ir::UNDEFINED_VALUE)),
+        "{text}"
+    );
+    assert!(
+        kinds(&p, 0).iter().any(|k| matches!(
+            k,
+            InstrKind::Unreachable { cause: Some(c) } if c.contains("store through an undefined pointer")
+        )),
+        "{text}"
+    );
 }

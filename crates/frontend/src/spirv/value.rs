@@ -20,6 +20,29 @@ pub(super) enum Region {
     /// A read-only variable (Input, PushConstant, UniformConstant) whose
     /// contents are known while translating.
     ReadOnly { var: u32 },
+    /// The null pointer (`OpConstantNull`, a cast of 0): no object; an
+    /// access through it, at any offset, is undefined behaviour.
+    Null,
+    /// An undefined pointer (`OpUndef`): no object either; converted to
+    /// an integer it is an arbitrary value.
+    Undefined,
+}
+
+impl Region {
+    /// The variable pointed into (`u32::MAX` for the null pointer, which
+    /// names none).
+    pub fn var(self) -> u32 {
+        match self {
+            Region::Shared { var, .. } | Region::Local { var } | Region::ReadOnly { var } => var,
+            Region::Null | Region::Undefined => u32::MAX,
+        }
+    }
+
+    /// A pointer to no object (null or undefined): every access through
+    /// it is undefined behaviour.
+    pub fn is_dangling(self) -> bool {
+        matches!(self, Region::Null | Region::Undefined)
+    }
 }
 
 /// A pointer: region and byte offset.

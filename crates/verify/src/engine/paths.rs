@@ -123,10 +123,16 @@ impl Ub {
         match *self {
             Ub::Unreachable { instr } => match t.instrs.get(instr) {
                 // The cause names its position (and quotes in excerpts).
-                Some(Instr {
-                    kind: InstrKind::Unreachable { cause: Some(cause) },
-                    ..
-                }) => format!("undefined behaviour: {} (thread {})", cause, t.name),
+                Some(
+                    i @ Instr {
+                        kind: InstrKind::Unreachable { cause: Some(cause) },
+                        ..
+                    },
+                ) => format!(
+                    "undefined behaviour: {} (thread {})",
+                    p.cause_at(cause, i),
+                    t.name
+                ),
                 i => format!(
                     "undefined behaviour: thread {} reaches unreachable code (line {})",
                     t.name,

@@ -89,9 +89,7 @@ enum Cur {
 }
 
 fn var_of(r: Region) -> u32 {
-    match r {
-        Region::Shared { var, .. } | Region::Local { var } | Region::ReadOnly { var } => var,
-    }
+    r.var()
 }
 
 fn shift(p: Ptr, by: u64) -> Ptr {
@@ -107,6 +105,12 @@ impl Lowerer<'_, '_> {
         match self.arg(st, li, k)? {
             Val::Ptr(p) => Ok(PtrArg::Static(p)),
             Val::DynPtr(d) => Ok(PtrArg::Dyn(d)),
+            // A pointer held as an integer (see `address_val`).
+            Val::Int(_) | Val::Reg(_) => Err(Error::unsupported(
+                self.m.arg_pos(li, k),
+                "an access through a pointer read from shared memory or an argument's field (gpumc follows pointers only to the variables it names)",
+            )
+            .into()),
             _ => Err(Error::semantic(self.m.arg_pos(li, k), "expected a pointer").into()),
         }
     }
@@ -561,8 +565,14 @@ impl Lowerer<'_, '_> {
                 in_bounds,
             } => (shift_by, in_bounds),
         };
-        let what: Rc<str> = Rc::from(format!("%{}", self.m.display(var_of(base.region))));
-        if self.generic.is_some() {
+        let what: Rc<str> = match base.region {
+            Region::Null => Rc::from("the null pointer"),
+            Region::Undefined => Rc::from("an undefined pointer"),
+            r => Rc::from(format!("%{}", self.m.display(var_of(r)))),
+        };
+        // Off the null pointer: no object, so no bound; an access through
+        // the result is undefined behaviour whatever the index.
+        if self.generic.is_some() || base.region.is_dangling() {
             // One target, the element index 0 denotes; the index bounded
             // by the array's length where it is known.
             let index = if shift_by == 0 {
@@ -656,6 +666,104 @@ impl Lowerer<'_, '_> {
             init.map(|e| e.max(sized))
         } else {
             Some(sized)
+        }
+    }
+
+    /// The address a pointer converts to (`OpConvertPtrToU`): the null
+    /// pointer's offset from 0, otherwise the offset from a base of the
+    /// variable's own, never 0 and far from the others' (GPUVerify's
+    /// null-pointer tests compare pointers with 0; pointers into different
+    /// objects compare in a fixed, arbitrary order, which C leaves
+    /// unspecified anyway).
+    fn address(&self, p: Ptr) -> u64 {
+        let base = match p.region {
+            Region::Null | Region::Undefined => 0,
+            r if self.m.physical64 => (u64::from(r.var()) + 1) << 32,
+            r => (u64::from(r.var() % 255) + 1) << 24,
+        };
+        base.wrapping_add(p.offset)
+    }
+
+    /// `OpConvertPtrToU`: a pointer's address as an integer.
+    pub(super) fn ptr_to_int(&mut self, st: &mut State, li: usize, out: &mut Vec<Instr>) -> R<()> {
+        let m = self.m;
+        let (w, _) = self.elem_width(m.arg_id(li, 0)?, self.pos())?;
+        let v = self.arg(st, li, 1)?;
+        let dst = self.fresh(m.result(li)?);
+        let v = self.address_val(v, w, &dst, out)?;
+        self.bind(st, li, v)
+    }
+
+    /// The address `v` (a pointer, or a pointer already held as an
+    /// integer: loaded from memory, an argument's pointer field) converts
+    /// to, as a `w`-bit integer computed into `dst` where it is not known.
+    pub(super) fn address_val(
+        &mut self,
+        v: Val,
+        w: u32,
+        dst: &Rc<str>,
+        out: &mut Vec<Instr>,
+    ) -> R<Val> {
+        Ok(match v {
+            // An undefined pointer's address: arbitrary.
+            Val::Ptr(p) if p.region == Region::Undefined => {
+                self.undefined(out, dst, crate::ir::ValueType::Int(w))?;
+                Val::Reg(dst.clone())
+            }
+            Val::Ptr(p) => Val::Int(super::super::value::sext(self.address(p) as i64, w)),
+            Val::DynPtr(d) => {
+                // `targets[index]`, the targets evenly spaced (one array's
+                // elements, or the two of an `OpSelect`).
+                let (base, step) = match (&*d.targets, d.step) {
+                    ([t, ..], _) if t.region == Region::Undefined => {
+                        return Err(Error::unsupported(
+                            self.pos(),
+                            "the address of an undefined pointer moved by a value computed at run time",
+                        )
+                        .into())
+                    }
+                    ([t, ..], Some(s)) => (self.address(*t), s),
+                    ([t0, t1], None) => {
+                        let a0 = self.address(*t0);
+                        (a0, self.address(*t1).wrapping_sub(a0))
+                    }
+                    _ => {
+                        return Err(Error::unsupported(
+                            self.pos(),
+                            "the address of a pointer chosen at run time among unevenly spaced targets",
+                        )
+                        .into())
+                    }
+                };
+                let index = Val::Reg(d.index.clone());
+                let t = self.fresh_tmp();
+                let scaled = self.local(out, &t, BinOp::Mul, &index, &Val::Int(step as i64))?;
+                let sum = self.local(out, dst, BinOp::Add, &scaled, &Val::Int(base as i64))?;
+                self.sext_v(out, dst, sum, w)?
+            }
+            v @ Val::Int(_) => v,
+            v @ Val::Reg(_) => self.sext_v(out, dst, v, w)?,
+            Val::Comp(_) => return Err(Error::semantic(self.pos(), "expected a pointer").into()),
+        })
+    }
+
+    /// `OpConvertUToPtr`: only 0 (the null pointer) has a meaning here; no
+    /// integer names a variable.
+    pub(super) fn int_to_ptr(&mut self, st: &mut State, li: usize) -> R<()> {
+        match self.arg(st, li, 1)? {
+            Val::Int(0) => self.bind(
+                st,
+                li,
+                Val::Ptr(Ptr {
+                    region: Region::Null,
+                    offset: 0,
+                }),
+            ),
+            _ => Err(Error::unsupported(
+                self.pos(),
+                "an integer other than 0 converted to a pointer (`OpConvertUToPtr`)",
+            )
+            .into()),
         }
     }
 

@@ -331,7 +331,10 @@ pub fn run(
             }
             (InstrKind::Havoc { dst, ty }, _) => {
                 let v = bv::free(sat, *ty);
-                set(&mut st, dst, v, true);
+                // (an undefined value really is arbitrary; a float result
+                // is not, so what depends on it is not confirmed)
+                let exact = ins.tags.iter().any(|t| t == crate::ir::UNDEFINED_VALUE);
+                set(&mut st, dst, v, !exact);
             }
             (InstrKind::Input { dst, input }, _) => {
                 let v = ids
@@ -345,9 +348,12 @@ pub fn run(
             (InstrKind::Unreachable { cause }, _) => {
                 out.ub.push(Ub {
                     guard,
-                    cause: cause
-                        .clone()
-                        .unwrap_or_else(|| format!("unreachable code reached (`{}`)", ins.text)),
+                    cause: env.program.cause_at(
+                        &cause.clone().unwrap_or_else(|| {
+                            format!("unreachable code reached (`{}`)", ins.text)
+                        }),
+                        ins,
+                    ),
                     tainted: st.gtaint,
                     index: None,
                 });
