@@ -652,3 +652,38 @@ fn pointers_in_shared_memory_are_addresses_and_are_not_followed() {
         "{out}{err}"
     );
 }
+
+/// GPUVerify's access predicates (`__read`, `__write`, their offsets,
+/// `__ptr_offset_bytes`): a work-item's accesses since its last barrier,
+/// each recorded or not, the assertion checked for every choice — at a
+/// small launch by the symbolic engine and at a large one by the
+/// parametric engine, which agree.
+#[test]
+fn access_predicates_see_the_accesses_since_the_last_barrier() {
+    if !have_tools() {
+        return;
+    }
+    let cases = [
+        ("read_then_none", Some(":9:")),
+        ("own_offsets", None),
+        ("barrier_clears", None),
+        ("either_write", Some(":37:")),
+        ("loop_writes", None),
+    ];
+    let small = ["--local_size=2", "--num_groups=2", "--engine", "symbolic"];
+    let big = ["--local_size=256", "--num_groups=1024"];
+    for (kernel, fails_at) in cases {
+        for launch in [&small[..], &big[..]] {
+            let args = [&["--kernel", kernel][..], launch].concat();
+            let out = check("races", "access_log.cl", &args);
+            match fails_at {
+                Some(line) => {
+                    assert_eq!(verdict(&out), "FAIL", "{kernel} {launch:?}: {out}");
+                    assert!(out.contains("assertion fails (`__assert`)"), "{out}");
+                    assert!(out.contains(&format!("access_log.cl{line}")), "{out}");
+                }
+                None => assert_eq!(verdict(&out), "PASS", "{kernel} {launch:?}: {out}"),
+            }
+        }
+    }
+}

@@ -189,6 +189,22 @@ void __gpumc_global_requires(int);
  * already (gpumc gives each its own buffer). */
 #define __requires_fresh_array(p) ((void)0)
 
+/* GPUVerify's access predicates: has this work-item recorded a read
+ * (write) of the array p since the last barrier, and at which byte offset;
+ * GPUVerify records each access or not, nondeterministically, and an
+ * assertion must hold for every choice (docs/OPENCL.md). And the byte
+ * offset of a pointer into its array. */
+int __gpumc_access_log(int what, const volatile void *p);
+#define __read(p) __gpumc_access_log(0, (p))
+#define __write(p) __gpumc_access_log(1, (p))
+#define __no_read(p) (!__read(p))
+#define __no_write(p) (!__write(p))
+#define __read_offset_bytes(p) __gpumc_access_log(2, (p))
+#define __write_offset_bytes(p) __gpumc_access_log(3, (p))
+#define __read_implies(p, e) (!__read(p) || (e))
+#define __write_implies(p, e) (!__write(p) || (e))
+#define __ptr_offset_bytes(p) __gpumc_access_log(4, (p))
+
 /* What GPUVerify computes from its own instrumentation (which accesses a
  * thread made, pointer bases and offsets, the other thread of its
  * two-thread abstraction) or supplies by axioms (uninterpreted functions):
@@ -197,19 +213,11 @@ void __gpumc_global_requires(int);
     "GPUVerify's " what " is not supported by gpumc")))
 #define __GPUMC_REFUSED_GPUMC(what) __attribute__((unavailable( \
     what " is not supported by gpumc")))
-int __gpumc_read(void) __GPUMC_REFUSED("access predicate `__read`");
-int __gpumc_write(void) __GPUMC_REFUSED("access predicate `__write`");
-int __gpumc_no_read(void) __GPUMC_REFUSED("access predicate `__no_read`");
-int __gpumc_no_write(void) __GPUMC_REFUSED("access predicate `__no_write`");
-int __gpumc_read_offset(void) __GPUMC_REFUSED("access offset `__read_offset_bytes`");
-int __gpumc_write_offset(void) __GPUMC_REFUSED("access offset `__write_offset_bytes`");
-int __gpumc_read_implies(void) __GPUMC_REFUSED("access predicate `__read_implies`");
-int __gpumc_write_implies(void) __GPUMC_REFUSED("access predicate `__write_implies`");
-int __gpumc_ptr_offset(void) __GPUMC_REFUSED("pointer offset `__ptr_offset_bytes`");
 int __gpumc_ptr_base(void) __GPUMC_REFUSED("pointer base `__ptr_base`");
 int __gpumc_read_permission(void) __GPUMC_REFUSED("`__read_permission`");
 int __gpumc_write_permission(void) __GPUMC_REFUSED("`__write_permission`");
 int __gpumc_writes_to(void) __GPUMC_REFUSED("`__writes_to`");
+int __gpumc_reads_from(void) __GPUMC_REFUSED("`__reads_from`");
 int __gpumc_array_snapshot(void) __GPUMC_REFUSED("`__array_snapshot`");
 int __gpumc_same_group(void) __GPUMC_REFUSED("two-thread predicate `__same_group`");
 int __gpumc_other(void) __GPUMC_REFUSED("two-thread function `__other_*`");
@@ -218,19 +226,11 @@ int __gpumc_distinct(void) __GPUMC_REFUSED("two-thread predicate `__distinct_*`"
 int __gpumc_all(void) __GPUMC_REFUSED("two-thread predicate `__all`");
 int __gpumc_exclusive(void) __GPUMC_REFUSED("two-thread predicate `__exclusive`");
 int __gpumc_at_most_one(void) __GPUMC_REFUSED("two-thread predicate `__at_most_one`");
-#define __read(p) __gpumc_read()
-#define __write(p) __gpumc_write()
-#define __no_read(p) __gpumc_no_read()
-#define __no_write(p) __gpumc_no_write()
-#define __read_offset_bytes(p) __gpumc_read_offset()
-#define __write_offset_bytes(p) __gpumc_write_offset()
-#define __read_implies(p, e) __gpumc_read_implies()
-#define __write_implies(p, e) __gpumc_write_implies()
-#define __ptr_offset_bytes(p) __gpumc_ptr_offset()
 #define __ptr_base(p) __gpumc_ptr_base()
 #define __read_permission(...) __gpumc_read_permission()
 #define __write_permission(...) __gpumc_write_permission()
 #define __writes_to(p) __gpumc_writes_to()
+#define __reads_from(p) __gpumc_reads_from()
 #define __array_snapshot(a, b) __gpumc_array_snapshot()
 #define __same_group __gpumc_same_group()
 #define __other_int(x) __gpumc_other()

@@ -40,6 +40,7 @@
 //! every jump to an earlier label is a loop back-edge (the engine's
 //! definition of a loop) and every other jump goes forward.
 
+pub(super) mod access_log;
 pub(super) mod address;
 
 use super::inputs::FreeInputs;
@@ -340,7 +341,8 @@ pub(super) const UNCHECKED: &str = "__gpumc_unchecked";
 pub(super) const ASYNC_COPY: &str = "__gpumc_async_copy";
 /// The bodiless functions our header calls for GPUVerify's annotations
 /// and OpenCL's asynchronous copies.
-pub(super) const ANNOTATIONS: [&str; 6] = [
+pub(super) const ANNOTATIONS: [&str; 7] = [
+    access_log::ACCESS_LOG,
     ASSERTION_FAILS,
     ASSUME,
     REQUIRES,
@@ -411,6 +413,8 @@ struct Lowerer<'a, 'm> {
     init_end: &'a HashMap<Id, u64>,
     inv: Invocation,
     slots: &'a HashSet<Slot>,
+    /// The kernel asks for GPUVerify's access records (`access_log`).
+    logs: bool,
     /// Read-only contents specific to this invocation (built-ins).
     ro_inv: HashMap<(Id, u64), (u32, i64)>,
     /// The generic invocation's built-ins held in registers.
@@ -513,6 +517,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             ninstrs: 0,
             cur: m.entry.1,
             cur_succs: Vec::new(),
+            logs: false,
+        })
+        .map(|mut l| {
+            l.logs = l.logs_accesses();
+            l
         })
     }
 
@@ -1266,6 +1275,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
             if [ASSUME, REQUIRES, GLOBAL_REQUIRES].contains(&name) {
                 return self.assumption(st, li, resume, name, out);
+            }
+            if name == access_log::ACCESS_LOG {
+                st.top_mut().idx = resume;
+                return self.log_query(st, li, out);
             }
             // A function without a body (declared, never defined, as
             // GPUVerify's `nondet()` idiom): its result is free and it is
@@ -2322,6 +2335,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 // (a pointer loaded from shared memory is an integer, its
                 // address: `address_val`)
                 (_, Region::Shared { .. }) => {
+                    self.log_access(st, &p, off, false, out)?;
                     let addr = self.mem_addr(&p, off, w, out)?;
                     self.cmp_origin.remove(&dst);
                     self.push(
@@ -2385,6 +2399,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         }
                         x => x,
                     };
+                    self.log_access(st, &p, off, true, out)?;
                     let addr = self.mem_addr(&p, off, w, out)?;
                     let value = self.opnd(&x)?;
                     self.push(out, InstrKind::Store { addr, value }, tags.clone())?;
@@ -2592,6 +2607,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     fn control_barrier(&mut self, st: &mut State, li: usize, out: &mut Vec<Instr>) -> R<()> {
         let m = self.m;
+        self.log_barrier(st, out)?;
         let exec = self.known(st, li, 0, "execution scope")?;
         let scope = self.known(st, li, 1, "memory scope")?;
         let bits = self.known(st, li, 2, "memory semantics")?;
