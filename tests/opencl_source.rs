@@ -255,13 +255,13 @@ fn assumptions_rule_executions_out_and_preconditions_of_calls_are_checked() {
     let f = dir.join("read.cl");
     std::fs::write(
         &f,
-        "kernel void k(local int *a) {\n  __assert(!__read(a));\n}\n",
+        "kernel void k(local int *a) {\n  __assert(__same_group);\n}\n",
     )
     .unwrap();
     let (code, out, _) = gpumc(&["check", &f.display().to_string(), "--block", "2"], &[]);
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("read.cl:2:"), "{out}");
-    assert!(out.contains("access predicate `__read`"), "{out}");
+    assert!(out.contains("two-thread predicate `__same_group`"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -686,4 +686,58 @@ fn access_predicates_see_the_accesses_since_the_last_barrier() {
             }
         }
     }
+}
+
+/// A function without a body returns an arbitrary value (the report
+/// states the assumption), so what depends on it is a real behaviour
+/// under that assumption: a race through an arbitrary index and a
+/// failing assertion are confirmed at a large launch. A pointer it
+/// returns is refused, not guessed.
+#[test]
+fn results_of_bodiless_functions_are_arbitrary_and_confirmed() {
+    if !have_tools() {
+        return;
+    }
+    let big = ["--local_size=256", "--num_groups=1024"];
+    let out = check(
+        "races",
+        "bodiless.cl",
+        &[&["--kernel", "arbitrary_index"][..], &big].concat(),
+    );
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("bodiless.cl:10:"), "{out}");
+    assert!(
+        out.contains("`nondet`, `pick`, `locate` have no body"),
+        "{out}"
+    );
+    for launch in [
+        &["--local_size=2", "--num_groups=2", "--engine", "symbolic"][..],
+        &big,
+    ] {
+        let args = [&["--kernel", "unknown_result"][..], launch].concat();
+        let out = check("races", "bodiless.cl", &args);
+        assert_eq!(verdict(&out), "FAIL", "{launch:?}: {out}");
+        assert!(out.contains("bodiless.cl:19:"), "{out}");
+    }
+    let path = format!("{D}/bodiless.cl");
+    let args = [
+        &[
+            "check",
+            "--property",
+            "races",
+            &path,
+            "--kernel",
+            "returned_pointer",
+        ][..],
+        &big,
+    ]
+    .concat();
+    let (code, out, err) = gpumc(&args, &[]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        (out.clone() + &err).contains(
+            "bodiless.cl:25:21: unsupported: a pointer returned by a function without a body"
+        ),
+        "{out}{err}"
+    );
 }

@@ -1283,13 +1283,15 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             // A function without a body (declared, never defined, as
             // GPUVerify's `nondet()` idiom): its result is free and it is
             // assumed to touch no memory (the report says so, see
-            // `bodiless_note` in `mod.rs`).
+            // `bodiless_note` in `mod.rs`). Under that stated assumption
+            // every result is a behaviour, so what depends on it may be
+            // confirmed.
             st.top_mut().idx = resume;
             let rty = m.arg_id(li, 0)?;
             if matches!(&*m.ty(rty, self.pos())?, Type::Void) {
                 return Ok(());
             }
-            return self.free_result(st, li, out);
+            return self.arbitrary_result(st, li, true, out);
         }
         let mut env = BTreeMap::new();
         for (k, &p) in params.iter().enumerate() {
@@ -3046,21 +3048,46 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     /// control flow matter, which a free value over-approximates. Loads,
     /// stores and copies of floats keep their bit patterns exactly.
     fn free_result(&mut self, st: &mut State, li: usize, out: &mut Vec<Instr>) -> R<()> {
+        self.arbitrary_result(st, li, false, out)
+    }
+
+    /// The result of line `li`, a scalar or vector, arbitrary: fresh each
+    /// time, an over-approximation (`free_result`) or, `exact`, arbitrary
+    /// in the semantics gpumc states (a function without a body:
+    /// [`crate::ir::UNDEFINED_VALUE`]).
+    fn arbitrary_result(
+        &mut self,
+        st: &mut State,
+        li: usize,
+        exact: bool,
+        out: &mut Vec<Instr>,
+    ) -> R<()> {
         let m = self.m;
         let rid = m.result(li)?;
         let rty = m.arg_id(li, 0)?;
+        if exact && matches!(&*m.ty(rty, self.pos())?, Type::Pointer { .. }) {
+            return Err(Error::unsupported(
+                self.pos(),
+                "a pointer returned by a function without a body (gpumc cannot name what it points to)",
+            )
+            .into());
+        }
         let dst = self.fresh(rid);
         let (w, n) = self.elem_width(rty, self.pos())?;
+        let mut one = |s: &mut Self, d: &Rc<str>| match exact {
+            true => s.undefined(out, d, value_type(w)),
+            false => s.havoc(out, d, value_type(w)),
+        };
         let v = match n {
             None => {
-                self.havoc(out, &dst, value_type(w))?;
+                one(self, &dst)?;
                 Val::Reg(dst)
             }
             Some(n) => {
                 let mut xs = Vec::new();
                 for i in 0..n {
                     let d: Rc<str> = Rc::from(format!("{dst}.{i}"));
-                    self.havoc(out, &d, value_type(w))?;
+                    one(self, &d)?;
                     xs.push(Val::Reg(d));
                 }
                 Val::Comp(xs.into())
