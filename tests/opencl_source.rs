@@ -741,3 +741,55 @@ fn results_of_bodiless_functions_are_arbitrary_and_confirmed() {
         "{out}{err}"
     );
 }
+
+/// Images: writes store texels addressed by their coordinates (rows and
+/// columns apart), reads of read-only images are free values; the
+/// symbolic engine at a small 2-D launch and the parametric engine at a
+/// large one agree; a read of a read_write image is refused.
+#[test]
+fn image_writes_race_on_texels_and_read_only_reads_race_with_nothing() {
+    if !have_tools() {
+        return;
+    }
+    let small = [
+        "--local_size=2,2",
+        "--num_groups=2,2",
+        "--engine",
+        "symbolic",
+    ];
+    let big = ["--local_size=16,16", "--num_groups=64,64"];
+    for (kernel, want) in [
+        ("copy", "PASS"),
+        ("overlap", "FAIL"),
+        ("transpose_free", "PASS"),
+    ] {
+        for launch in [&small[..], &big[..]] {
+            let args = [&["--kernel", kernel][..], launch].concat();
+            let out = check("races", "image.cl", &args);
+            assert_eq!(verdict(&out), want, "{kernel} {launch:?}: {out}");
+            if want == "FAIL" {
+                assert!(out.contains("image.cl:15:"), "{out}");
+                assert!(out.contains("image.cl:16:"), "{out}");
+            }
+        }
+    }
+    let path = format!("{D}/image.cl");
+    let args = [
+        &[
+            "check",
+            "--property",
+            "races",
+            &path,
+            "--kernel",
+            "rw_image",
+        ][..],
+        &small,
+    ]
+    .concat();
+    let (code, out, err) = gpumc(&args, &[]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        (out.clone() + &err).contains("image.cl:32:16: unsupported: a read of a `ReadWrite` image"),
+        "{out}{err}"
+    );
+}

@@ -44,7 +44,11 @@
     __local long *: (volatile atomic_long *)(p), \
     volatile __local long *: (volatile atomic_long *)(p), \
     __local unsigned long *: (volatile atomic_ulong *)(p), \
-    volatile __local unsigned long *: (volatile atomic_ulong *)(p))
+    volatile __local unsigned long *: (volatile atomic_ulong *)(p), \
+    __global float *: (volatile atomic_float *)(p), \
+    volatile __global float *: (volatile atomic_float *)(p), \
+    __local float *: (volatile atomic_float *)(p), \
+    volatile __local float *: (volatile atomic_float *)(p))
 
 #define __GPUMC_SCOPE(p) _Generic((p), \
     __local int *: memory_scope_work_group, \
@@ -55,6 +59,8 @@
     volatile __local long *: memory_scope_work_group, \
     __local unsigned long *: memory_scope_work_group, \
     volatile __local unsigned long *: memory_scope_work_group, \
+    __local float *: memory_scope_work_group, \
+    volatile __local float *: memory_scope_work_group, \
     default: memory_scope_device)
 
 /* The operand as the element type (an `int` 1 is ambiguous for longs). */
@@ -124,6 +130,22 @@ void __gpumc_unchecked(void);
 #define __barrier_invariant_14(...) __gpumc_unchecked()
 #define __barrier_invariant_15(...) __gpumc_unchecked()
 #define __barrier_invariant_16(...) __gpumc_unchecked()
+#define __barrier_invariant_17(...) __gpumc_unchecked()
+#define __barrier_invariant_18(...) __gpumc_unchecked()
+#define __barrier_invariant_19(...) __gpumc_unchecked()
+#define __barrier_invariant_20(...) __gpumc_unchecked()
+#define __barrier_invariant_21(...) __gpumc_unchecked()
+#define __barrier_invariant_22(...) __gpumc_unchecked()
+#define __barrier_invariant_23(...) __gpumc_unchecked()
+#define __barrier_invariant_24(...) __gpumc_unchecked()
+#define __barrier_invariant_25(...) __gpumc_unchecked()
+#define __barrier_invariant_26(...) __gpumc_unchecked()
+#define __barrier_invariant_27(...) __gpumc_unchecked()
+#define __barrier_invariant_28(...) __gpumc_unchecked()
+#define __barrier_invariant_29(...) __gpumc_unchecked()
+#define __barrier_invariant_30(...) __gpumc_unchecked()
+#define __barrier_invariant_31(...) __gpumc_unchecked()
+#define __barrier_invariant_32(...) __gpumc_unchecked()
 #define __barrier_invariant_binary_1(...) __gpumc_unchecked()
 #define __barrier_invariant_binary_2(...) __gpumc_unchecked()
 #define __barrier_invariant_binary_3(...) __gpumc_unchecked()
@@ -140,6 +162,22 @@ void __gpumc_unchecked(void);
 #define __barrier_invariant_binary_14(...) __gpumc_unchecked()
 #define __barrier_invariant_binary_15(...) __gpumc_unchecked()
 #define __barrier_invariant_binary_16(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_17(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_18(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_19(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_20(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_21(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_22(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_23(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_24(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_25(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_26(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_27(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_28(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_29(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_30(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_31(...) __gpumc_unchecked()
+#define __barrier_invariant_binary_32(...) __gpumc_unchecked()
 
 /* Assertions: checked. A call of this bodiless function is an assertion
  * failure for gpumc's SPIR-V front-end. */

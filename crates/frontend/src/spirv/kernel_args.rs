@@ -19,7 +19,10 @@
 //!   value for the whole launch, a free input of the program named after
 //!   the argument (`OpName`, which `clang -cl-kernel-arg-info` keeps); a
 //!   struct passed by value is copied into a `Function` variable of the
-//!   invocation, the pointer the kernel gets (it may write it).
+//!   invocation, the pointer the kernel gets (it may write it);
+//! * an image is a `CrossWorkgroup` buffer of its own, of 16-byte texels
+//!   (`lower/image.rs` addresses them by coordinates), and a sampler the
+//!   constant 0 (what it selects is not computed).
 //!
 //! The entry function is replaced by a wrapper without parameters that
 //! computes each argument so and calls the original with them; the
@@ -176,6 +179,25 @@ pub(super) fn adapt(mut lines: Vec<Line>, kernel: Option<&str>) -> Result<Vec<Li
                 let _ = writeln!(text, "%{var} = OpVariable %{var}.ptr {class}");
                 let _ = writeln!(body, "%{value} = OpAccessChain %{ty} %{var} %{PREFIX}.zero");
             }
+            None if opaque_kind(&defs, ty) == Some("OpTypeImage") => {
+                // An image: a buffer of its own of 16-byte texels (see
+                // `lower/image.rs`), its contents arbitrary.
+                let _ = writeln!(text, "%{var}.u32x4 = OpTypeVector %{PREFIX}.u32 4");
+                let _ = writeln!(text, "%{var}.array = OpTypeRuntimeArray %{var}.u32x4");
+                let _ = writeln!(
+                    text,
+                    "%{var}.ptr = OpTypePointer CrossWorkgroup %{var}.array"
+                );
+                let _ = writeln!(text, "%{var} = OpVariable %{var}.ptr CrossWorkgroup");
+                call_args.push(var);
+                continue;
+            }
+            None if opaque_kind(&defs, ty) == Some("OpTypeSampler") => {
+                // A sampler: how reads of a read-only image filter, which
+                // gpumc does not compute (those reads are free values).
+                call_args.push(format!("{PREFIX}.zero"));
+                continue;
+            }
             None => {
                 if let Some(what) = opaque(&defs, ty) {
                     return Err(Error::unsupported(
@@ -308,6 +330,12 @@ fn pointer_of(defs: &HashMap<&str, &Line>, ty: &str) -> Option<(String, String)>
         (Some(Kind::Word(c)), Some(Kind::Id(p))) => Some((c.clone(), p.clone())),
         _ => None,
     }
+}
+
+/// The opcode of type `ty` where it is an opaque type.
+fn opaque_kind<'a>(defs: &HashMap<&str, &'a Line>, ty: &str) -> Option<&'a str> {
+    let l = defs.get(ty)?;
+    opaque(defs, ty).map(|_| l.opcode.as_str())
 }
 
 /// The kind of an argument type no free value can stand for (images,

@@ -42,6 +42,7 @@
 
 pub(super) mod access_log;
 pub(super) mod address;
+pub(super) mod image;
 
 use super::inputs::FreeInputs;
 use super::layout::{self, bytes, Memory};
@@ -1715,6 +1716,16 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 self.bind(st, li, v)
             }
             "OpConvertPtrToU" => self.ptr_to_int(st, li, out),
+            "OpSampledImage"
+            | "OpImageRead"
+            | "OpImageWrite"
+            | "OpImageSampleExplicitLod"
+            | "OpImageFetch"
+            | "OpImageQuerySize"
+            | "OpImageQuerySizeLod"
+            | "OpImageQueryFormat"
+            | "OpImageQueryOrder"
+            | "OpImageQueryLevels" => self.image_op(st, li, &op, out),
             "OpConvertUToPtr" => self.int_to_ptr(st, li),
             // Lifetime markers of `Function` variables: no behaviour.
             "OpLifetimeStart" | "OpLifetimeStop" => Ok(()),

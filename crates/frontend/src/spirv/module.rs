@@ -252,6 +252,7 @@ const CONSTANTS: &[&str] = &[
     "OpConstantFalse",
     "OpConstantComposite",
     "OpConstantNull",
+    "OpConstantSampler",
     "OpSpecConstant",
     "OpSpecConstantTrue",
     "OpSpecConstantFalse",
@@ -274,6 +275,16 @@ pub(super) const BODY: &[&str] = &[
     "OpGenericCastToPtr",
     "OpConvertPtrToU",
     "OpConvertUToPtr",
+    "OpSampledImage",
+    "OpImageRead",
+    "OpImageWrite",
+    "OpImageSampleExplicitLod",
+    "OpImageFetch",
+    "OpImageQuerySize",
+    "OpImageQuerySizeLod",
+    "OpImageQueryFormat",
+    "OpImageQueryOrder",
+    "OpImageQueryLevels",
     "OpLifetimeStart",
     "OpLifetimeStop",
     "OpCopyMemorySized",
@@ -1440,6 +1451,8 @@ impl Module {
                 Val::Comp(items.into())
             }
             "OpConstantNull" => self.zero(ty, lpos, 0)?,
+            // What a sampler selects is not computed (`lower/image.rs`).
+            "OpConstantSampler" => Val::Int(0),
             "OpUndef" => self.undef(ty, format!("%{}", self.display(id)), li, 0)?,
             _ => {
                 return Err(Error::unsupported(
