@@ -793,3 +793,25 @@ fn image_writes_race_on_texels_and_read_only_reads_race_with_nothing() {
         "{out}{err}"
     );
 }
+
+/// Local memory nobody writes is arbitrary but one copy per work-group:
+/// rereading an element agrees with the first read (PASS), another
+/// work-item's element may differ (FAIL, confirmed at a large launch as
+/// at a small one).
+#[test]
+fn unwritten_local_memory_is_arbitrary_and_consistent_within_a_work_group() {
+    if !have_tools() {
+        return;
+    }
+    let small = ["--local_size=4", "--num_groups=2", "--engine", "symbolic"];
+    let big = ["--local_size=256", "--num_groups=1024"];
+    for launch in [&small[..], &big[..]] {
+        let args = [&["--kernel", "reread"][..], launch].concat();
+        let out = check("races", "local_contents.cl", &args);
+        assert_eq!(verdict(&out), "PASS", "{launch:?}: {out}");
+        let args = [&["--kernel", "neighbour"][..], launch].concat();
+        let out = check("races", "local_contents.cl", &args);
+        assert_eq!(verdict(&out), "FAIL", "{launch:?}: {out}");
+        assert!(out.contains("local_contents.cl:16:"), "{out}");
+    }
+}

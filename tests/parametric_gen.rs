@@ -100,11 +100,17 @@ fn kernel(rng: &mut Rng, n: usize, ub: bool, waits: bool) -> String {
                 let shared = rng.below(2) == 0;
                 let base = if shared { "%rd3" } else { "%rd2" };
                 let space = if shared { "shared" } else { "global" };
-                // The index: a·tid + b·ctaid + c, or a value read, masked.
+                // The index: a·tid + b·ctaid + c, or a value read (from
+                // global memory, or from the block's shared memory, which
+                // starts arbitrary in each block), masked.
                 let idx = r;
                 r += 1;
                 if rng.below(6) == 0 {
-                    body.push(format!("\tld.global.u32 \t%r{idx}, [%rd2+64];"));
+                    if rng.below(2) == 0 {
+                        body.push(format!("\tld.global.u32 \t%r{idx}, [%rd2+64];"));
+                    } else {
+                        body.push(format!("\tld.shared.u32 \t%r{idx}, [%rd3+28];"));
+                    }
                 } else {
                     let (a, b, c) = (rng.below(3), rng.below(3), rng.below(8));
                     body.push(format!("\tmul.lo.s32 \t%r{idx}, %r1, {a};"));

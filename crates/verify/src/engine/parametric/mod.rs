@@ -122,7 +122,11 @@ pub fn check(
         .collect();
     let arbitrary: Vec<bool> = regions
         .iter()
-        .map(|b| b.contents == Contents::Arbitrary && b.kind == BufKind::Global)
+        .map(|b| {
+            // (each block's copy of shared memory starts arbitrary, and the
+            // lookups above keep one block's reads consistent)
+            b.contents == Contents::Arbitrary && matches!(b.kind, BufKind::Global | BufKind::Shared)
+        })
         .collect();
     let cfg = Cfg::new(program, 0)?;
     let dag = dag(program, 0, &cfg, opts.bound)?;
@@ -202,23 +206,30 @@ pub fn check(
         thread::run(&mut sat, &env, &cfg, &dag, &ids[1])?,
     ];
 
-    // Region contents nobody writes: equal offsets read equal values —
-    // in global memory, which every thread shares (each block has its own
-    // shared memory, each thread its own local memory).
-    let lookups: Vec<&thread::Lookup> = runs
+    // Region contents nobody writes: equal offsets read equal values
+    // where the two reads see one copy of the memory — global memory
+    // always (every thread shares it), a block's shared memory when the
+    // two copies are in one block, a thread's own memory in one copy.
+    let lookups: Vec<(usize, &thread::Lookup)> = runs
         .iter()
-        .flat_map(|r| &r.lookups)
-        .filter(|l| matches!(regions[l.region].kind, BufKind::Global | BufKind::Const))
+        .enumerate()
+        .flat_map(|(k, r)| r.lookups.iter().map(move |l| (k, l)))
         .collect();
-    for (a, x) in lookups.iter().enumerate() {
-        for y in &lookups[a + 1..] {
+    for (a, &(ka, x)) in lookups.iter().enumerate() {
+        for &(kb, y) in &lookups[a + 1..] {
             if x.region != y.region || x.bytes != y.bytes {
                 continue;
             }
+            let one_copy = match regions[x.region].kind {
+                BufKind::Global | BufKind::Const => TRUE,
+                _ if ka == kb => TRUE,
+                BufKind::Shared => same_block,
+                _ => continue,
+            };
             crate::guard::check()?;
             let same_off = bv::eq(&mut sat, &x.offset, &y.offset);
             let same_val = bv::eq(&mut sat, &x.value, &y.value);
-            sat.clause(&[-same_off, same_val]);
+            sat.clause(&[-one_copy, -same_off, same_val]);
         }
     }
     let kinds: Vec<BufKind> = regions.iter().map(|b| b.kind).collect();
