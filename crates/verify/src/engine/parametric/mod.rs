@@ -38,6 +38,10 @@ use crate::ir::{Instr, InstrKind, Location, Operand, Placement, Program};
 use std::collections::{BTreeMap, HashMap};
 use thread::{Env, Run};
 
+/// Reads of one shared-memory region per copy up to which the reads of a
+/// block are kept consistent (a comparison per pair of reads).
+const MAX_SHARED_LOOKUPS: usize = 64;
+
 /// The parametric check's answer.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
@@ -120,16 +124,42 @@ pub fn check(
         .iter()
         .map(|b| b.contents == Contents::Zero)
         .collect();
-    let arbitrary: Vec<bool> = regions
-        .iter()
-        .map(|b| {
-            // (each block's copy of shared memory starts arbitrary, and the
-            // lookups above keep one block's reads consistent)
-            b.contents == Contents::Arbitrary && matches!(b.kind, BufKind::Global | BufKind::Shared)
-        })
-        .collect();
     let cfg = Cfg::new(program, 0)?;
     let dag = dag(program, 0, &cfg, opts.bound)?;
+    // Loads of each region in one copy's unrolling: keeping a block's
+    // reads of its shared memory consistent costs a comparison per pair
+    // of them, so it is done only for regions read a few times.
+    let mut loads = vec![0usize; regions.len()];
+    for key in &dag.keys {
+        if let Some(InstrKind::Load {
+            addr: crate::ir::Addr::Region(r),
+            ..
+        }) = program.threads[0].instrs.get(key.0).map(|i| &i.kind)
+        {
+            loads[r.region] += 1;
+        }
+    }
+    let consistent: Vec<bool> = regions
+        .iter()
+        .zip(&loads)
+        .map(|(b, &n)| match b.kind {
+            BufKind::Global | BufKind::Const => true,
+            BufKind::Shared => n <= MAX_SHARED_LOOKUPS,
+            _ => false,
+        })
+        .collect();
+    // Arbitrary contents whose reads are kept consistent are the
+    // launch's, not invented: what depends on them is confirmed (each
+    // block's copy of shared memory starts arbitrary too).
+    let arbitrary: Vec<bool> = regions
+        .iter()
+        .zip(&consistent)
+        .map(|(b, &c)| {
+            b.contents == Contents::Arbitrary
+                && c
+                && matches!(b.kind, BufKind::Global | BufKind::Shared)
+        })
+        .collect();
 
     let mut sat = Sat::new();
     // Inputs: the launch's arguments and read-only cells, one value for
@@ -209,7 +239,7 @@ pub fn check(
     // Region contents nobody writes: equal offsets read equal values
     // where the two reads see one copy of the memory — global memory
     // always (every thread shares it), a block's shared memory when the
-    // two copies are in one block, a thread's own memory in one copy.
+    // two copies are in one block (regions read a few times: `consistent`).
     let lookups: Vec<(usize, &thread::Lookup)> = runs
         .iter()
         .enumerate()
@@ -220,11 +250,12 @@ pub fn check(
             if x.region != y.region || x.bytes != y.bytes {
                 continue;
             }
+            if !consistent[x.region] {
+                continue;
+            }
             let one_copy = match regions[x.region].kind {
-                BufKind::Global | BufKind::Const => TRUE,
-                _ if ka == kb => TRUE,
-                BufKind::Shared => same_block,
-                _ => continue,
+                BufKind::Shared if ka != kb => same_block,
+                _ => TRUE,
             };
             crate::guard::check()?;
             let same_off = bv::eq(&mut sat, &x.offset, &y.offset);
