@@ -40,6 +40,23 @@ fn verdict(out: &str) -> &str {
         .unwrap_or("?")
 }
 
+/// `gpumc check --property races FILE --kernel KERNEL LAUNCH…` refuses
+/// the kernel (exit status 2) with `message` in its output.
+fn refused(file: &str, kernel: &str, launch: &[&str], message: &str) {
+    let path = format!("{D}/{file}");
+    let args = [
+        &["check", "--property", "races", &path, "--kernel", kernel][..],
+        launch,
+    ]
+    .concat();
+    let (code, out, err) = gpumc(&args, &[]);
+    assert_eq!(code, 2, "{kernel}: {out}{err}");
+    assert!(
+        (out.clone() + &err).contains(message),
+        "{kernel}: {out}{err}"
+    );
+}
+
 #[test]
 fn kernels_get_the_verdicts_their_comments_argue_at_real_launch_sizes() {
     if !have_tools() {
@@ -639,17 +656,11 @@ fn pointers_in_shared_memory_are_addresses_and_are_not_followed() {
     let out = check("races", "ptr_in_memory.cl", &with("store_shared", &big));
     assert_eq!(verdict(&out), "FAIL", "{out}");
     assert!(out.contains("ptr_in_memory.cl:19:"), "{out}");
-    let path = format!("{D}/ptr_in_memory.cl");
-    let args = [
-        &["check", "--property", "races", &path][..],
-        &with("follow", &big),
-    ]
-    .concat();
-    let (code, out, err) = gpumc(&args, &[]);
-    assert_eq!(code, 2, "{out}{err}");
-    assert!(
-        (out.clone() + &err).contains("ptr_in_memory.cl:27:8: unsupported: an access through a pointer read from shared memory"),
-        "{out}{err}"
+    refused(
+        "ptr_in_memory.cl",
+        "follow",
+        &big,
+        "ptr_in_memory.cl:27:8: unsupported: an access through a pointer read from shared memory",
     );
 }
 
@@ -719,26 +730,11 @@ fn results_of_bodiless_functions_are_arbitrary_and_confirmed() {
         assert_eq!(verdict(&out), "FAIL", "{launch:?}: {out}");
         assert!(out.contains("bodiless.cl:19:"), "{out}");
     }
-    let path = format!("{D}/bodiless.cl");
-    let args = [
-        &[
-            "check",
-            "--property",
-            "races",
-            &path,
-            "--kernel",
-            "returned_pointer",
-        ][..],
+    refused(
+        "bodiless.cl",
+        "returned_pointer",
         &big,
-    ]
-    .concat();
-    let (code, out, err) = gpumc(&args, &[]);
-    assert_eq!(code, 2, "{out}{err}");
-    assert!(
-        (out.clone() + &err).contains(
-            "bodiless.cl:25:21: unsupported: a pointer returned by a function without a body"
-        ),
-        "{out}{err}"
+        "bodiless.cl:25:21: unsupported: a pointer returned by a function without a body",
     );
 }
 
@@ -773,24 +769,11 @@ fn image_writes_race_on_texels_and_read_only_reads_race_with_nothing() {
             }
         }
     }
-    let path = format!("{D}/image.cl");
-    let args = [
-        &[
-            "check",
-            "--property",
-            "races",
-            &path,
-            "--kernel",
-            "rw_image",
-        ][..],
+    refused(
+        "image.cl",
+        "rw_image",
         &small,
-    ]
-    .concat();
-    let (code, out, err) = gpumc(&args, &[]);
-    assert_eq!(code, 2, "{out}{err}");
-    assert!(
-        (out.clone() + &err).contains("image.cl:32:16: unsupported: a read of a `ReadWrite` image"),
-        "{out}{err}"
+        "image.cl:32:16: unsupported: a read of a `ReadWrite` image",
     );
 }
 

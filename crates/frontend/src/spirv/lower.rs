@@ -710,31 +710,29 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         )
     }
 
-    /// `dst := ` an arbitrary value of type `ty`.
+    /// `dst := ` an arbitrary value of type `ty` (an over-approximation:
+    /// a value gpumc does not compute).
     fn havoc(&mut self, out: &mut Vec<Instr>, dst: &Rc<str>, ty: ValueType) -> R<()> {
-        self.cmp_origin.remove(dst);
-        self.push(
-            out,
-            InstrKind::Havoc {
-                dst: dst.to_string(),
-                ty,
-            },
-            vec![],
-        )
+        self.havoc_tagged(out, dst, ty, vec![])
     }
 
     /// `dst := ` an undefined value of type `ty` (arbitrary in the
     /// program's semantics: [`crate::ir::UNDEFINED_VALUE`]).
     fn undefined(&mut self, out: &mut Vec<Instr>, dst: &Rc<str>, ty: ValueType) -> R<()> {
+        let tags = vec![crate::ir::UNDEFINED_VALUE.to_string()];
+        self.havoc_tagged(out, dst, ty, tags)
+    }
+
+    fn havoc_tagged(
+        &mut self,
+        out: &mut Vec<Instr>,
+        dst: &Rc<str>,
+        ty: ValueType,
+        tags: Vec<String>,
+    ) -> R<()> {
         self.cmp_origin.remove(dst);
-        self.push(
-            out,
-            InstrKind::Havoc {
-                dst: dst.to_string(),
-                ty,
-            },
-            vec![crate::ir::UNDEFINED_VALUE.to_string()],
-        )
+        let dst = dst.to_string();
+        self.push(out, InstrKind::Havoc { dst, ty }, tags)
     }
 
     fn sext_v(&mut self, out: &mut Vec<Instr>, dst: &Rc<str>, v: Val, w: u32) -> R<Val> {
