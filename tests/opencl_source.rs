@@ -371,13 +371,13 @@ fn errors_name_the_source_line_the_kernel_the_argument_or_the_package() {
     );
     // A refusal inside the compiled code, at the source line.
     let ptr = write(
-        "sincos.cl",
-        "kernel void k(global float *a) {\n  a[0] = sincos(a[1],\n    a + 2);\n}\n",
+        "vload.cl",
+        "kernel void k(global float *a) {\n  a[0] = vload4(0,\n    a + 2).x;\n}\n",
     );
     let (code, out, _) = gpumc(&["check", &ptr, "--block", "2"], &[]);
     assert_eq!(code, 2, "{out}");
-    assert!(out.contains("sincos.cl:2:"), "{out}");
-    assert!(out.contains("`sincos` with a pointer argument"), "{out}");
+    assert!(out.contains("vload.cl:2:"), "{out}");
+    assert!(out.contains("`vloadn` with a pointer argument"), "{out}");
     // Several kernels: one must be chosen; a wrong name lists them.
     let mp = format!("{D}/mp.cl");
     let (code, out, _) = gpumc(&["check", &mp, "--block", "2"], &[]);
@@ -796,5 +796,31 @@ fn unwritten_local_memory_is_arbitrary_and_consistent_within_a_work_group() {
         let out = check("races", "local_contents.cl", &args);
         assert_eq!(verdict(&out), "FAIL", "{launch:?}: {out}");
         assert!(out.contains("local_contents.cl:16:"), "{out}");
+    }
+}
+
+/// `sincos`, `fract` and the other OpenCL functions with a second result
+/// store it through their pointer: a race where work-items pass one
+/// location, none where each passes its own or a private variable.
+#[test]
+fn second_results_written_through_pointers_are_stores() {
+    if !have_tools() {
+        return;
+    }
+    let small = ["--local_size=2", "--num_groups=2", "--engine", "symbolic"];
+    let big = ["--local_size=256", "--num_groups=1024"];
+    for (kernel, want) in [
+        ("own", "PASS"),
+        ("shared_out", "FAIL"),
+        ("private_out", "PASS"),
+    ] {
+        for launch in [&small[..], &big[..]] {
+            let args = [&["--kernel", kernel][..], launch].concat();
+            let out = check("races", "out_pointer.cl", &args);
+            assert_eq!(verdict(&out), want, "{kernel} {launch:?}: {out}");
+            if want == "FAIL" {
+                assert!(out.contains("out_pointer.cl:14:"), "{out}");
+            }
+        }
     }
 }

@@ -318,6 +318,12 @@ pub(super) const OPENCL_EXACT: &[(&str, &str)] = &[
     ("s_abs", "SAbs"),
 ];
 
+/// OpenCL functions with a second result written through their pointer
+/// argument (`sincos`'s cosine, `fract`'s floor, …): a store of a free
+/// value there. Other functions with pointers (`vload4`, …) are refused.
+pub(super) const OPENCL_OUT_POINTER: &[&str] =
+    &["sincos", "fract", "modf", "frexp", "lgamma_r", "remquo"];
+
 /// The function our OpenCL header calls where a GPUVerify `__assert`
 /// fails (`examples/opencl/gpumc_opencl.h`).
 pub(super) const ASSERTION_FAILS: &str = "__gpumc_assertion_fails";
@@ -2993,6 +2999,18 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             ("OpenCL.std", None) => {
                 for k in 3..m.nargs(li) {
                     let ty = m.type_of(m.arg_id(li, k)?, m.arg_pos(li, k))?;
+                    if let (true, Type::Pointer { pointee, .. }) = (
+                        OPENCL_OUT_POINTER.contains(&name.as_str()),
+                        &*m.ty(ty, pos)?,
+                    ) {
+                        // A second result written through the pointer: a
+                        // store of a free value there.
+                        let p = self.ptr_any(st, li, k)?;
+                        let v = self.free_value(*pointee, out)?;
+                        let tags = self.access_tags(st, li, m.nargs(li), p.region(), true)?;
+                        self.store(st, p, *pointee, v, tags, out)?;
+                        continue;
+                    }
                     if matches!(&*m.ty(ty, pos)?, Type::Pointer { .. }) {
                         return Err(Error::unsupported(
                             pos,
@@ -3058,6 +3076,26 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     /// stores and copies of floats keep their bit patterns exactly.
     fn free_result(&mut self, st: &mut State, li: usize, out: &mut Vec<Instr>) -> R<()> {
         self.arbitrary_result(st, li, false, out)
+    }
+
+    /// A free value of the scalar or vector type `ty` (as `free_result`).
+    fn free_value(&mut self, ty: Id, out: &mut Vec<Instr>) -> R<Val> {
+        let (w, n) = self.elem_width(ty, self.pos())?;
+        let mut one = |s: &mut Self| -> R<Val> {
+            let d = s.fresh_tmp();
+            s.havoc(out, &d, value_type(w))?;
+            Ok(Val::Reg(d))
+        };
+        Ok(match n {
+            None => one(self)?,
+            Some(n) => {
+                let mut xs = Vec::new();
+                for _ in 0..n {
+                    xs.push(one(self)?);
+                }
+                Val::Comp(xs.into())
+            }
+        })
     }
 
     /// The result of line `li`, a scalar or vector, arbitrary: fresh each
