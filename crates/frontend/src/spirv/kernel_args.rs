@@ -179,7 +179,7 @@ pub(super) fn adapt(mut lines: Vec<Line>, kernel: Option<&str>) -> Result<Vec<Li
                 let _ = writeln!(text, "%{var} = OpVariable %{var}.ptr {class}");
                 let _ = writeln!(body, "%{value} = OpAccessChain %{ty} %{var} %{PREFIX}.zero");
             }
-            None if opaque_kind(&defs, ty) == Some("OpTypeImage") => {
+            None if opaque(&defs, ty) == Some("OpTypeImage") => {
                 // An image: a buffer of its own of 16-byte texels (see
                 // `lower/image.rs`), its contents arbitrary.
                 let _ = writeln!(text, "%{var}.u32x4 = OpTypeVector %{PREFIX}.u32 4");
@@ -192,17 +192,18 @@ pub(super) fn adapt(mut lines: Vec<Line>, kernel: Option<&str>) -> Result<Vec<Li
                 call_args.push(var);
                 continue;
             }
-            None if opaque_kind(&defs, ty) == Some("OpTypeSampler") => {
+            None if opaque(&defs, ty) == Some("OpTypeSampler") => {
                 // A sampler: how reads of a read-only image filter, which
                 // gpumc does not compute (those reads are free values).
                 call_args.push(format!("{PREFIX}.zero"));
                 continue;
             }
             None => {
-                if let Some(what) = opaque(&defs, ty) {
+                if let Some(op) = opaque(&defs, ty) {
+                    let what = op.trim_start_matches("OpType");
                     return Err(Error::unsupported(
                         *pos,
-                        format!("a kernel argument of type {what}"),
+                        format!("a kernel argument of type `{what}`"),
                     ));
                 }
                 let _ = writeln!(text, "%{var}.ptr = OpTypePointer UniformConstant %{ty}");
@@ -332,20 +333,14 @@ fn pointer_of(defs: &HashMap<&str, &Line>, ty: &str) -> Option<(String, String)>
     }
 }
 
-/// The opcode of type `ty` where it is an opaque type.
-fn opaque_kind<'a>(defs: &HashMap<&str, &'a Line>, ty: &str) -> Option<&'a str> {
-    let l = defs.get(ty)?;
-    opaque(defs, ty).map(|_| l.opcode.as_str())
-}
-
-/// The kind of an argument type no free value can stand for (images,
-/// samplers, events, queues, pipes).
-fn opaque(defs: &HashMap<&str, &Line>, ty: &str) -> Option<String> {
+/// The opcode of argument type `ty` where no free value can stand for it
+/// (images, samplers, events, queues, pipes).
+fn opaque<'a>(defs: &HashMap<&str, &'a Line>, ty: &str) -> Option<&'a str> {
     let l = defs.get(ty)?;
     match l.opcode.as_str() {
-        "OpTypeImage" | "OpTypeSampler" | "OpTypeSampledImage" | "OpTypeEvent"
+        op @ ("OpTypeImage" | "OpTypeSampler" | "OpTypeSampledImage" | "OpTypeEvent"
         | "OpTypeDeviceEvent" | "OpTypeQueue" | "OpTypePipe" | "OpTypeReserveId"
-        | "OpTypeOpaque" => Some(format!("`{}`", l.opcode.trim_start_matches("OpType"))),
+        | "OpTypeOpaque") => Some(op),
         _ => None,
     }
 }

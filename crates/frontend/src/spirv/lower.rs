@@ -524,11 +524,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             ninstrs: 0,
             cur: m.entry.1,
             cur_succs: Vec::new(),
-            logs: false,
-        })
-        .map(|mut l| {
-            l.logs = l.logs_accesses();
-            l
+            logs: access_log::logs_accesses(m),
         })
     }
 
@@ -3080,22 +3076,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     /// A free value of the scalar or vector type `ty` (as `free_result`).
     fn free_value(&mut self, ty: Id, out: &mut Vec<Instr>) -> R<Val> {
-        let (w, n) = self.elem_width(ty, self.pos())?;
-        let mut one = |s: &mut Self| -> R<Val> {
-            let d = s.fresh_tmp();
-            s.havoc(out, &d, value_type(w))?;
-            Ok(Val::Reg(d))
-        };
-        Ok(match n {
-            None => one(self)?,
-            Some(n) => {
-                let mut xs = Vec::new();
-                for _ in 0..n {
-                    xs.push(one(self)?);
-                }
-                Val::Comp(xs.into())
-            }
-        })
+        let dst = self.fresh_tmp();
+        self.arbitrary_value(ty, dst, false, out)
     }
 
     /// The result of line `li`, a scalar or vector, arbitrary: fresh each
@@ -3120,12 +3102,26 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             .into());
         }
         let dst = self.fresh(rid);
-        let (w, n) = self.elem_width(rty, self.pos())?;
+        let v = self.arbitrary_value(rty, dst, exact, out)?;
+        self.bind(st, li, v)
+    }
+
+    /// An arbitrary value of the scalar or vector type `ty` in the
+    /// register `dst` (components `dst.0`, `dst.1`, …): an
+    /// over-approximation, or `exact` (see `arbitrary_result`).
+    fn arbitrary_value(
+        &mut self,
+        ty: Id,
+        dst: Rc<str>,
+        exact: bool,
+        out: &mut Vec<Instr>,
+    ) -> R<Val> {
+        let (w, n) = self.elem_width(ty, self.pos())?;
         let mut one = |s: &mut Self, d: &Rc<str>| match exact {
             true => s.undefined(out, d, value_type(w)),
             false => s.havoc(out, d, value_type(w)),
         };
-        let v = match n {
+        Ok(match n {
             None => {
                 one(self, &dst)?;
                 Val::Reg(dst)
@@ -3139,8 +3135,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 }
                 Val::Comp(xs.into())
             }
-        };
-        self.bind(st, li, v)
+        })
     }
 
     fn map2(

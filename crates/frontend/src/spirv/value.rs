@@ -71,6 +71,26 @@ pub(super) struct DynPtr {
     pub bounds: Rc<[(Rc<str>, u64)]>,
 }
 
+impl DynPtr {
+    /// `targets[index]` as `base + index · step` of the integers `at`
+    /// gives the targets: one array's elements (`step` bytes apart), or an
+    /// `OpSelect`'s two targets. `None` for targets spaced otherwise.
+    pub fn spacing(&self, at: impl Fn(&Ptr) -> i64) -> Option<(i64, i64)> {
+        match (&*self.targets, self.step) {
+            ([t, ..], Some(s)) => Some((at(t), s as i64)),
+            ([t0, t1], None) => Some((at(t0), at(t1).wrapping_sub(at(t0)))),
+            _ => None,
+        }
+    }
+
+    /// Whether every target lies in one variable.
+    pub fn one_variable(&self) -> bool {
+        self.targets
+            .iter()
+            .all(|t| t.region.var() == self.targets[0].region.var())
+    }
+}
+
 /// A value while translating.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Val {

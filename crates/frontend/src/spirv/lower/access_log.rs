@@ -20,7 +20,7 @@
 //! (really arbitrary: [`crate::ir::UNDEFINED_VALUE`]). Kernels that do
 //! not call [`ACCESS_LOG`] get none of this.
 
-use super::super::module::Id;
+use super::super::module::{Id, Module};
 use super::super::value::{Ptr, Val};
 use super::address::PtrArg;
 use super::{Lowerer, State, R};
@@ -46,15 +46,15 @@ fn cell(var: Id, kind: i64) -> u64 {
     u64::from(var) * 16 + (kind as u64) * 4
 }
 
-impl Lowerer<'_, '_> {
-    /// Whether the module asks for access records at all.
-    pub(super) fn logs_accesses(&self) -> bool {
-        let m = self.m;
-        m.func_of
-            .iter()
-            .any(|(&f, &fi)| m.functions[fi].blocks.is_empty() && m.linkage_name(f) == ACCESS_LOG)
-    }
+/// Whether the module asks for access records at all (our header's
+/// function is declared only where a kernel calls it).
+pub(super) fn logs_accesses(m: &Module) -> bool {
+    m.func_of
+        .iter()
+        .any(|(&f, &fi)| m.functions[fi].blocks.is_empty() && m.linkage_name(f) == ACCESS_LOG)
+}
 
+impl Lowerer<'_, '_> {
     /// The variable `p` points into and the byte offset `rel` bytes past
     /// it, as a value (computed into registers when chosen at run time).
     fn var_offset(&mut self, p: &PtrArg, rel: u64, out: &mut Vec<Instr>) -> R<Option<(Id, Val)>> {
@@ -62,29 +62,22 @@ impl Lowerer<'_, '_> {
         Ok(match p {
             PtrArg::Static(t) if t.region.is_dangling() => None,
             PtrArg::Static(t) => Some((t.region.var(), Val::Int(at(t)))),
+            PtrArg::Dyn(d) if d.region.is_dangling() => None,
             PtrArg::Dyn(d) => {
-                let (base, step) = match (&*d.targets, d.step) {
-                    ([t, ..], Some(s)) => (*t, s as i64),
-                    ([t0, t1], None) if t0.region.var() == t1.region.var() => {
-                        (*t0, at(t1).wrapping_sub(at(t0)))
-                    }
-                    _ => {
-                        return Err(Error::unsupported(
-                            self.pos(),
-                            "GPUVerify's access predicates on a pointer chosen at run time among several arrays",
-                        )
-                        .into())
-                    }
+                let spacing = d.spacing(at).filter(|_| d.one_variable());
+                let Some((base, step)) = spacing else {
+                    return Err(Error::unsupported(
+                        self.pos(),
+                        "GPUVerify's access predicates on a pointer chosen at run time among several arrays",
+                    )
+                    .into());
                 };
-                if base.region.is_dangling() {
-                    return Ok(None);
-                }
                 let index = Val::Reg(d.index.clone());
                 let t = self.fresh_tmp();
                 let scaled = self.local(out, &t, BinOp::Mul, &index, &Val::Int(step))?;
                 let t = self.fresh_tmp();
-                let off = self.local(out, &t, BinOp::Add, &scaled, &Val::Int(at(&base)))?;
-                Some((base.region.var(), off))
+                let off = self.local(out, &t, BinOp::Add, &scaled, &Val::Int(base))?;
+                Some((d.targets[0].region.var(), off))
             }
         })
     }

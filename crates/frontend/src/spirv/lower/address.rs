@@ -88,10 +88,6 @@ enum Cur {
     },
 }
 
-fn var_of(r: Region) -> u32 {
-    r.var()
-}
-
 fn shift(p: Ptr, by: u64) -> Ptr {
     Ptr {
         region: p.region,
@@ -153,7 +149,7 @@ impl Lowerer<'_, '_> {
     /// The generic translation's address of the `w`-bit scalar `rel`
     /// bytes past `p`: a byte offset into the variable's region.
     fn region_addr(&mut self, p: &PtrArg, rel: u64, w: u32, out: &mut Vec<Instr>) -> R<Addr> {
-        let var = var_of(p.region());
+        let var = p.region().var();
         let Some(&region) = self.generic.and_then(|g| g.get(&var)) else {
             return Err(self.not_shared(p.region()));
         };
@@ -164,20 +160,15 @@ impl Lowerer<'_, '_> {
             ),
             PtrArg::Dyn(d) => {
                 let index = Val::Reg(d.index.clone());
-                let (base, step) = match (&*d.targets, d.step) {
-                    ([t], Some(s)) => (t.offset, s as i64),
-                    // `OpSelect` of two pointers into one variable: index 0
-                    // or 1.
-                    ([t0, t1], _) if var_of(t0.region) == var_of(t1.region) => {
-                        (t0.offset, t1.offset.wrapping_sub(t0.offset) as i64)
-                    }
-                    _ => {
-                        return Err(Error::unsupported(
-                            self.pos(),
-                            "a pointer chosen at run time among several variables (in the generic translation)",
-                        )
-                        .into())
-                    }
+                // (one array's element, or an `OpSelect` of two pointers
+                // into one variable: index 0 or 1)
+                let spacing = d.spacing(|t| t.offset as i64);
+                let Some((base, step)) = spacing.filter(|_| d.one_variable()) else {
+                    return Err(Error::unsupported(
+                        self.pos(),
+                        "a pointer chosen at run time among several variables (in the generic translation)",
+                    )
+                    .into());
                 };
                 let t = self.fresh_tmp();
                 let scaled = if step > 0 && (step as u64).is_power_of_two() {
@@ -187,7 +178,7 @@ impl Lowerer<'_, '_> {
                     self.local(out, &t, BinOp::Mul, &index, &Val::Int(step))?
                 };
                 let t2 = self.fresh_tmp();
-                let at = base.wrapping_add(rel) as i64;
+                let at = base.wrapping_add(rel as i64);
                 let sum = self.local(out, &t2, BinOp::Add, &scaled, &Val::Int(at))?;
                 // Byte offsets are taken modulo 2^32, as in the concrete
                 // translation, unless addresses have 64 bits (OpenCL's
@@ -226,7 +217,7 @@ impl Lowerer<'_, '_> {
             self.pos(),
             format!(
                 "`%{}` ({} storage) indexed by a value computed at run time",
-                self.m.name(var_of(r)),
+                self.m.name(r.var()),
                 class.name()
             ),
         )
@@ -527,7 +518,7 @@ impl Lowerer<'_, '_> {
     /// known size (a runtime array) is not checked.
     fn check_in_object(&mut self, p: Ptr, ty: Id, li: usize, out: &mut Vec<Instr>) -> R<()> {
         let m = self.m;
-        let var = var_of(p.region);
+        let var = p.region.var();
         let Some(&(_, pointee)) = self.vars.get(&var) else {
             return Ok(());
         };
@@ -568,7 +559,7 @@ impl Lowerer<'_, '_> {
         let what: Rc<str> = match base.region {
             Region::Null => Rc::from("the null pointer"),
             Region::Undefined => Rc::from("an undefined pointer"),
-            r => Rc::from(format!("%{}", self.m.display(var_of(r)))),
+            r => Rc::from(format!("%{}", self.m.display(r.var()))),
         };
         // Off the null pointer: no object, so no bound; an access through
         // the result is undefined behaviour whatever the index.
@@ -609,7 +600,7 @@ impl Lowerer<'_, '_> {
                 self.pos(),
                 format!(
                     "an index computed at run time into `%{}` choosing among more than {MAX_TARGETS} elements",
-                    self.m.name(var_of(base.region))
+                    self.m.name(base.region.var())
                 ),
             )
             .of_scale()
@@ -647,7 +638,7 @@ impl Lowerer<'_, '_> {
             self.pos(),
             format!(
                 "`%{}` is indexed at run time but its length is unknown (a runtime array without `@Input` contents)",
-                self.m.name(var_of(r))
+                self.m.name(r.var())
             ),
         )
         .of_scale()
@@ -657,7 +648,7 @@ impl Lowerer<'_, '_> {
     /// The bytes of the variable of region `r`: its type's size, or up to
     /// the last initial value given when it ends in a runtime array.
     pub(super) fn extent(&self, r: Region) -> Option<u64> {
-        let var: Id = var_of(r);
+        let var: Id = r.var();
         let (_, pointee) = self.vars.get(&var)?;
         let pos = self.pos();
         let sized = self.m.size_of(*pointee, pos).ok()?;
@@ -671,10 +662,12 @@ impl Lowerer<'_, '_> {
 
     /// The address a pointer converts to (`OpConvertPtrToU`): the null
     /// pointer's offset from 0, otherwise the offset from a base of the
-    /// variable's own, never 0 and far from the others' (GPUVerify's
-    /// null-pointer tests compare pointers with 0; pointers into different
-    /// objects compare in a fixed, arbitrary order, which C leaves
-    /// unspecified anyway).
+    /// variable's own, never 0 (GPUVerify's null-pointer tests compare
+    /// pointers with 0). Bases are 2^32 apart with 64-bit addresses; with
+    /// 32-bit ones 2^24 apart, repeating every 255 variables, so two
+    /// pointers into different objects may then compare equal. Pointers
+    /// into different objects compare in a fixed, arbitrary order, which
+    /// C leaves unspecified anyway.
     fn address(&self, p: Ptr) -> u64 {
         let base = match p.region {
             Region::Null | Region::Undefined => 0,
@@ -712,33 +705,24 @@ impl Lowerer<'_, '_> {
             }
             Val::Ptr(p) => Val::Int(super::super::value::sext(self.address(p) as i64, w)),
             Val::DynPtr(d) => {
-                // `targets[index]`, the targets evenly spaced (one array's
-                // elements, or the two of an `OpSelect`).
-                let (base, step) = match (&*d.targets, d.step) {
-                    ([t, ..], _) if t.region == Region::Undefined => {
-                        return Err(Error::unsupported(
-                            self.pos(),
-                            "the address of an undefined pointer moved by a value computed at run time",
-                        )
-                        .into())
-                    }
-                    ([t, ..], Some(s)) => (self.address(*t), s),
-                    ([t0, t1], None) => {
-                        let a0 = self.address(*t0);
-                        (a0, self.address(*t1).wrapping_sub(a0))
-                    }
-                    _ => {
-                        return Err(Error::unsupported(
-                            self.pos(),
-                            "the address of a pointer chosen at run time among unevenly spaced targets",
-                        )
-                        .into())
-                    }
+                if d.region == Region::Undefined {
+                    return Err(Error::unsupported(
+                        self.pos(),
+                        "the address of an undefined pointer moved by a value computed at run time",
+                    )
+                    .into());
+                }
+                let Some((base, step)) = d.spacing(|t| self.address(*t) as i64) else {
+                    return Err(Error::unsupported(
+                        self.pos(),
+                        "the address of a pointer chosen at run time among unevenly spaced targets",
+                    )
+                    .into());
                 };
                 let index = Val::Reg(d.index.clone());
                 let t = self.fresh_tmp();
-                let scaled = self.local(out, &t, BinOp::Mul, &index, &Val::Int(step as i64))?;
-                let sum = self.local(out, dst, BinOp::Add, &scaled, &Val::Int(base as i64))?;
+                let scaled = self.local(out, &t, BinOp::Mul, &index, &Val::Int(step))?;
+                let sum = self.local(out, dst, BinOp::Add, &scaled, &Val::Int(base))?;
                 self.sext_v(out, dst, sum, w)?
             }
             v @ Val::Int(_) => v,
@@ -789,8 +773,8 @@ impl Lowerer<'_, '_> {
         let Val::Reg(index) = self.local(out, &dst, BinOp::Ne, c, &Val::Int(0))? else {
             return Err(Error::semantic(self.pos(), "internal: a known select condition").into());
         };
-        let name = |p: &Ptr| format!("%{}", self.m.display(var_of(p.region)));
-        let what = if var_of(a.region) == var_of(b.region) {
+        let name = |p: &Ptr| format!("%{}", self.m.display(p.region.var()));
+        let what = if a.region.var() == b.region.var() {
             name(a)
         } else {
             format!("{} or {}", name(b), name(a))

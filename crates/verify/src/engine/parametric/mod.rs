@@ -247,10 +247,7 @@ pub fn check(
         .collect();
     for (a, &(ka, x)) in lookups.iter().enumerate() {
         for &(kb, y) in &lookups[a + 1..] {
-            if x.region != y.region || x.bytes != y.bytes {
-                continue;
-            }
-            if !consistent[x.region] {
+            if x.region != y.region || x.bytes != y.bytes || !consistent[x.region] {
                 continue;
             }
             let one_copy = match regions[x.region].kind {
