@@ -347,6 +347,35 @@ fn two_dimensional_launches_number_work_items_x_first() {
 }
 
 #[test]
+fn grids_beyond_two_to_the_31_work_items_are_checked_by_their_ids() {
+    if !have_tools() {
+        return;
+    }
+    let big = ["--local_size=64,64,64", "--num_groups=64,64,64"];
+    let run = |kernel: &str| {
+        check(
+            "races",
+            "cube.cl",
+            &[&["--kernel", kernel][..], &big].concat(),
+        )
+    };
+    let out = run("cube");
+    assert_eq!(verdict(&out), "PASS", "{out}");
+    let out = run("flat");
+    assert_eq!(verdict(&out), "FAIL", "{out}");
+    assert!(out.contains("cube.cl:18:"), "{out}");
+    let out = run("dims");
+    assert_eq!(verdict(&out), "PASS", "{out}");
+    // A dimension whose global ids reach 2^31 is refused, by its size.
+    refused(
+        "cube.cl",
+        "cube",
+        &["--local_size=1024", "--num_groups=2097152"],
+        "invocations (at most 2147483647)",
+    );
+}
+
+#[test]
 fn errors_name_the_source_line_the_kernel_the_argument_or_the_package() {
     if !have_tools() {
         return;

@@ -103,8 +103,11 @@ impl Grid {
     pub fn wg_size(&self) -> u32 {
         self.threads_per_sg * self.sgs_per_wg
     }
-    pub fn threads(&self) -> u32 {
-        self.wg_size() * self.wgs
+    /// Invocations in all (a grid of several dimensions may have more
+    /// than `u32` counts; [`grid_within`] bounds what each translation
+    /// takes).
+    pub fn threads(&self) -> u64 {
+        u64::from(self.wg_size()) * u64::from(self.wgs)
     }
 }
 
@@ -123,9 +126,23 @@ pub(super) struct Headers {
 
 /// Largest grid the concrete translation accepts (threads in total).
 pub(super) const MAX_THREADS: u32 = 1024;
-/// Largest grid the generic translation accepts: ids stay below 2^31, so
+/// Largest id the generic translation accepts: ids stay below 2^31, so
 /// their sign-extended 32-bit values are non-negative.
-pub(super) const MAX_GENERIC_THREADS: u64 = 1 << 31;
+pub(super) const MAX_GENERIC_ID: u128 = (1 << 31) - 1;
+
+/// What a translation can take of a grid.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum GridLimit {
+    /// The concrete translation: one thread per invocation, so a bound
+    /// on the invocations in all.
+    Invocations(u128),
+    /// The generic translation: one symbolic invocation, so a bound on
+    /// each id it computes — the local and workgroup ids, and the global
+    /// id in each dimension (a grid of several dimensions may have more
+    /// invocations in all: its linear id is a 64-bit value, as OpenCL's
+    /// `size_t` is).
+    Ids(u128),
+}
 
 /// The grid's invocations in total (three u32 factors cannot wrap in
 /// u128; in u64 they could, to a total under the limit).
@@ -133,19 +150,38 @@ pub(super) fn total(g: &Grid) -> u128 {
     u128::from(g.threads_per_sg) * u128::from(g.sgs_per_wg) * u128::from(g.wgs)
 }
 
-/// The grid of `h`, refused where it has more than `max` invocations.
-pub(super) fn grid_within(h: &Headers, max: u128) -> crate::diag::Result<Grid> {
-    let mut g = match h.config {
-        Some((g, pos)) if total(&g) > max => {
-            return Err(Error::unsupported(
-                pos,
+/// The grid of `h`, refused where it is larger than `limit`.
+pub(super) fn grid_within(h: &Headers, limit: GridLimit) -> crate::diag::Result<Grid> {
+    let too_large = |pos: Pos, what: String| Err(Error::unsupported(pos, what).of_scale());
+    let (mut g, config_pos) = match h.config {
+        Some((g, pos)) => (g, pos),
+        None => (Grid::default(), Pos::default()),
+    };
+    let wg_size = u128::from(g.threads_per_sg) * u128::from(g.sgs_per_wg);
+    match limit {
+        GridLimit::Invocations(max) if total(&g) > max => {
+            return too_large(
+                config_pos,
                 format!("grid of {} invocations (at most {max})", total(&g)),
             )
-            .of_scale())
         }
-        Some((g, _)) => g,
-        None => Grid::default(),
-    };
+        GridLimit::Ids(max) if h.dims.is_none() && total(&g) > max => {
+            return too_large(
+                config_pos,
+                format!("grid of {} invocations (at most {max})", total(&g)),
+            )
+        }
+        GridLimit::Ids(max) if wg_size > max || u128::from(g.wgs) > max => {
+            return too_large(
+                config_pos,
+                format!(
+                    "workgroups of {wg_size} invocations or {} workgroups (at most {max} each)",
+                    g.wgs
+                ),
+            )
+        }
+        _ => {}
+    }
     if let Some((local, groups, pos)) = h.dims {
         let product = |d: [u32; 3]| d.iter().map(|&x| u128::from(x)).product::<u128>();
         if product(local) != u128::from(g.wg_size()) || product(groups) != u128::from(g.wgs) {
@@ -156,6 +192,17 @@ pub(super) fn grid_within(h: &Headers, max: u128) -> crate::diag::Result<Grid> {
                     local[0], local[1], local[2], groups[0], groups[1], groups[2], g.wg_size(), g.wgs
                 ),
             ));
+        }
+        if let GridLimit::Ids(max) = limit {
+            for d in 0..3 {
+                let extent = u128::from(local[d]) * u128::from(groups[d]);
+                if extent > max {
+                    return too_large(
+                        pos,
+                        format!("global ids of extent {extent} in dimension {d} (at most {max})"),
+                    );
+                }
+            }
         }
         g.dims = Some((local, groups));
     }

@@ -115,17 +115,17 @@ pub(super) const GENERIC_ID_INPUT: usize = 1 << 40;
 /// The generic invocation's ids: subgroup-local, subgroup, workgroup,
 /// local, global — a register, or 0 where the grid's extent is 1.
 fn generic_ids(g: super::header::Grid) -> [Val; 5] {
-    let reg = |r: &str, extent: u32| {
+    let reg = |r: &str, extent: u64| {
         if extent > 1 {
             Val::Reg(Rc::from(r))
         } else {
             Val::Int(0)
         }
     };
-    let sgl = reg(GENERIC_SG_LOCAL, g.threads_per_sg);
-    let sg = reg(GENERIC_SG, g.sgs_per_wg);
-    let wg = reg(GENERIC_WG, g.wgs);
-    let local = reg(GENERIC_LOCAL, g.wg_size());
+    let sgl = reg(GENERIC_SG_LOCAL, g.threads_per_sg.into());
+    let sg = reg(GENERIC_SG, g.sgs_per_wg.into());
+    let wg = reg(GENERIC_WG, g.wgs.into());
+    let local = reg(GENERIC_LOCAL, g.wg_size().into());
     let global = reg(GENERIC_GLOBAL, g.threads());
     [sgl, sg, wg, local, global]
 }
@@ -395,7 +395,9 @@ pub(super) fn builtin_value(name: &str, inv: &Invocation, m: &Module) -> Option<
         "WorkgroupId" => v3(inv.wg),
         "NumWorkgroups" => v3_1(g.wgs),
         "WorkgroupSize" | "EnqueuedWorkgroupSize" => v3_1(g.wg_size()),
-        "GlobalSize" => v3_1(g.threads()),
+        "GlobalSize" => {
+            Val::Comp(vec![Val::Int(g.threads() as i64), Val::Int(1), Val::Int(1)].into())
+        }
         "GlobalOffset" => v3(0),
         "LocalInvocationIndex" => Val::Int(i64::from(inv.local)),
         "GlobalLinearId" => Val::Int(i64::from(inv.global)),

@@ -235,10 +235,10 @@ fn at_source(mut e: Error, src: &str, path: &Path) -> Error {
 
 /// The headers and the module of `src`, for a grid of at most
 /// `max_threads` invocations (both translations start so).
-fn module(src: &str, max_threads: u128) -> Result<(header::Headers, Module)> {
+fn module(src: &str, limit: header::GridLimit) -> Result<(header::Headers, Module)> {
     let h = header::parse_headers(src)?;
     let lines = kernel_args::adapt(lex::lex(src)?, h.kernel.as_deref())?;
-    let grid = header::grid_within(&h, max_threads)?;
+    let grid = header::grid_within(&h, limit)?;
     let spec_names: Vec<(String, i128, Pos)> = h
         .inputs
         .iter()
@@ -252,7 +252,10 @@ fn module(src: &str, max_threads: u128) -> Result<(header::Headers, Module)> {
 }
 
 fn parse_inner(src: &str, path: &Path) -> Result<Program> {
-    let (h, m) = module(src, u128::from(header::MAX_THREADS))?;
+    let (h, m) = module(
+        src,
+        header::GridLimit::Invocations(u128::from(header::MAX_THREADS)),
+    )?;
     let grid = m.settings.grid;
     let mut b = Builder::new(&m)?;
     b.initialisers()?;
@@ -290,7 +293,8 @@ fn parse_inner(src: &str, path: &Path) -> Result<Program> {
         generic: None,
     };
     let wg_size = grid.wg_size();
-    for t in 0..grid.threads() {
+    // At most `MAX_THREADS` invocations (`module`), so every id is a u32.
+    for t in 0..grid.wgs * wg_size {
         let local = t % wg_size;
         let inv = Invocation {
             global: t,
@@ -445,7 +449,7 @@ pub fn has_condition(src: &str) -> bool {
 }
 
 fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)> {
-    let (h, m) = module(src, u128::from(header::MAX_GENERIC_THREADS) - 1)?;
+    let (h, m) = module(src, header::GridLimit::Ids(header::MAX_GENERIC_ID))?;
     let grid = m.settings.grid;
     let mut b = Builder::new(&m)?;
     b.initialisers()?;
@@ -878,7 +882,18 @@ impl<'m> Builder<'m> {
                 "PushConstantGlobalOffset"
                 | "PushConstantRegionOffset"
                 | "PushConstantRegionGroupOffset" => [0, 0, 0],
-                "PushConstantGlobalSize" => [g.threads(), 1, 1],
+                "PushConstantGlobalSize" => match u32::try_from(g.threads()) {
+                    Ok(n) => [n, 1, 1],
+                    Err(_) => {
+                        return Err(Error::unsupported(
+                            pos,
+                            format!(
+                                "a global size of {} invocations in clspv's 32-bit push constant",
+                                g.threads()
+                            ),
+                        ))
+                    }
+                },
                 "PushConstantEnqueuedLocalSize" => [g.wg_size(), 1, 1],
                 "PushConstantNumWorkgroups" => [g.wgs, 1, 1],
                 other => {

@@ -194,11 +194,19 @@ fn header_errors_have_positions() {
     assert!(!e.scale && !super::generic_may_take(&e));
     // The grid's limit: the concrete translation's, and the generic
     // one's (below 2^31 invocations).
+    use super::header::GridLimit;
     let grid = |src: &str, max: u128| {
-        super::header::grid_within(&parse_headers(src).unwrap(), max).map(|g| g.threads())
+        super::header::grid_within(&parse_headers(src).unwrap(), GridLimit::Invocations(max))
+            .map(|g| g.threads())
+    };
+    let ids = |src: &str| {
+        super::header::grid_within(
+            &parse_headers(src).unwrap(),
+            GridLimit::Ids(super::header::MAX_GENERIC_ID),
+        )
     };
     // `@Dims` must match `@Config`'s products; its coordinates go x first.
-    let dims = |src: &str| super::header::grid_within(&parse_headers(src).unwrap(), 1 << 31);
+    let dims = ids;
     let g = dims("; @Config: 4, 1, 6\n; @Dims: 2, 2, 1, 1, 2, 3").unwrap();
     assert_eq!(g.dims, Some(([2, 2, 1], [1, 2, 3])));
     assert_eq!(super::header::coordinates(5, [1, 2, 3]), [0, 1, 2]);
@@ -231,7 +239,25 @@ fn header_errors_have_positions() {
         assert_eq!(e.kind, ErrorKind::Unsupported, "{wraps}");
         assert!(e.message.contains("at most 1024"), "{wraps}: {}", e.message);
         assert!(grid(wraps, (1 << 31) - 1).is_err(), "{wraps}");
+        assert!(ids(wraps).is_err(), "{wraps}");
     }
+    // The generic translation bounds each id, not the invocations in all:
+    // 512 × 512 invocations per workgroup, 256 × 256 workgroups (2^34
+    // invocations) has global ids below 2^17 in each dimension.
+    let big = "; @Config: 262144, 1, 65536\n; @Dims: 512, 512, 1, 256, 256, 1";
+    assert_eq!(ids(big).map(|g| g.threads()).ok(), Some(1 << 34));
+    assert!(grid(big, 1024).is_err());
+    // One dimension: the global id is the invocation's number.
+    let e = ids("; @Config: 262144, 1, 65536").unwrap_err();
+    assert!(
+        e.message.contains("17179869184 invocations"),
+        "{}",
+        e.message
+    );
+    // A dimension whose global ids reach 2^31.
+    let e = ids("; @Config: 1024, 1, 2097152\n; @Dims: 1024, 1, 1, 2097152, 1, 1").unwrap_err();
+    assert!(e.message.contains("in dimension 0"), "{}", e.message);
+    assert!(super::generic_may_take(&e) && e.pos.map(|p| p.line) == Some(2));
     let e = parse_cond("%a == ").unwrap_err();
     assert_eq!(e.pos, Some(Pos { line: 1, col: 7 }));
     let e = parse_cond("%a[-1] == 0").unwrap_err();

@@ -4,13 +4,15 @@
 //!
 //! Memory is abstracted as the parametric engine's soundness argument
 //! says (docs/PTX-KERNELS.md, "Any launch size"): a load from a region
-//! some thread writes, an atomic's old value and an undefined value are
-//! fresh arbitrary values (*adversarial*: other threads may have written
-//! anything); a load from a region nobody writes reads the region's
-//! contents, one function of the offset shared by both copies (the
-//! caller adds its consistency constraints). Whatever such an arbitrary
-//! value decides (a branch, an address) is *tainted*: a race found
-//! through it may need values no execution produces.
+//! some thread writes and an atomic's old value are fresh arbitrary
+//! values (*adversarial*: other threads may have written anything); a
+//! load from a region nobody writes reads the region's contents, one
+//! function of the offset shared by both copies (the caller adds its
+//! consistency constraints). Whatever such an adversarial value decides
+//! (a branch, an address) is *tainted*: a race found through it may need
+//! values no execution produces. Undefined values and values gpumc does
+//! not compute (float results, under the assumption the report states)
+//! are free too, but not tainted: the concrete engines take them alike.
 
 use crate::diag::Result;
 use crate::engine::loops::Cfg;
@@ -330,11 +332,13 @@ pub fn run(
                 set(&mut st, dst, v, tx || ty);
             }
             (InstrKind::Havoc { dst, ty }, _) => {
+                // Not tainted: an undefined value really is arbitrary,
+                // and a value gpumc does not compute (a float result) is
+                // free under the assumption the front-end states in the
+                // report, as in the concrete engines — neither is made up
+                // by the abstraction of the other threads.
                 let v = bv::free(sat, *ty);
-                // (an undefined value really is arbitrary; a float result
-                // is not, so what depends on it is not confirmed)
-                let exact = ins.tags.iter().any(|t| t == crate::ir::UNDEFINED_VALUE);
-                set(&mut st, dst, v, !exact);
+                set(&mut st, dst, v, false);
             }
             (InstrKind::Input { dst, input }, _) => {
                 let v = ids
