@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 const CORPUS: &str = "../shared/corpus/gpuverify/OpenCL";
-const MIN_DECIDED: usize = 380;
+const MIN_DECIDED: usize = 390;
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Expect {

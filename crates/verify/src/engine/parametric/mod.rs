@@ -588,11 +588,12 @@ fn races(
     // they are built once per distinct pair of bit-vectors, not once per
     // pair of copies (quadratic in the iterations).
     let mut cmp = Comparisons::default();
-    let ends: [Vec<Bv>; 2] = [0, 1].map(|c| {
+    // Each access's offset and barrier count, as operand numbers.
+    let numbered: [Vec<(usize, usize)>; 2] = [0, 1].map(|c| {
         runs[c]
             .accesses
             .iter()
-            .map(|a| bv::add(sat, &a.offset, &bv::constant(i64::from(a.bytes))))
+            .map(|a| (cmp.id(&a.offset), cmp.id(&a.interval)))
             .collect()
     });
     let mut shapes: HashMap<usize, String> = HashMap::new();
@@ -639,9 +640,9 @@ fn races(
                     if flags.is_empty() {
                         continue;
                     }
-                    let o1 = cmp.ult(sat, &a.offset, &ends[1][j]);
-                    let o2 = cmp.ult(sat, &b.offset, &ends[0][i]);
-                    let together = sat.and(&[a.guard, b.guard, o1, o2]);
+                    let ((oa, ia), (ob, ib)) = (numbered[0][i], numbered[1][j]);
+                    let overlap = cmp.overlap(sat, (oa, a.bytes), (ob, b.bytes));
+                    let together = sat.and(&[a.guard, b.guard, overlap]);
                     let confirmed = barriers_only && !a.tainted && !b.tainted;
                     for (split, lit, flag) in flags {
                         let base = sat.and2(together, lit);
@@ -659,7 +660,7 @@ fn races(
                         // intervals the model says the barriers between
                         // them do not order (where it cannot say, they
                         // do not: only races are added).
-                        let iv = cmp.eq(sat, &a.interval, &b.interval);
+                        let iv = cmp.eq_ids(sat, ia, ib);
                         ways.push(Way {
                             lit: sat.and2(base, iv),
                             confirmed,
@@ -667,8 +668,8 @@ fn races(
                             accesses: (i, j),
                         });
                         for (first, second, earlier) in [
-                            (a, b, cmp.ult(sat, &a.interval, &b.interval)),
-                            (b, a, cmp.ult(sat, &b.interval, &a.interval)),
+                            (a, b, cmp.ult_ids(sat, ia, ib)),
+                            (b, a, cmp.ult_ids(sat, ib, ia)),
                         ] {
                             if earlier == FALSE {
                                 continue;
@@ -816,25 +817,86 @@ struct Way {
 }
 
 /// Comparisons of bit-vectors, each built once per pair of operands.
+/// Operands are interned first: the pairs of accesses are quadratic in
+/// the unrolled accesses, the distinct bit-vectors are not, and hashing
+/// 64 literals per operand per pair cost more than the comparisons.
 #[derive(Default)]
 struct Comparisons {
-    ult: HashMap<(Bv, Bv), Lit>,
-    eq: HashMap<(Bv, Bv), Lit>,
+    ids: HashMap<Bv, usize>,
+    bvs: Vec<Bv>,
+    ult: HashMap<(usize, usize), Lit>,
+    eq: HashMap<(usize, usize), Lit>,
+    /// `(offset, bytes)` → `offset + bytes`'s id.
+    ends: HashMap<(usize, u32), usize>,
 }
 
 impl Comparisons {
-    fn ult(&mut self, sat: &mut Sat, a: &Bv, b: &Bv) -> Lit {
-        *self
-            .ult
-            .entry((a.clone(), b.clone()))
-            .or_insert_with(|| bv::ult(sat, a, b))
+    /// The number of `b` among the operands.
+    fn id(&mut self, b: &Bv) -> usize {
+        if let Some(&k) = self.ids.get(b) {
+            return k;
+        }
+        self.bvs.push(b.clone());
+        self.ids.insert(b.clone(), self.bvs.len() - 1);
+        self.bvs.len() - 1
     }
 
-    fn eq(&mut self, sat: &mut Sat, a: &Bv, b: &Bv) -> Lit {
-        *self
-            .eq
-            .entry((a.clone(), b.clone()))
-            .or_insert_with(|| bv::eq(sat, a, b))
+    /// Whether `[a, a + m)` and `[b, b + n)` overlap (operand numbers).
+    /// Accesses of one power-of-two size at offsets that are multiples of
+    /// it (their low bits constant zero) overlap exactly when their
+    /// offsets are equal: one equality instead of two adders and two
+    /// comparators (a loop of 100 iterations with an access each makes
+    /// 10^4 such pairs).
+    fn overlap(&mut self, sat: &mut Sat, (a, m): (usize, u32), (b, n): (usize, u32)) -> Lit {
+        let aligned = |o: &Bv| {
+            o.iter()
+                .take(m.trailing_zeros() as usize)
+                .all(|&l| l == FALSE)
+        };
+        if m == n && m.is_power_of_two() && aligned(&self.bvs[a]) && aligned(&self.bvs[b]) {
+            return self.eq_ids(sat, a, b);
+        }
+        let b_end = self.end(sat, b, n);
+        let a_end = self.end(sat, a, m);
+        let o1 = self.ult_ids(sat, a, b_end);
+        let o2 = self.ult_ids(sat, b, a_end);
+        sat.and2(o1, o2)
+    }
+
+    /// `o + k`'s number.
+    fn end(&mut self, sat: &mut Sat, o: usize, k: u32) -> usize {
+        if let Some(&e) = self.ends.get(&(o, k)) {
+            return e;
+        }
+        let sum = bv::add(sat, &self.bvs[o], &bv::constant(i64::from(k)));
+        let e = self.id(&sum);
+        self.ends.insert((o, k), e);
+        e
+    }
+
+    fn ult(&mut self, sat: &mut Sat, a: &Bv, b: &Bv) -> Lit {
+        let (x, y) = (self.id(a), self.id(b));
+        self.ult_ids(sat, x, y)
+    }
+
+    fn ult_ids(&mut self, sat: &mut Sat, a: usize, b: usize) -> Lit {
+        if let Some(&l) = self.ult.get(&(a, b)) {
+            return l;
+        }
+        let l = bv::ult(sat, &self.bvs[a], &self.bvs[b]);
+        self.ult.insert((a, b), l);
+        l
+    }
+
+    /// (one literal for both orders of the operands)
+    fn eq_ids(&mut self, sat: &mut Sat, a: usize, b: usize) -> Lit {
+        let key = (a.min(b), a.max(b));
+        if let Some(&l) = self.eq.get(&key) {
+            return l;
+        }
+        let l = bv::eq(sat, &self.bvs[a], &self.bvs[b]);
+        self.eq.insert(key, l);
+        l
     }
 }
 
