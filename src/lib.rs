@@ -17,6 +17,7 @@
 
 pub use gpumc_compile as compile;
 pub use gpumc_core::{cat, diag, guard, ir, models, rel, vocab};
+pub use gpumc_diy as diy;
 pub use gpumc_frontend as frontend;
 pub use gpumc_mapping as mapping;
 pub use gpumc_verify::{driver, engine, report};

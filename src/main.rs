@@ -1,6 +1,7 @@
 //! `gpumc` command-line interface: a thin layer over the library.
 
 mod compilecli;
+mod diycli;
 mod graphcli;
 mod hwcli;
 mod mappingcli;
@@ -238,6 +239,10 @@ enum Cmd {
     /// program up to a number of events for an execution of its compilation
     /// whose lift violates the source model (Lustig et al., ASPLOS'19).
     Mapping(mappingcli::MappingArgs),
+    /// The litmus test of one relaxation cycle (herdtools' diy edges with
+    /// GPU placements, memory regions and fences, as Sorensen's thesis
+    /// generated its tests), carrying each model's verdict.
+    Diy(diycli::DiyArgs),
     /// Internal: a worker process of `check`/`suite` (gpumc::isolate).
     #[command(hide = true)]
     Worker,
@@ -271,6 +276,7 @@ fn main() -> ExitCode {
         Cmd::Mutants(a) => hwcli::mutants::run(&a),
         Cmd::Compile(a) => compilecli::run(&a),
         Cmd::Mapping(a) => mappingcli::run(&a),
+        Cmd::Diy(a) => diycli::run(&a),
         Cmd::Worker => gpumc::isolate::worker_main(),
         Cmd::Models => {
             for (name, _) in gpumc::models::EMBEDDED {

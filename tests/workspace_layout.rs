@@ -19,6 +19,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("gpumc-compile", 2),
     ("gpumc-campaign", 3),
     ("gpumc-mapping", 3),
+    ("gpumc-diy", 3),
     ("gpumc", 4),
     ("gpumc-testutil", 0),
 ];

@@ -1,0 +1,225 @@
+//! gpumc-diy: litmus tests from relaxation cycles, as herdtools' `diy`
+//! makes them for CPUs (Alglave, Maranget, Sarkar, Sewell, CAV'10),
+//! extended for GPUs the way Sorensen's thesis (University of Utah,
+//! 2014, chapter 5) generated its PTX tests: each test is one cycle of
+//! diy's edges ([`edge`]), its threads placed in a scope configuration
+//! (different warps of one CTA, or different CTAs), its locations in
+//! shared or global memory, its fences and dependencies written as the
+//! thesis writes them ([`ptx`]), named as diy and the thesis name them
+//! ([`name`]), and carrying the model's verdict ([`verdicts`]).
+//!
+//! One cycle at a time (`gpumc diy --cycle "PodWW Rfe PodRR Fre"`);
+//! enumeration of every critical cycle is not built yet.
+
+pub mod cycle;
+pub mod edge;
+pub mod name;
+pub mod ptx;
+
+use gpumc_core::diag::{Error, Result};
+use gpumc_core::ir::Pos;
+use std::path::Path;
+
+/// Where the threads run (the thesis's configurations, sec. 2.5.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// D-warp:S-cta: each thread in its own warp of one CTA.
+    Warp,
+    /// D-cta:S-ker: each thread in its own CTA.
+    Cta,
+}
+
+/// A location's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Region {
+    Global,
+    Shared,
+}
+
+impl Region {
+    pub fn word(self) -> &'static str {
+        match self {
+            Region::Global => "global",
+            Region::Shared => "shared",
+        }
+    }
+}
+
+/// How to make a test of a cycle.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub placement: Placement,
+    /// Region of every location, or of some by name (`x=shared`); the
+    /// others global.
+    pub region: Region,
+    pub regions: Vec<(String, Region)>,
+    /// The fence of diy's generic `Fenced**` edges.
+    pub fence: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            placement: Placement::Warp,
+            region: Region::Global,
+            regions: Vec::new(),
+            fence: "membar.gl".into(),
+        }
+    }
+}
+
+/// A generated test.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    pub name: String,
+    /// The test's `GPU_PTX` text.
+    pub text: String,
+    pub test: cycle::Test,
+}
+
+/// The test of one cycle (`PodWW Rfe PodRR Fre`). Errors name the
+/// column of the offending edge.
+pub fn generate(cycle_text: &str, opts: &Options) -> Result<Generated> {
+    let edges = edge::parse_cycle(cycle_text)?;
+    if let Some((_, col)) = edges.iter().find(|(e, _)| {
+        matches!(
+            e,
+            edge::Edge::Po {
+                via: edge::Via::Ctrl,
+                ..
+            }
+        )
+    }) {
+        return Err(Error::unsupported(
+            Pos { line: 1, col: *col },
+            "control dependencies (`DpCtrl…`) are not generated for PTX yet",
+        ));
+    }
+    if !edge::PTX_FENCES.contains(&opts.fence.as_str()) {
+        return Err(Error::new(
+            gpumc_core::diag::ErrorKind::Usage,
+            format!(
+                "unknown fence `{}` (expected one of {})",
+                opts.fence,
+                edge::PTX_FENCES.join(", ")
+            ),
+        ));
+    }
+    let test = cycle::build(&edges)?;
+    let mut regions = vec![opts.region; test.locs];
+    for (n, r) in &opts.regions {
+        match (0..test.locs).find(|&l| ptx::loc_name(l) == *n) {
+            Some(l) => regions[l] = *r,
+            None => {
+                return Err(Error::new(
+                    gpumc_core::diag::ErrorKind::Usage,
+                    format!(
+                        "--region {n}=…: the test has no location `{n}` (it has {})",
+                        (0..test.locs)
+                            .map(ptx::loc_name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ))
+            }
+        }
+    }
+    if opts.placement == Placement::Cta {
+        if let Some(l) = (0..test.locs).find(|&l| regions[l] == Region::Shared) {
+            return Err(Error::new(
+                gpumc_core::diag::ErrorKind::Usage,
+                format!(
+                    "`{}` in shared memory: shared memory belongs to one CTA, and the threads are in different CTAs (--placement cta)",
+                    ptx::loc_name(l)
+                ),
+            ));
+        }
+    }
+    let name = name::name(&test, &opts.fence);
+    let cycle: Vec<String> = test.cycle.iter().map(|e| e.name()).collect();
+    let extra = vec![
+        format!("Cycle={}", cycle.join(" ")),
+        format!(
+            "Config={} {}",
+            match opts.placement {
+                Placement::Warp => "D-warp:S-cta",
+                Placement::Cta => "D-cta:S-ker",
+            },
+            (0..test.locs)
+                .map(|l| format!("{}:{}", ptx::loc_name(l), regions[l].word()))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        "Generator=gpumc diy".to_string(),
+    ];
+    let text = ptx::render(&test, &name, opts.placement, &regions, &opts.fence, &extra);
+    Ok(Generated { name, text, test })
+}
+
+/// A model's verdict on a generated test: whether the cycle's outcome
+/// (the `exists` condition) is allowed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub model: String,
+    /// `Some(true)`: allowed (some consistent execution satisfies the
+    /// condition); `Some(false)`: forbidden; `None`: not decided (the
+    /// message says why).
+    pub allowed: Option<bool>,
+    pub message: Option<String>,
+}
+
+impl Verdict {
+    pub fn word(&self) -> &'static str {
+        match self.allowed {
+            Some(true) => "Allowed",
+            Some(false) => "Forbidden",
+            None => "Unknown",
+        }
+    }
+}
+
+/// Checks `g` under each model (by name or `.cat` path).
+pub fn verdicts(g: &Generated, models: &[String]) -> Vec<Verdict> {
+    use gpumc_verify::driver::{check_source, Config, ModelCache};
+    let cache = ModelCache::default();
+    let name = format!("{}.litmus", g.name);
+    models
+        .iter()
+        .map(|m| {
+            let cfg = Config {
+                model: Some(m.clone()),
+                max_states: Some(0),
+                ..Config::default()
+            };
+            let r = check_source(&g.text, Path::new(&name), &cfg, &cache);
+            // `exists`: PASS when some execution satisfies it.
+            let allowed = match r.verdict.as_str() {
+                "PASS" => Some(true),
+                "FAIL" => Some(false),
+                _ => None,
+            };
+            Verdict {
+                model: m.clone(),
+                allowed,
+                message: r.message.clone(),
+            }
+        })
+        .collect()
+}
+
+/// `g`'s text with a `Verdict=MODEL WORD` line per model after the
+/// generator line, so the file carries what the models say.
+pub fn with_verdicts(g: &Generated, verdicts: &[Verdict]) -> String {
+    let lines: String = verdicts
+        .iter()
+        .map(|v| format!("Verdict={} {}\n", v.model, v.word()))
+        .collect();
+    g.text.replacen(
+        "Generator=gpumc diy\n",
+        &format!("Generator=gpumc diy\n{lines}"),
+        1,
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,212 @@
+//! The abstract test as a herd `GPU_PTX` litmus test, written the way
+//! Sorensen's thesis writes its tests (sec. 5.1, Fig. 3.2): every access
+//! `.cg`, locations reached through `.b64` address registers, stored
+//! values moved into a register first, and dependencies as Poetzl's
+//! generator makes them robust against `ptxas` (sec. 5.1.1): the loaded
+//! value's high bits (`and.b32 r8, r, 0xffff0000`, zero for the small
+//! values the tests use, which the compiler cannot know) added to the
+//! stored value (`data`) or, widened, to the address (`addr`).
+
+use crate::cycle::{Event, Test};
+use crate::edge::{Dir, Via};
+use crate::{Placement, Region};
+
+/// The name of location `l`: x, y, z, then a, b, … (diy's order).
+pub fn loc_name(l: usize) -> String {
+    const NAMES: &[&str] = &["x", "y", "z", "a", "b", "c", "d", "e", "f", "g"];
+    NAMES
+        .get(l)
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| format!("l{l}"))
+}
+
+/// The address register of location `l` (the thesis's `r6` = x, `r7` =
+/// y).
+fn addr_reg(l: usize) -> String {
+    match l {
+        0 => "r6".into(),
+        1 => "r7".into(),
+        _ => format!("r{}", 18 + l),
+    }
+}
+
+/// The `k`-th load's destination register of a thread (skipping the
+/// store register r3, the address registers and the dependency
+/// registers r8, r9).
+fn load_reg(k: usize) -> String {
+    const FIRST: &[u32] = &[0, 1, 2, 4, 5, 10, 11, 12, 13, 14, 15, 16, 17];
+    match FIRST.get(k) {
+        Some(r) => format!("r{r}"),
+        None => format!("r{}", 40 + k),
+    }
+}
+
+/// One thread's code and the registers it declares, and its reads'
+/// registers with the values the condition wants.
+struct Code {
+    lines: Vec<String>,
+    decls: Vec<String>,
+    reads: Vec<(String, i64)>,
+}
+
+fn thread_code(events: &[Event], fence: &str) -> Code {
+    let mut lines = Vec::new();
+    let mut loads = Vec::new();
+    let (mut store, mut dep) = (false, false);
+    let mut locs: Vec<usize> = Vec::new();
+    let mut reads = Vec::new();
+    let mut last_load: Option<String> = None;
+    for e in events {
+        if !locs.contains(&e.loc) {
+            locs.push(e.loc);
+        }
+        let a = addr_reg(e.loc);
+        let via = e.via.clone().unwrap_or(Via::Plain);
+        if let Via::Fence(f) = &via {
+            lines.push(f.clone().unwrap_or_else(|| fence.to_string()));
+        }
+        // The dependency's source: the thread's previous event, a read.
+        let src = last_load.clone().unwrap_or_else(|| "r0".into());
+        let high = format!("and.b32 r8,{src},0xffff0000");
+        let mut target = a.clone();
+        if via == Via::Addr {
+            dep = true;
+            lines.push(high.clone());
+            lines.push("cvt.u64.u32 r9,r8".into());
+            lines.push(format!("add.s64 r9,{a},r9"));
+            target = "r9".into();
+        }
+        let value = e.value.unwrap_or(0);
+        match e.dir {
+            Dir::W if via == Via::Data => {
+                dep = true;
+                lines.push(high);
+                lines.push(format!("add.s32 r8,r8,{value}"));
+                lines.push(format!("st.cg.s32 [{target}],r8"));
+            }
+            Dir::W => {
+                store = true;
+                lines.push(format!("mov.s32 r3,{value}"));
+                lines.push(format!("st.cg.s32 [{target}],r3"));
+            }
+            Dir::R => {
+                let r = load_reg(loads.len());
+                lines.push(format!("ld.cg.s32 {r},[{target}]"));
+                if let Some(v) = e.value {
+                    reads.push((r.clone(), v));
+                }
+                loads.push(r.clone());
+                last_load = Some(r);
+            }
+        }
+    }
+    let mut decls: Vec<String> = loads.iter().map(|r| format!(".reg .s32 {r}")).collect();
+    if store {
+        decls.push(".reg .s32 r3".into());
+    }
+    if dep {
+        decls.push(".reg .b32 r8".into());
+        decls.push(".reg .b64 r9".into());
+    }
+    locs.sort();
+    for l in locs {
+        decls.push(format!(".reg .b64 {} = {}", addr_reg(l), loc_name(l)));
+    }
+    Code {
+        lines,
+        decls,
+        reads,
+    }
+}
+
+/// The scope tree of `n` threads placed as `p` says.
+pub fn scope_tree(n: usize, p: Placement) -> String {
+    let leaves: Vec<String> = (0..n)
+        .map(|t| match p {
+            Placement::Warp => format!("(warp T{t})"),
+            Placement::Cta => format!("(cta (warp T{t}))"),
+        })
+        .collect();
+    match p {
+        Placement::Warp => format!("(device (cta {}))", leaves.join(" ")),
+        Placement::Cta => format!("(device {})", leaves.join(" ")),
+    }
+}
+
+/// The test's text: header lines (`extra`: `Key=value` lines after the
+/// doc string), initial state, code table, scope tree, memory map and
+/// final condition.
+pub fn render(
+    test: &Test,
+    name: &str,
+    placement: Placement,
+    regions: &[Region],
+    fence: &str,
+    extra: &[String],
+) -> String {
+    let codes: Vec<Code> = test.threads.iter().map(|t| thread_code(t, fence)).collect();
+    let mut out = format!("GPU_PTX {name}\n");
+    let cycle: Vec<String> = test.cycle.iter().map(|e| e.name()).collect();
+    out.push_str(&format!("\"{}\"\n", cycle.join(" ")));
+    for x in extra {
+        out.push_str(x);
+        out.push('\n');
+    }
+    out.push_str("{\n");
+    for l in 0..test.locs {
+        out.push_str(&format!("{}=0;\n", loc_name(l)));
+    }
+    for (t, c) in codes.iter().enumerate() {
+        for d in &c.decls {
+            out.push_str(&format!("{t}: {d};\n"));
+        }
+    }
+    out.push_str("}\n\n");
+    // The code table, columns padded.
+    let rows = codes.iter().map(|c| c.lines.len()).max().unwrap_or(0);
+    let mut columns: Vec<Vec<String>> = codes
+        .iter()
+        .enumerate()
+        .map(|(t, c)| {
+            let mut col = vec![format!("T{t}")];
+            col.extend(c.lines.iter().cloned());
+            col.resize(rows + 1, String::new());
+            col
+        })
+        .collect();
+    for col in &mut columns {
+        let w = col.iter().map(|s| s.len()).max().unwrap_or(0);
+        for s in col.iter_mut() {
+            *s = format!("{s:<w$}");
+        }
+    }
+    for r in 0..=rows {
+        let cells: Vec<&str> = columns.iter().map(|c| c[r].as_str()).collect();
+        out.push_str(&format!(" {} ;\n", cells.join(" | ")));
+    }
+    out.push_str(&format!(
+        "\nScopeTree\n{}\n\n",
+        scope_tree(test.threads.len(), placement)
+    ));
+    let map: Vec<String> = (0..test.locs)
+        .map(|l| {
+            let r = regions.get(l).copied().unwrap_or(Region::Global);
+            format!("{}: {}", loc_name(l), r.word())
+        })
+        .collect();
+    out.push_str(&map.join(", "));
+    out.push_str("\n\nexists\n(");
+    let mut conj: Vec<String> = test
+        .finals
+        .iter()
+        .map(|(l, v)| format!("{}={v}", loc_name(*l)))
+        .collect();
+    for (t, c) in codes.iter().enumerate() {
+        for (r, v) in &c.reads {
+            conj.push(format!("{t}:{r}={v}"));
+        }
+    }
+    out.push_str(&conj.join(" /\\ "));
+    out.push_str(")\n");
+    out
+}
