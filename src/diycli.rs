@@ -9,14 +9,41 @@ use std::path::PathBuf;
 pub struct DiyArgs {
     /// The cycle, diy's edges separated by spaces: "PodWW Rfe PodRR Fre",
     /// "Membar.ctadWW Rfe DpAddrdR Fre" (docs/DIY.md lists the edges).
+    #[arg(
+        long,
+        required_unless_present = "enumerate",
+        conflicts_with = "enumerate"
+    )]
+    cycle: Option<String>,
+    /// Every critical cycle up to --max-edges edges, in every placement
+    /// of its threads in CTAs and every region of its locations, once up
+    /// to symmetry, each verified; written to --out DIR/CONFIG/NAME.litmus
+    /// with an index (DIR/index.tsv).
+    #[arg(long, requires = "out")]
+    enumerate: bool,
+    /// Enumeration: edges per cycle, at most.
+    #[arg(long, default_value_t = 4)]
+    max_edges: usize,
+    /// Enumeration: threads per cycle, at most.
+    #[arg(long, default_value_t = 4)]
+    max_threads: usize,
+    /// Enumeration: the orderings of program-order edges, comma-separated
+    /// (po, addr, data, or PTX fences such as membar.cta).
+    #[arg(long, default_value = "po,membar.cta,membar.gl,addr,data")]
+    orderings: String,
+    /// Enumeration: only the thesis's two placements (all threads in one
+    /// CTA, each in its own), not every partition into CTAs.
     #[arg(long)]
-    cycle: String,
+    basic_placements: bool,
+    /// Enumeration: every location in global memory.
+    #[arg(long)]
+    global_only: bool,
     /// The test's dialect (only `ptx`, herd's GPU_PTX, so far).
     #[arg(long, default_value = "ptx")]
     arch: String,
     /// Where the threads run: `warp` (each in its own warp of one CTA,
-    /// the thesis's D-warp:S-cta) or `cta` (each in its own CTA,
-    /// D-cta:S-ker).
+    /// the thesis's D-warp:S-cta), `cta` (each in its own CTA,
+    /// D-cta:S-ker), or each thread's CTA (`0,0,1`).
     #[arg(long, default_value = "warp")]
     placement: String,
     /// Memory of the locations: `global`, `shared`, or per location
@@ -48,7 +75,18 @@ fn options(a: &DiyArgs) -> Result<Options, String> {
     let placement = match a.placement.as_str() {
         "warp" => Placement::Warp,
         "cta" => Placement::Cta,
-        p => return Err(format!("--placement {p}: expected `warp` or `cta`")),
+        p => match p
+            .split(',')
+            .map(|x| x.trim().parse::<usize>())
+            .collect::<Result<Vec<_>, _>>()
+        {
+            Ok(v) => Placement::Ctas(v),
+            Err(_) => {
+                return Err(format!(
+                    "--placement {p}: expected `warp`, `cta` or each thread's CTA (`0,0,1`)"
+                ))
+            }
+        },
     };
     let region_word = |w: &str| match w {
         "global" => Ok(Region::Global),
@@ -75,6 +113,10 @@ fn options(a: &DiyArgs) -> Result<Options, String> {
 }
 
 pub fn run(a: &DiyArgs) -> u8 {
+    if a.enumerate {
+        return enumerate(a);
+    }
+    let cycle = a.cycle.clone().unwrap_or_default();
     let opts = match options(a) {
         Ok(o) => o,
         Err(e) => {
@@ -82,10 +124,10 @@ pub fn run(a: &DiyArgs) -> u8 {
             return 2;
         }
     };
-    let g = match diy::generate(&a.cycle, &opts) {
+    let g = match diy::generate(&cycle, &opts) {
         Ok(g) => g,
         Err(e) => {
-            eprintln!("gpumc: --cycle \"{}\": {e}", a.cycle);
+            eprintln!("gpumc: --cycle \"{cycle}\": {e}");
             return 2;
         }
     };
@@ -146,4 +188,153 @@ pub fn run(a: &DiyArgs) -> u8 {
         return 2;
     }
     0
+}
+
+/// The orderings of `--orderings`.
+fn orderings(text: &str) -> Result<Vec<diy::edge::Via>, String> {
+    use diy::edge::Via;
+    text.split(',')
+        .map(|w| match w.trim() {
+            "po" => Ok(Via::Plain),
+            "addr" => Ok(Via::Addr),
+            "data" => Ok(Via::Data),
+            f if diy::edge::PTX_FENCES.contains(&f) => Ok(Via::Fence(Some(f.to_string()))),
+            other => Err(format!(
+                "--orderings: `{other}` is not po, addr, data or a PTX fence ({})",
+                diy::edge::PTX_FENCES.join(", ")
+            )),
+        })
+        .collect()
+}
+
+/// One enumerated test: cycle, configuration, name, verdicts.
+type Row = (String, String, String, Vec<diy::Verdict>);
+
+/// `gpumc diy --enumerate`: every (cycle, configuration), generated,
+/// verified in parallel and written with an index.
+fn enumerate(a: &DiyArgs) -> u8 {
+    use rayon::prelude::*;
+    let fail = |e: String| {
+        eprintln!("gpumc: {e}");
+        2
+    };
+    if a.arch != "ptx" {
+        return fail(format!(
+            "--arch {}: only `ptx` tests are generated so far",
+            a.arch
+        ));
+    }
+    let space = diy::enumerate::Space {
+        max_edges: a.max_edges,
+        max_threads: a.max_threads,
+        orderings: match orderings(&a.orderings) {
+            Ok(o) => o,
+            Err(e) => return fail(e),
+        },
+        all_placements: !a.basic_placements,
+        shared: !a.global_only,
+    };
+    let Some(dir) = a.out.clone() else {
+        return fail("--enumerate needs --out DIR".into());
+    };
+    let start = std::time::Instant::now();
+    let items = diy::enumerate::items(&space);
+    let cycles = items
+        .iter()
+        .map(|i| i.cycle.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let bar = gpumc::bar::Bar::new(items.len() as u64, !a.json);
+    bar.set_message("generating and verifying");
+    let rows: Vec<Result<Row, String>> = items
+        .par_iter()
+        .map(|it| {
+            let g = diy::generate(&it.cycle, &it.options)
+                .map_err(|e| format!("{} ({}): {e}", it.cycle, it.config))?;
+            let v = diy::verdicts(&g, &a.models);
+            let text = diy::with_verdicts(&g, &v);
+            let sub = dir.join(&it.config);
+            let path = sub.join(format!("{}.litmus", g.name));
+            std::fs::create_dir_all(&sub)
+                .and_then(|()| std::fs::write(&path, text))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            bar.inc();
+            Ok((it.cycle.clone(), it.config.clone(), g.name, v))
+        })
+        .collect();
+    bar.finish();
+    let mut index = String::from("cycle\tconfig\tname");
+    for m in &a.models {
+        index.push_str(&format!("\t{m}"));
+    }
+    index.push('\n');
+    let mut counts: Vec<[usize; 3]> = vec![[0; 3]; a.models.len()];
+    let mut errors = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
+    for r in rows {
+        match r {
+            Ok((cycle, config, name, v)) => {
+                if !names.insert((config.clone(), name.clone())) {
+                    errors.push(format!("{config}/{name}: two cycles give this name"));
+                }
+                index.push_str(&format!("{cycle}\t{config}\t{name}"));
+                for (k, x) in v.iter().enumerate() {
+                    index.push_str(&format!("\t{}", x.word()));
+                    counts[k][match x.allowed {
+                        Some(true) => 0,
+                        Some(false) => 1,
+                        None => 2,
+                    }] += 1;
+                }
+                index.push('\n');
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    if let Err(e) = std::fs::write(dir.join("index.tsv"), &index) {
+        return fail(format!("{}: {e}", dir.join("index.tsv").display()));
+    }
+    let secs = start.elapsed().as_secs_f64();
+    if a.json {
+        let per_model: Vec<serde_json::Value> = a
+            .models
+            .iter()
+            .zip(&counts)
+            .map(|(m, c)| {
+                serde_json::json!({"model": m, "allowed": c[0], "forbidden": c[1], "unknown": c[2]})
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({
+                "cycles": cycles,
+                "tests": items.len(),
+                "seconds": secs,
+                "models": per_model,
+                "index": dir.join("index.tsv").display().to_string(),
+                "errors": errors,
+            })
+        );
+    } else {
+        println!(
+            "{} tests ({cycles} cycles × their configurations) in {:.1} s, written to {}",
+            items.len(),
+            secs,
+            dir.display()
+        );
+        for (m, c) in a.models.iter().zip(&counts) {
+            println!(
+                "  {m}: {} allowed, {} forbidden, {} unknown",
+                c[0], c[1], c[2]
+            );
+        }
+        for e in &errors {
+            eprintln!("gpumc: {e}");
+        }
+    }
+    if errors.is_empty() && counts.iter().all(|c| c[2] == 0) {
+        0
+    } else {
+        2
+    }
 }

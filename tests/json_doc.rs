@@ -290,8 +290,24 @@ fn every_json_field_is_documented() {
         (d(&spin), d(&bad), d(&count), d(&csv), d(&axb), d(&export));
     let progress_corpus = gpumc_testutil::shared_corpus().join("progress");
     let compare = progress_corpus.is_dir().then(|| d(&progress_corpus));
+    let diy_dir = d(&dir.join("diy"));
 
     let mut runs: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "gpumc diy --json",
+            vec![
+                "diy",
+                "--json",
+                "--cycle",
+                "PodWW Rfe PodRR Fre",
+                "--model",
+                "ptx-v6.0",
+            ],
+        ),
+        (
+            "gpumc diy --json",
+            vec!["diy", "--json", "--enumerate", "--out", &diy_dir],
+        ),
         (
             "gpumc mapping check --json",
             vec![

@@ -37,6 +37,8 @@ pub struct Test {
     pub finals: Vec<(usize, i64)>,
     /// The cycle, as given.
     pub cycle: Vec<Edge>,
+    /// Where each edge's source event went: (thread, index in thread).
+    pub event_at: Vec<(usize, usize)>,
 }
 
 /// Builds the test of `cycle` (edges with their columns, for errors).
@@ -162,6 +164,7 @@ pub fn build(cycle: &[(Edge, u32)]) -> Result<Test> {
     }
     let loc = |k: usize| loc_of_stretch[stretch[k]].unwrap_or(0);
     let mut threads: Vec<Vec<Event>> = Vec::new();
+    let mut event_at = vec![(0, 0); n];
     for (i, &k) in order.iter().enumerate() {
         let prev = (k + n - 1) % n;
         let new_thread = i == 0 || edges[prev].external();
@@ -175,6 +178,7 @@ pub fn build(cycle: &[(Edge, u32)]) -> Result<Test> {
         if new_thread {
             threads.push(Vec::new());
         }
+        event_at[k] = (threads.len() - 1, threads.last().map_or(0, Vec::len));
         if let Some(t) = threads.last_mut() {
             t.push(Event {
                 dir: dirs[k],
@@ -201,6 +205,7 @@ pub fn build(cycle: &[(Edge, u32)]) -> Result<Test> {
         locs,
         finals,
         cycle: edges.into_iter().cloned().collect(),
+        event_at,
     })
 }
 

@@ -13,6 +13,7 @@
 
 pub mod cycle;
 pub mod edge;
+pub mod enumerate;
 pub mod name;
 pub mod ptx;
 
@@ -20,13 +21,58 @@ use gpumc_core::diag::{Error, Result};
 use gpumc_core::ir::Pos;
 use std::path::Path;
 
-/// Where the threads run (the thesis's configurations, sec. 2.5.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where the threads run: each thread in its own warp, the warps in
+/// CTAs as given (the thesis's configurations, sec. 2.5.1, are the two
+/// extremes; others are its "configurations beyond the three basic
+/// ones").
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Placement {
-    /// D-warp:S-cta: each thread in its own warp of one CTA.
+    /// D-warp:S-cta: every thread in one CTA.
     Warp,
     /// D-cta:S-ker: each thread in its own CTA.
     Cta,
+    /// Thread `t` in CTA `ctas[t]`.
+    Ctas(Vec<usize>),
+}
+
+impl Placement {
+    /// The CTA of each of `n` threads, numbered by first appearance.
+    pub fn ctas(&self, n: usize) -> Vec<usize> {
+        let raw: Vec<usize> = match self {
+            Placement::Warp => vec![0; n],
+            Placement::Cta => (0..n).collect(),
+            Placement::Ctas(c) => (0..n).map(|t| c.get(t).copied().unwrap_or(t + n)).collect(),
+        };
+        let mut seen: Vec<usize> = Vec::new();
+        raw.iter()
+            .map(|c| match seen.iter().position(|x| x == c) {
+                Some(i) => i,
+                None => {
+                    seen.push(*c);
+                    seen.len() - 1
+                }
+            })
+            .collect()
+    }
+
+    /// The configuration's name: the thesis's for its two (`D-warp:S-cta`,
+    /// `D-cta:S-ker`), otherwise the CTA of each thread (`ctas:0.0.1`).
+    pub fn describe(&self, n: usize) -> String {
+        let c = self.ctas(n);
+        if c.iter().all(|&x| x == 0) {
+            "D-warp:S-cta".into()
+        } else if (0..n).all(|t| c[t] == t) {
+            "D-cta:S-ker".into()
+        } else {
+            format!(
+                "ctas:{}",
+                c.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(".")
+            )
+        }
+    }
 }
 
 /// A location's memory.
@@ -124,12 +170,18 @@ pub fn generate(cycle_text: &str, opts: &Options) -> Result<Generated> {
             }
         }
     }
-    if opts.placement == Placement::Cta {
-        if let Some(l) = (0..test.locs).find(|&l| regions[l] == Region::Shared) {
+    // Shared memory belongs to one CTA: every thread that accesses a
+    // shared location must be in one.
+    let ctas = opts.placement.ctas(test.threads.len());
+    for l in (0..test.locs).filter(|&l| regions[l] == Region::Shared) {
+        let users: Vec<usize> = (0..test.threads.len())
+            .filter(|&t| test.threads[t].iter().any(|e| e.loc == l))
+            .collect();
+        if users.iter().any(|&t| ctas[t] != ctas[users[0]]) {
             return Err(Error::new(
                 gpumc_core::diag::ErrorKind::Usage,
                 format!(
-                    "`{}` in shared memory: shared memory belongs to one CTA, and the threads are in different CTAs (--placement cta)",
+                    "`{}` in shared memory: shared memory belongs to one CTA, and the threads that access it are in different CTAs",
                     ptx::loc_name(l)
                 ),
             ));
@@ -141,10 +193,7 @@ pub fn generate(cycle_text: &str, opts: &Options) -> Result<Generated> {
         format!("Cycle={}", cycle.join(" ")),
         format!(
             "Config={} {}",
-            match opts.placement {
-                Placement::Warp => "D-warp:S-cta",
-                Placement::Cta => "D-cta:S-ker",
-            },
+            opts.placement.describe(test.threads.len()),
             (0..test.locs)
                 .map(|l| format!("{}:{}", ptx::loc_name(l), regions[l].word()))
                 .collect::<Vec<_>>()
@@ -152,7 +201,7 @@ pub fn generate(cycle_text: &str, opts: &Options) -> Result<Generated> {
         ),
         "Generator=gpumc diy".to_string(),
     ];
-    let text = ptx::render(&test, &name, opts.placement, &regions, &opts.fence, &extra);
+    let text = ptx::render(&test, &name, &ctas, &regions, &opts.fence, &extra);
     Ok(Generated { name, text, test })
 }
 

@@ -48,15 +48,42 @@ fn shape(e: &Edge) -> String {
     }
 }
 
-/// The family name of a cycle, if its shape is known (up to rotation).
-pub fn family(cycle: &[Edge]) -> Option<&'static str> {
+/// The family name of a cycle, if its shape is known (up to rotation),
+/// and the rotation that writes it as the family's cycle is written
+/// (`Rfe PodRR Fre PodWW` is MP rotated by 3). Of several (a family
+/// with symmetries: SB, IRIW), the one whose edges come first by name,
+/// so that one test always gets one name.
+pub fn family_rotation(cycle: &[Edge]) -> Option<(&'static str, usize)> {
     let words: Vec<String> = cycle.iter().map(shape).collect();
     let n = words.len();
     FAMILIES.iter().find_map(|(name, c)| {
         let known: Vec<&str> = c.split(' ').collect();
-        (known.len() == n && (0..n).any(|r| (0..n).all(|i| words[(i + r) % n] == known[i])))
-            .then_some(*name)
+        if known.len() != n {
+            return None;
+        }
+        (0..n)
+            .filter(|&r| (0..n).all(|i| words[(i + r) % n] == known[i]))
+            .min_by_key(|&r| {
+                (0..n)
+                    .map(|i| cycle[(i + r) % n].clone())
+                    .collect::<Vec<_>>()
+            })
+            .map(|r| (*name, r))
     })
+}
+
+/// The family name of a cycle, if its shape is known (up to rotation).
+pub fn family(cycle: &[Edge]) -> Option<&'static str> {
+    family_rotation(cycle).map(|(n, _)| n)
+}
+
+/// The cycle as its family writes it (the rotation of
+/// [`family_rotation`]); unchanged when the family is not known.
+pub fn family_form(cycle: &[Edge]) -> Vec<Edge> {
+    let r = family_rotation(cycle).map_or(0, |(_, r)| r);
+    (0..cycle.len())
+        .map(|i| cycle[(i + r) % cycle.len()].clone())
+        .collect()
 }
 
 /// The label of one program-order ordering in a name.
@@ -74,8 +101,9 @@ fn label(via: &Via, default_fence: &str) -> String {
 /// The test's name: its family (or the cycle's edges joined by `+`
 /// when the shape has no name), then the threads' orderings.
 pub fn name(test: &Test, default_fence: &str) -> String {
-    let base = match family(&test.cycle) {
-        Some(f) => f.to_string(),
+    let (base, first) = match family_rotation(&test.cycle) {
+        // (the threads named from the one holding the family's first edge)
+        Some((f, r)) => (f.to_string(), test.event_at[r].0),
         None => {
             return test
                 .cycle
@@ -92,9 +120,9 @@ pub fn name(test: &Test, default_fence: &str) -> String {
         }
     };
     // One label per thread with program-order edges.
-    let labels: Vec<String> = test
-        .threads
-        .iter()
+    let k = test.threads.len();
+    let labels: Vec<String> = (0..k)
+        .map(|i| &test.threads[(first + i) % k])
         .filter(|t| t.len() > 1)
         .map(|t| {
             t.iter()

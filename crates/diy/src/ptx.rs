@@ -9,7 +9,7 @@
 
 use crate::cycle::{Event, Test};
 use crate::edge::{Dir, Via};
-use crate::{Placement, Region};
+use crate::Region;
 
 /// The name of location `l`: x, y, z, then a, b, … (diy's order).
 pub fn loc_name(l: usize) -> String {
@@ -119,18 +119,20 @@ fn thread_code(events: &[Event], fence: &str) -> Code {
     }
 }
 
-/// The scope tree of `n` threads placed as `p` says.
-pub fn scope_tree(n: usize, p: Placement) -> String {
-    let leaves: Vec<String> = (0..n)
-        .map(|t| match p {
-            Placement::Warp => format!("(warp T{t})"),
-            Placement::Cta => format!("(cta (warp T{t}))"),
+/// The scope tree of threads in the CTAs `ctas` gives (numbered by first
+/// appearance), each in its own warp.
+pub fn scope_tree(ctas: &[usize]) -> String {
+    let n = ctas.iter().map(|c| c + 1).max().unwrap_or(0);
+    let groups: Vec<String> = (0..n)
+        .map(|c| {
+            let warps: Vec<String> = (0..ctas.len())
+                .filter(|&t| ctas[t] == c)
+                .map(|t| format!("(warp T{t})"))
+                .collect();
+            format!("(cta {})", warps.join(" "))
         })
         .collect();
-    match p {
-        Placement::Warp => format!("(device (cta {}))", leaves.join(" ")),
-        Placement::Cta => format!("(device {})", leaves.join(" ")),
-    }
+    format!("(device {})", groups.join(" "))
 }
 
 /// The test's text: header lines (`extra`: `Key=value` lines after the
@@ -139,7 +141,7 @@ pub fn scope_tree(n: usize, p: Placement) -> String {
 pub fn render(
     test: &Test,
     name: &str,
-    placement: Placement,
+    ctas: &[usize],
     regions: &[Region],
     fence: &str,
     extra: &[String],
@@ -184,10 +186,7 @@ pub fn render(
         let cells: Vec<&str> = columns.iter().map(|c| c[r].as_str()).collect();
         out.push_str(&format!(" {} ;\n", cells.join(" | ")));
     }
-    out.push_str(&format!(
-        "\nScopeTree\n{}\n\n",
-        scope_tree(test.threads.len(), placement)
-    ));
+    out.push_str(&format!("\nScopeTree\n{}\n\n", scope_tree(ctas)));
     let map: Vec<String> = (0..test.locs)
         .map(|l| {
             let r = regions.get(l).copied().unwrap_or(Region::Global);
