@@ -2,7 +2,8 @@
 //! with GPU placements, regions and fences; `gpumc_diy`), with each
 //! model's verdict on its outcome.
 
-use gpumc::diy::{self, Options, Placement, Region};
+use gpumc::diy::{self, Arch, Options, Placement, Region};
+use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -28,9 +29,10 @@ pub struct DiyArgs {
     #[arg(long, default_value_t = 4)]
     max_threads: usize,
     /// Enumeration: the orderings of program-order edges, comma-separated
-    /// (po, addr, data, or PTX fences such as membar.cta).
-    #[arg(long, default_value = "po,membar.cta,membar.gl,addr,data")]
-    orderings: String,
+    /// (po, addr, data, or PTX fences such as membar.cta). Default:
+    /// po,membar.cta,membar.gl,addr,data (ptx), without addr (vulkan).
+    #[arg(long)]
+    orderings: Option<String>,
     /// Enumeration: only the thesis's two placements (all threads in one
     /// CTA, each in its own), not every partition into CTAs.
     #[arg(long)]
@@ -38,7 +40,9 @@ pub struct DiyArgs {
     /// Enumeration: every location in global memory.
     #[arg(long)]
     global_only: bool,
-    /// The test's dialect (only `ptx`, herd's GPU_PTX, so far).
+    /// The test's dialect: `ptx` (herd's GPU_PTX, as Sorensen's thesis
+    /// writes its tests) or `vulkan` (Dat3M's dialect, relaxed device-scope
+    /// atomics for the weak accesses).
     #[arg(long, default_value = "ptx")]
     arch: String,
     /// Where the threads run: `warp` (each in its own warp of one CTA,
@@ -54,8 +58,8 @@ pub struct DiyArgs {
     #[arg(long, default_value = "membar.gl")]
     fence: String,
     /// Models whose verdict the test carries (repeatable; names or .cat
-    /// files).
-    #[arg(long = "model", default_values_t = ["ptx-v7.5".to_string()])]
+    /// files). Default: ptx-v7.5 (ptx), vulkan (vulkan).
+    #[arg(long = "model")]
     models: Vec<String>,
     /// Write the test to DIR/NAME.litmus instead of printing it.
     #[arg(long, value_name = "DIR")]
@@ -65,13 +69,26 @@ pub struct DiyArgs {
     json: bool,
 }
 
-fn options(a: &DiyArgs) -> Result<Options, String> {
-    if a.arch != "ptx" {
-        return Err(format!(
-            "--arch {}: only `ptx` tests are generated so far",
-            a.arch
-        ));
+/// `--arch`.
+fn arch(a: &DiyArgs) -> Result<Arch, String> {
+    match a.arch.as_str() {
+        "ptx" => Ok(Arch::Ptx),
+        "vulkan" => Ok(Arch::Vulkan),
+        other => Err(format!("--arch {other}: expected `ptx` or `vulkan`")),
     }
+}
+
+/// The models to judge by: `--model`s, or the dialect's.
+fn models(a: &DiyArgs, arch: Arch) -> Vec<String> {
+    if a.models.is_empty() {
+        vec![arch.default_model().to_string()]
+    } else {
+        a.models.clone()
+    }
+}
+
+fn options(a: &DiyArgs) -> Result<Options, String> {
+    let arch = arch(a)?;
     let placement = match a.placement.as_str() {
         "warp" => Placement::Warp,
         "cta" => Placement::Cta,
@@ -94,6 +111,7 @@ fn options(a: &DiyArgs) -> Result<Options, String> {
         r => Err(format!("--region: `{r}` is not `global` or `shared`")),
     };
     let mut opts = Options {
+        arch,
         placement,
         fence: a.fence.clone(),
         ..Options::default()
@@ -113,6 +131,8 @@ fn options(a: &DiyArgs) -> Result<Options, String> {
 }
 
 pub fn run(a: &DiyArgs) -> u8 {
+    // (a closed pipe ends the output, not the program)
+    let mut out = std::io::stdout().lock();
     if a.enumerate {
         return enumerate(a);
     }
@@ -131,7 +151,7 @@ pub fn run(a: &DiyArgs) -> u8 {
             return 2;
         }
     };
-    let verdicts = diy::verdicts(&g, &a.models);
+    let verdicts = diy::verdicts(&g, &models(a, opts.arch));
     let text = diy::with_verdicts(&g, &verdicts);
     let file = match &a.out {
         Some(dir) => {
@@ -165,15 +185,15 @@ pub fn run(a: &DiyArgs) -> u8 {
             Some(p) => obj["file"] = serde_json::json!(p.display().to_string()),
             None => obj["text"] = serde_json::json!(text),
         }
-        println!("{obj}");
+        let _ = writeln!(out, "{obj}");
     } else if let Some(p) = &file {
         let says: Vec<String> = verdicts
             .iter()
             .map(|v| format!("{} {}", v.model, v.word()))
             .collect();
-        println!("{}: {}", p.display(), says.join(", "));
+        let _ = writeln!(out, "{}: {}", p.display(), says.join(", "));
     } else {
-        print!("{text}");
+        let _ = write!(out, "{text}");
     }
     // A verdict that could not be computed is an error of the test.
     if verdicts.iter().any(|v| v.allowed.is_none()) {
@@ -214,20 +234,25 @@ type Row = (String, String, String, Vec<diy::Verdict>);
 /// verified in parallel and written with an index.
 fn enumerate(a: &DiyArgs) -> u8 {
     use rayon::prelude::*;
+    let mut out = std::io::stdout().lock();
     let fail = |e: String| {
         eprintln!("gpumc: {e}");
         2
     };
-    if a.arch != "ptx" {
-        return fail(format!(
-            "--arch {}: only `ptx` tests are generated so far",
-            a.arch
-        ));
-    }
+    let arch = match arch(a) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
+    let models = models(a, arch);
+    let default_orderings = match arch {
+        Arch::Ptx => "po,membar.cta,membar.gl,addr,data",
+        Arch::Vulkan => "po,membar.cta,membar.gl,data",
+    };
     let space = diy::enumerate::Space {
+        arch,
         max_edges: a.max_edges,
         max_threads: a.max_threads,
-        orderings: match orderings(&a.orderings) {
+        orderings: match orderings(a.orderings.as_deref().unwrap_or(default_orderings)) {
             Ok(o) => o,
             Err(e) => return fail(e),
         },
@@ -251,24 +276,27 @@ fn enumerate(a: &DiyArgs) -> u8 {
         .map(|it| {
             let g = diy::generate(&it.cycle, &it.options)
                 .map_err(|e| format!("{} ({}): {e}", it.cycle, it.config))?;
-            let v = diy::verdicts(&g, &a.models);
+            let v = diy::verdicts(&g, &models);
             let text = diy::with_verdicts(&g, &v);
             let sub = dir.join(&it.config);
-            let path = sub.join(format!("{}.litmus", g.name));
+            // (the file is named without the configuration, which is its
+            // directory)
+            let base = g.name.split('@').next().unwrap_or(&g.name).to_string();
+            let path = sub.join(format!("{base}.litmus"));
             std::fs::create_dir_all(&sub)
                 .and_then(|()| std::fs::write(&path, text))
                 .map_err(|e| format!("{}: {e}", path.display()))?;
             bar.inc();
-            Ok((it.cycle.clone(), it.config.clone(), g.name, v))
+            Ok((it.cycle.clone(), it.config.clone(), base, v))
         })
         .collect();
     bar.finish();
     let mut index = String::from("cycle\tconfig\tname");
-    for m in &a.models {
+    for m in &models {
         index.push_str(&format!("\t{m}"));
     }
     index.push('\n');
-    let mut counts: Vec<[usize; 3]> = vec![[0; 3]; a.models.len()];
+    let mut counts: Vec<[usize; 3]> = vec![[0; 3]; models.len()];
     let mut errors = Vec::new();
     let mut names = std::collections::BTreeSet::new();
     for r in rows {
@@ -296,15 +324,15 @@ fn enumerate(a: &DiyArgs) -> u8 {
     }
     let secs = start.elapsed().as_secs_f64();
     if a.json {
-        let per_model: Vec<serde_json::Value> = a
-            .models
+        let per_model: Vec<serde_json::Value> = models
             .iter()
             .zip(&counts)
             .map(|(m, c)| {
                 serde_json::json!({"model": m, "allowed": c[0], "forbidden": c[1], "unknown": c[2]})
             })
             .collect();
-        println!(
+        let _ = writeln!(
+            out,
             "{}",
             serde_json::json!({
                 "cycles": cycles,
@@ -316,14 +344,16 @@ fn enumerate(a: &DiyArgs) -> u8 {
             })
         );
     } else {
-        println!(
+        let _ = writeln!(
+            out,
             "{} tests ({cycles} cycles × their configurations) in {:.1} s, written to {}",
             items.len(),
             secs,
             dir.display()
         );
-        for (m, c) in a.models.iter().zip(&counts) {
-            println!(
+        for (m, c) in models.iter().zip(&counts) {
+            let _ = writeln!(
+                out,
                 "  {m}: {} allowed, {} forbidden, {} unknown",
                 c[0], c[1], c[2]
             );

@@ -5,6 +5,7 @@ mod diycli;
 mod graphcli;
 mod hwcli;
 mod mappingcli;
+mod resultscli;
 
 use clap::{Parser, Subcommand};
 use gpumc::bar::Bar;
@@ -243,6 +244,9 @@ enum Cmd {
     /// GPU placements, memory regions and fences, as Sorensen's thesis
     /// generated its tests), carrying each model's verdict.
     Diy(diycli::DiyArgs),
+    /// The results database (SQLite): import the JSON results of `gpumc run`,
+    /// totals per device, family or test, an HTML page comparing devices.
+    Results(resultscli::ResultsArgs),
     /// Internal: a worker process of `check`/`suite` (gpumc::isolate).
     #[command(hide = true)]
     Worker,
@@ -277,6 +281,7 @@ fn main() -> ExitCode {
         Cmd::Compile(a) => compilecli::run(&a),
         Cmd::Mapping(a) => mappingcli::run(&a),
         Cmd::Diy(a) => diycli::run(&a),
+        Cmd::Results(a) => resultscli::run(&a),
         Cmd::Worker => gpumc::isolate::worker_main(),
         Cmd::Models => {
             for (name, _) in gpumc::models::EMBEDDED {

@@ -533,3 +533,115 @@ fn six_edge_cycles_reach_three_and_four_threads() {
         assert!(seen.insert(invariant(t)), "{}/{} twice", r[1], r[2]);
     }
 }
+
+/// A Vulkan test's threads, registers written `r` (each thread's lines
+/// in order; the threads sorted), and its condition's conjuncts sorted.
+fn vulkan_shape(text: &str) -> (Vec<Vec<String>>, Vec<String>) {
+    let norm = |s: &str| -> String {
+        let mut out = String::new();
+        let mut chars = s.chars().peekable();
+        while let Some(c) = chars.next() {
+            out.push(c);
+            if c == 'r' {
+                let prev = out.chars().rev().nth(1);
+                if prev.is_none_or(|p| !p.is_ascii_alphanumeric()) {
+                    while chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+                        chars.next();
+                    }
+                }
+            }
+        }
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let mut threads: Vec<Vec<String>> = Vec::new();
+    let mut cond = Vec::new();
+    let mut in_code = false;
+    for line in text.lines() {
+        let l = line.trim();
+        if l.starts_with("P0@") {
+            in_code = true;
+            threads = vec![Vec::new(); l.split('|').count()];
+            continue;
+        }
+        if l.starts_with("exists") {
+            in_code = false;
+            continue;
+        }
+        if in_code && l.ends_with(';') {
+            for (t, c) in l.trim_end_matches(';').split('|').enumerate() {
+                if !c.trim().is_empty() {
+                    threads[t].push(norm(c.trim()));
+                }
+            }
+        } else if l.starts_with('(') {
+            cond = l
+                .trim_matches(|c| c == '(' || c == ')')
+                .split("/\\")
+                .map(|c| norm(c.trim()))
+                .collect();
+            cond.sort();
+        }
+    }
+    threads.sort();
+    (threads, cond)
+}
+
+#[test]
+fn the_thesis_vulkan_translations_are_regenerated_with_their_verdicts() {
+    let root = Path::new("examples/thesis");
+    let expected = std::fs::read_to_string(root.join("expected.txt")).unwrap();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (dir, placement, region) in [
+        ("D-warp_S-cta-Shared", "warp", "shared"),
+        ("D-warp_S-cta-Global", "warp", "global"),
+        ("D-cta_S-ker-Global", "cta", "global"),
+    ] {
+        let mut files: Vec<_> = std::fs::read_dir(root.join("vulkan").join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for f in files {
+            let name = f.file_stem().unwrap().to_str().unwrap().to_string();
+            let Some(cycle) = cycle_of(&name) else {
+                continue;
+            };
+            let (code, out, err) = gpumc(&[
+                "diy",
+                "--arch",
+                "vulkan",
+                "--cycle",
+                &cycle,
+                "--placement",
+                placement,
+                "--region",
+                region,
+            ]);
+            assert_eq!(code, 0, "{dir}/{name} ({cycle}): {err}");
+            let theirs = std::fs::read_to_string(&f).unwrap();
+            if vulkan_shape(&out) != vulkan_shape(&theirs) {
+                failures.push(format!(
+                    "{dir}/{name}: `{cycle}` gives\n{out}\n{:?}\n{:?}",
+                    vulkan_shape(&out),
+                    vulkan_shape(&theirs)
+                ));
+                continue;
+            }
+            let key = format!("vulkan/{dir}/{name}.litmus vulkan ");
+            let line = expected.lines().find(|l| l.starts_with(&key)).unwrap();
+            let want = if line[key.len()..].starts_with("PASS") {
+                "Allowed"
+            } else {
+                "Forbidden"
+            };
+            if !out.contains(&format!("Verdict=vulkan {want}\n")) {
+                failures.push(format!("{dir}/{name}: not {want} under vulkan\n{out}"));
+            }
+            checked += 1;
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked >= 50, "only {checked} Vulkan tests regenerated");
+    eprintln!("{checked} thesis Vulkan translations regenerated from their cycles");
+}

@@ -717,3 +717,86 @@ fn an_unwritable_report_is_a_usage_error_before_any_work() {
     assert_eq!(code, Some(2));
     assert!(out.is_empty(), "nothing was checked: {out}");
 }
+
+/// `gpumc results --html`: the results database as one table, a row per
+/// test family and a column per device, each cell the share of instances
+/// that showed the weak outcome and the violations.
+#[test]
+fn results_page_compares_the_devices() {
+    let Some(exe) = chromium() else { return };
+    let dir = tmp("results");
+    let tests = dir.join("tests");
+    let (code, out) = gpumc(&[
+        "diy",
+        "--arch",
+        "vulkan",
+        "--enumerate",
+        "--max-edges",
+        "4",
+        "--basic-placements",
+        "--global-only",
+        "--orderings",
+        "po",
+        "--out",
+        tests.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    let db = dir.join("r.db");
+    let (d, t) = (db.to_str().unwrap(), tests.to_str().unwrap());
+    let mut devices = 1;
+    let (code, out) = gpumc(&[
+        "run",
+        "--backend",
+        "interp",
+        "--iterations",
+        "2",
+        "--db",
+        d,
+        t,
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    let (code, list) = gpumc(&["devices", "--backend", "vulkan", "--json"]);
+    if code == Some(0) && !list.trim().is_empty() {
+        let (code, out) = gpumc(&[
+            "run",
+            "--backend",
+            "vulkan",
+            "--iterations",
+            "2",
+            "--db",
+            d,
+            t,
+        ]);
+        assert_eq!(code, Some(0), "{out}");
+        devices += 1;
+    }
+    let html = dir.join("results.html");
+    let (code, out) = gpumc(&[
+        "results",
+        "--db",
+        d,
+        "--by",
+        "family",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    // (a page without the test table's script: the document as parsed)
+    let page = Dom(browse(&exe, &html, "", &["--dump-dom"]));
+    assert!(page.0.contains("<table class=\"compare\">"), "{}", page.0);
+    // A column per device, a row per family (the six two-thread ones).
+    assert_eq!(page.0.matches("<th data-device=").count(), devices);
+    for f in ["MP", "SB", "LB", "S", "R", "2+2W"] {
+        assert!(page.0.contains(&format!("<tr data-test=\"{f}\">")), "{f}");
+    }
+    assert_eq!(page.0.matches("<tr data-test=").count(), 6);
+    assert_eq!(page.0.matches("<td data-device=").count(), 6 * devices);
+    // The interpreter is sequentially consistent: its cells show no weak
+    // outcome and nothing forbidden.
+    assert!(page
+        .0
+        .contains("data-device=\"interp gpumc reference interpreter"));
+    assert!(!page.0.contains("class=\"violation\""));
+    assert_screenshot(&exe, &html, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}

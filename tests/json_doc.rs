@@ -291,6 +291,19 @@ fn every_json_field_is_documented() {
     let progress_corpus = gpumc_testutil::shared_corpus().join("progress");
     let compare = progress_corpus.is_dir().then(|| d(&progress_corpus));
     let diy_dir = d(&dir.join("diy"));
+    // Results of a run on the interpreter, for the results database.
+    let results_db = d(&dir.join("results.db"));
+    let results_jsonl = d(&dir.join("results.jsonl"));
+    let (_, run_json, _) = gpumc(&[
+        "run",
+        "--backend",
+        "interp",
+        "--iterations",
+        "1",
+        "--json",
+        "examples/thesis/vulkan/D-cta_S-ker-Global/SB.litmus",
+    ]);
+    std::fs::write(&results_jsonl, run_json).unwrap();
 
     let mut runs: Vec<(&str, Vec<&str>)> = vec![
         (
@@ -307,6 +320,17 @@ fn every_json_field_is_documented() {
         (
             "gpumc diy --json",
             vec!["diy", "--json", "--enumerate", "--out", &diy_dir],
+        ),
+        (
+            "gpumc results --json",
+            vec![
+                "results",
+                "--json",
+                "--db",
+                &results_db,
+                "--import",
+                &results_jsonl,
+            ],
         ),
         (
             "gpumc mapping check --json",

@@ -18,6 +18,7 @@
 mod escape;
 mod histogram;
 mod page;
+mod results;
 mod run;
 mod table;
 mod verify;
@@ -115,6 +116,12 @@ pub fn graph_request() -> crate::engine::witness::GraphRequest {
 /// The `run` page. `tests`: one `TestReport` JSON object per test.
 pub fn run_report(meta: &Meta, tests: &[Value]) -> String {
     run::page(meta, tests)
+}
+
+/// The `gpumc results --html` page: the database's rows (by test or
+/// family, per device) as one table with a column per device.
+pub fn results_report(meta: &Meta, rows: &[gpumc_campaign::store::Row], what: &str) -> String {
+    results::page(meta, rows, what)
 }
 
 /// Opens the report file before the work starts, so that a path that

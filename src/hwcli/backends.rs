@@ -75,6 +75,15 @@ impl Backends {
         }
     }
 
+    /// The driver of the backend named `name` (`vulkan`, `cuda`,
+    /// `interp`) this run made, if it made one.
+    pub fn driver_of(&self, name: &str) -> Option<String> {
+        self.made.iter().find_map(|(c, b)| match b {
+            Ok(b) if c.name() == name || b.info().backend == name => Some(b.info().driver.clone()),
+            _ => None,
+        })
+    }
+
     /// The backend for the test `p` in `path`, or why there is none.
     pub fn for_test(
         &mut self,

@@ -79,6 +79,10 @@ pub struct RunArgs {
     /// they arrive; running again resumes, skipping finished tests.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Also add every test's result to this results database (SQLite,
+    /// created if absent; `gpumc results` queries it).
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
     /// Report unsupported tests without making the exit status 2.
     #[arg(long)]
     pub skip_unsupported: bool,
@@ -181,6 +185,14 @@ pub fn run(args: &RunArgs) -> u8 {
         seed: Some(seed),
         ..args.hw.clone()
     };
+    let mut store = match &args.db {
+        Some(p) => match gpumc_campaign::store::Store::open(p) {
+            Ok(s) => Some(s),
+            Err(e) => return usage_error(&e),
+        },
+        None => None,
+    };
+    let date = gpumc::html::utc_now();
     let mut backends = backends::Backends::new(hw.backend, hw.device);
     let cache = ModelCache::default();
     // Observed states are judged in worker processes (gpumc::isolate), so
@@ -269,6 +281,21 @@ pub fn run(args: &RunArgs) -> u8 {
             },
         };
         bar.inc();
+        if let Some(s) = store.as_mut() {
+            // (a test that did not run has no device to file it under)
+            if matches!(report.status, Status::Ok | Status::Violation) {
+                let driver = backends.driver_of(&report.backend).unwrap_or_default();
+                let from = gpumc_campaign::store::Provenance {
+                    driver: &driver,
+                    date: &date,
+                    source: "gpumc run",
+                };
+                if let Err(e) = s.add(&report, &from) {
+                    bar.finish();
+                    return usage_error(&e);
+                }
+            }
+        }
         let text = if args.json {
             serde_json::to_string(&report).unwrap_or_default() + "\n"
         } else {

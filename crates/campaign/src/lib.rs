@@ -12,4 +12,5 @@ pub mod journal;
 pub mod mutants;
 pub mod report;
 pub mod runner;
+pub mod store;
 pub mod tune;

@@ -15,11 +15,13 @@
 
 use crate::cycle::{self, Test};
 use crate::edge::{Com, Dir, Edge, Via};
-use crate::{Options, Placement, Region};
+use crate::{Arch, Options, Placement, Region};
 
 /// What to enumerate.
 #[derive(Clone, Debug)]
 pub struct Space {
+    /// The tests' dialect.
+    pub arch: Arch,
     /// Edges per cycle, at most.
     pub max_edges: usize,
     /// Threads per cycle, at most (communication edges).
@@ -38,6 +40,7 @@ pub struct Space {
 impl Default for Space {
     fn default() -> Self {
         Space {
+            arch: Arch::Ptx,
             max_edges: 4,
             max_threads: 4,
             orderings: vec![
@@ -305,10 +308,12 @@ pub fn items(space: &Space) -> Vec<Item> {
             out.push(Item {
                 cycle: names.join(" "),
                 options: Options {
+                    arch: space.arch,
                     placement: Placement::Ctas(ctas),
                     region: Region::Global,
                     regions: regions_named,
                     fence: "membar.gl".into(),
+                    name_suffix: Some(config.clone()),
                 },
                 config,
             });

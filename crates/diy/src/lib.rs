@@ -16,6 +16,7 @@ pub mod edge;
 pub mod enumerate;
 pub mod name;
 pub mod ptx;
+pub mod vulkan;
 
 use gpumc_core::diag::{Error, Result};
 use gpumc_core::ir::Pos;
@@ -75,6 +76,26 @@ impl Placement {
     }
 }
 
+/// The dialect of the generated test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arch {
+    /// herd's `GPU_PTX`, as Sorensen's thesis writes its tests.
+    Ptx,
+    /// Dat3M's Vulkan dialect, translated as `examples/thesis/` translates
+    /// the thesis's tests.
+    Vulkan,
+}
+
+impl Arch {
+    /// The model that judges tests of this dialect by default.
+    pub fn default_model(self) -> &'static str {
+        match self {
+            Arch::Ptx => "ptx-v7.5",
+            Arch::Vulkan => "vulkan",
+        }
+    }
+}
+
 /// A location's memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Region {
@@ -94,6 +115,7 @@ impl Region {
 /// How to make a test of a cycle.
 #[derive(Clone, Debug)]
 pub struct Options {
+    pub arch: Arch,
     pub placement: Placement,
     /// Region of every location, or of some by name (`x=shared`); the
     /// others global.
@@ -101,15 +123,21 @@ pub struct Options {
     pub regions: Vec<(String, Region)>,
     /// The fence of diy's generic `Fenced**` edges.
     pub fence: String,
+    /// Appended to the test's name after `@` (an enumeration names each
+    /// test's configuration so that results of one cycle in several
+    /// configurations stay apart: `SB@cta-01_reg-gg`).
+    pub name_suffix: Option<String>,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
+            arch: Arch::Ptx,
             placement: Placement::Warp,
             region: Region::Global,
             regions: Vec::new(),
             fence: "membar.gl".into(),
+            name_suffix: None,
         }
     }
 }
@@ -118,7 +146,7 @@ impl Default for Options {
 #[derive(Clone, Debug)]
 pub struct Generated {
     pub name: String,
-    /// The test's `GPU_PTX` text.
+    /// The test's text (`GPU_PTX` or Vulkan).
     pub text: String,
     pub test: cycle::Test,
 }
@@ -138,7 +166,7 @@ pub fn generate(cycle_text: &str, opts: &Options) -> Result<Generated> {
     }) {
         return Err(Error::unsupported(
             Pos { line: 1, col: *col },
-            "control dependencies (`DpCtrl…`) are not generated for PTX yet",
+            "control dependencies (`DpCtrl…`) are not generated yet",
         ));
     }
     if !edge::PTX_FENCES.contains(&opts.fence.as_str()) {
@@ -187,7 +215,10 @@ pub fn generate(cycle_text: &str, opts: &Options) -> Result<Generated> {
             ));
         }
     }
-    let name = name::name(&test, &opts.fence);
+    let mut name = name::name(&test, &opts.fence);
+    if let Some(sfx) = &opts.name_suffix {
+        name = format!("{name}@{sfx}");
+    }
     let cycle: Vec<String> = test.cycle.iter().map(|e| e.name()).collect();
     let extra = vec![
         format!("Cycle={}", cycle.join(" ")),
@@ -201,7 +232,10 @@ pub fn generate(cycle_text: &str, opts: &Options) -> Result<Generated> {
         ),
         "Generator=gpumc diy".to_string(),
     ];
-    let text = ptx::render(&test, &name, &ctas, &regions, &opts.fence, &extra);
+    let text = match opts.arch {
+        Arch::Ptx => ptx::render(&test, &name, &ctas, &regions, &opts.fence, &extra),
+        Arch::Vulkan => vulkan::render(&test, &name, &ctas, &regions, &opts.fence, &extra)?,
+    };
     Ok(Generated { name, text, test })
 }
 

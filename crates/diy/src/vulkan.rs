@@ -1,0 +1,168 @@
+//! The abstract test in Dat3M's Vulkan litmus dialect, translated the
+//! way `examples/thesis/README.md` translates the thesis's tests: weak
+//! `.cg` accesses become relaxed device-scope atomics (plain Vulkan
+//! accesses that race make the program undefined), a CTA is a workgroup
+//! and a warp a subgroup, a shared location is storage class 1 (`sc1`),
+//! `membar.cta`/`membar.gl` become acquire-release fences at workgroup
+//! and device scope over the storage classes the test uses, and a data
+//! dependency is the same register arithmetic. Address dependencies
+//! (addresses are fixed in the dialect) and sequentially consistent
+//! fences (Vulkan has none) have no translation and are refused.
+
+use crate::cycle::{Event, Test};
+use crate::edge::{Dir, Via};
+use crate::ptx::loc_name;
+use crate::Region;
+use gpumc_core::diag::{Error, ErrorKind, Result};
+
+/// The `k`-th load's register of a thread.
+fn load_reg(k: usize) -> String {
+    format!("r{}", k + 1)
+}
+
+/// The Vulkan fence of a PTX one, over the semantics `sems`
+/// (`semsc0.semsc1`).
+fn fence(f: &str, sems: &str) -> Result<String> {
+    let scope = match f {
+        "membar.cta" | "fence.acq_rel.cta" => "wg",
+        "membar.gl" | "membar.sys" | "fence.acq_rel.gpu" | "fence.acq_rel.sys" => "dv",
+        other => {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                format!("unsupported: `{other}` has no Vulkan translation (Vulkan's fences are acquire-release, not sequentially consistent)"),
+            ))
+        }
+    };
+    Ok(format!("membar.acq_rel.{scope}.{sems}"))
+}
+
+/// A thread's lines, and its reads' registers with the values the
+/// condition wants.
+type Code = (Vec<String>, Vec<(String, i64)>);
+
+fn thread_code(
+    events: &[Event],
+    regions: &[Region],
+    sems: &str,
+    default_fence: &str,
+) -> Result<Code> {
+    let mut lines = Vec::new();
+    let mut reads = Vec::new();
+    let mut loads = 0;
+    let mut last_load: Option<String> = None;
+    for e in events {
+        let sc = match regions.get(e.loc).copied().unwrap_or(Region::Global) {
+            Region::Global => "sc0",
+            Region::Shared => "sc1",
+        };
+        let x = loc_name(e.loc);
+        let via = e.via.clone().unwrap_or(Via::Plain);
+        match &via {
+            Via::Fence(f) => lines.push(fence(f.as_deref().unwrap_or(default_fence), sems)?),
+            Via::Addr => {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    "unsupported: address dependencies in a Vulkan test (Dat3M's dialect has fixed addresses)",
+                ))
+            }
+            Via::Ctrl => {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    "unsupported: control dependencies are not generated yet",
+                ))
+            }
+            _ => {}
+        }
+        let value = e.value.unwrap_or(0);
+        match e.dir {
+            Dir::W if via == Via::Data => {
+                let src = last_load.clone().unwrap_or_else(|| "r1".into());
+                lines.push(format!("and r8, {src}, 4294901760"));
+                lines.push(format!("add r8, r8, {value}"));
+                lines.push(format!("st.atom.dv.{sc} {x}, r8"));
+            }
+            Dir::W => lines.push(format!("st.atom.dv.{sc} {x}, {value}")),
+            Dir::R => {
+                let r = load_reg(loads);
+                loads += 1;
+                lines.push(format!("ld.atom.dv.{sc} {r}, {x}"));
+                if let Some(v) = e.value {
+                    reads.push((r.clone(), v));
+                }
+                last_load = Some(r);
+            }
+        }
+    }
+    Ok((lines, reads))
+}
+
+/// The test's text (`ctas`: each thread's workgroup; `extra`: header
+/// lines after the doc string).
+pub fn render(
+    test: &Test,
+    name: &str,
+    ctas: &[usize],
+    regions: &[Region],
+    default_fence: &str,
+    extra: &[String],
+) -> Result<String> {
+    // Fences order the storage classes the test uses.
+    let mut sems = Vec::new();
+    if regions.contains(&Region::Global) || regions.is_empty() {
+        sems.push("semsc0");
+    }
+    if regions.contains(&Region::Shared) {
+        sems.push("semsc1");
+    }
+    let sems = sems.join(".");
+    let mut codes = Vec::new();
+    for t in &test.threads {
+        codes.push(thread_code(t, regions, &sems, default_fence)?);
+    }
+    let mut out = format!("Vulkan {name}\n");
+    let cycle: Vec<String> = test.cycle.iter().map(|e| e.name()).collect();
+    out.push_str(&format!("\"{}\"\n", cycle.join(" ")));
+    for x in extra {
+        out.push_str(x);
+        out.push('\n');
+    }
+    let init: Vec<String> = (0..test.locs)
+        .map(|l| format!("{}=0;", loc_name(l)))
+        .collect();
+    out.push_str(&format!("{{ {} }}\n", init.join(" ")));
+    // Each thread in its own subgroup of its CTA's workgroup.
+    let rows = codes.iter().map(|c| c.0.len()).max().unwrap_or(0);
+    let mut columns: Vec<Vec<String>> = codes
+        .iter()
+        .enumerate()
+        .map(|(t, c)| {
+            let sg = (0..t).filter(|&u| ctas[u] == ctas[t]).count();
+            let mut col = vec![format!("P{t}@sg {sg},wg {},qf 0", ctas[t])];
+            col.extend(c.0.iter().cloned());
+            col.resize(rows + 1, String::new());
+            col
+        })
+        .collect();
+    for col in &mut columns {
+        let w = col.iter().map(|s| s.len()).max().unwrap_or(0);
+        for s in col.iter_mut() {
+            *s = format!("{s:<w$}");
+        }
+    }
+    for r in 0..=rows {
+        let cells: Vec<&str> = columns.iter().map(|c| c[r].as_str()).collect();
+        out.push_str(&format!(" {} ;\n", cells.join(" | ")));
+    }
+    let mut conj: Vec<String> = test
+        .finals
+        .iter()
+        .map(|(l, v)| format!("{} == {v}", loc_name(*l)))
+        .collect();
+    for (t, c) in codes.iter().enumerate() {
+        for (r, v) in &c.1 {
+            conj.push(format!("P{t}:{r} == {v}"));
+        }
+    }
+    out.push_str(&format!("exists\n({})\n", conj.join(" /\\ ")));
+    Ok(out)
+}
