@@ -119,6 +119,29 @@ fn thread_code(events: &[Event], fence: &str) -> Code {
     }
 }
 
+/// The code table of a litmus test (both dialects write one): a column
+/// per thread under its head, cells padded, ` | ` between, ` ;` after.
+pub fn code_table(heads: &[String], lines: &[&[String]]) -> String {
+    let rows = lines.iter().map(|l| l.len()).max().unwrap_or(0);
+    let columns: Vec<Vec<String>> = heads
+        .iter()
+        .zip(lines)
+        .map(|(h, l)| {
+            let mut col = vec![h.clone()];
+            col.extend(l.iter().cloned());
+            col.resize(rows + 1, String::new());
+            let w = col.iter().map(|s| s.len()).max().unwrap_or(0);
+            col.iter().map(|s| format!("{s:<w$}")).collect()
+        })
+        .collect();
+    let mut out = String::new();
+    for r in 0..=rows {
+        let cells: Vec<&str> = columns.iter().map(|c| c[r].as_str()).collect();
+        out.push_str(&format!(" {} ;\n", cells.join(" | ")));
+    }
+    out
+}
+
 /// The scope tree of threads in the CTAs `ctas` gives (numbered by first
 /// appearance), each in its own warp.
 pub fn scope_tree(ctas: &[usize]) -> String {
@@ -164,28 +187,9 @@ pub fn render(
         }
     }
     out.push_str("}\n\n");
-    // The code table, columns padded.
-    let rows = codes.iter().map(|c| c.lines.len()).max().unwrap_or(0);
-    let mut columns: Vec<Vec<String>> = codes
-        .iter()
-        .enumerate()
-        .map(|(t, c)| {
-            let mut col = vec![format!("T{t}")];
-            col.extend(c.lines.iter().cloned());
-            col.resize(rows + 1, String::new());
-            col
-        })
-        .collect();
-    for col in &mut columns {
-        let w = col.iter().map(|s| s.len()).max().unwrap_or(0);
-        for s in col.iter_mut() {
-            *s = format!("{s:<w$}");
-        }
-    }
-    for r in 0..=rows {
-        let cells: Vec<&str> = columns.iter().map(|c| c[r].as_str()).collect();
-        out.push_str(&format!(" {} ;\n", cells.join(" | ")));
-    }
+    let heads: Vec<String> = (0..codes.len()).map(|t| format!("T{t}")).collect();
+    let lines: Vec<&[String]> = codes.iter().map(|c| c.lines.as_slice()).collect();
+    out.push_str(&code_table(&heads, &lines));
     out.push_str(&format!("\nScopeTree\n{}\n\n", scope_tree(ctas)));
     let map: Vec<String> = (0..test.locs)
         .map(|l| {

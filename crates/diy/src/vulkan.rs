@@ -131,28 +131,14 @@ pub fn render(
         .collect();
     out.push_str(&format!("{{ {} }}\n", init.join(" ")));
     // Each thread in its own subgroup of its CTA's workgroup.
-    let rows = codes.iter().map(|c| c.0.len()).max().unwrap_or(0);
-    let mut columns: Vec<Vec<String>> = codes
-        .iter()
-        .enumerate()
-        .map(|(t, c)| {
+    let heads: Vec<String> = (0..codes.len())
+        .map(|t| {
             let sg = (0..t).filter(|&u| ctas[u] == ctas[t]).count();
-            let mut col = vec![format!("P{t}@sg {sg},wg {},qf 0", ctas[t])];
-            col.extend(c.0.iter().cloned());
-            col.resize(rows + 1, String::new());
-            col
+            format!("P{t}@sg {sg},wg {},qf 0", ctas[t])
         })
         .collect();
-    for col in &mut columns {
-        let w = col.iter().map(|s| s.len()).max().unwrap_or(0);
-        for s in col.iter_mut() {
-            *s = format!("{s:<w$}");
-        }
-    }
-    for r in 0..=rows {
-        let cells: Vec<&str> = columns.iter().map(|c| c[r].as_str()).collect();
-        out.push_str(&format!(" {} ;\n", cells.join(" | ")));
-    }
+    let lines: Vec<&[String]> = codes.iter().map(|c| c.0.as_slice()).collect();
+    out.push_str(&crate::ptx::code_table(&heads, &lines));
     let mut conj: Vec<String> = test
         .finals
         .iter()
