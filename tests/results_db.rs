@@ -76,20 +76,30 @@ fn a_generated_campaign_fills_the_database_for_two_devices() {
     if have_vulkan() {
         devices.push("vulkan");
     }
-    for backend in &devices {
-        let (code, out, err) = gpumc(&[
+    // One campaign over the devices, resumable per device.
+    let journal = dir.join("journal");
+    let list = devices.join(",");
+    let run = || {
+        gpumc(&[
             "run",
-            "--backend",
-            backend,
+            "--backends",
+            &list,
             "--iterations",
             "3",
             "--seed",
             "7",
             "--db",
             d,
+            "--out",
+            journal.to_str().unwrap(),
             t,
-        ]);
-        assert_eq!(code, 0, "{backend}: {out}{err}");
+        ])
+    };
+    let (code, out, err) = run();
+    assert_eq!(code, 0, "{out}{err}");
+    for b in &devices {
+        let lines = std::fs::read_to_string(journal.join(b).join("results.jsonl")).unwrap();
+        assert!(lines.lines().count() >= n, "{b}");
     }
     // Per device: every test once, every instance counted.
     let by_device = rows(d, "device");
@@ -107,6 +117,11 @@ fn a_generated_campaign_fills_the_database_for_two_devices() {
         .find(|r| r["device"].as_str().unwrap().starts_with("interp"))
         .unwrap();
     assert_eq!(interp["weak"].as_u64(), Some(0));
+    // Running the campaign again resumes from the journals: nothing is
+    // run twice, so nothing is added to the database.
+    let (code, _, err) = run();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(rows(d, "device"), by_device);
     // Per family and device; one test across devices.
     let fam = rows(d, "family");
     for f in ["MP", "SB", "LB", "S", "R", "2+2W"] {

@@ -79,6 +79,11 @@ pub struct RunArgs {
     /// they arrive; running again resumes, skipping finished tests.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Run every test on each of these backends in turn (a campaign
+    /// across devices: `--backends vulkan,interp`); with `--out DIR`, each
+    /// backend's journal is DIR/BACKEND. Compare them with `gpumc results`.
+    #[arg(long, value_delimiter = ',', conflicts_with = "backend")]
+    pub backends: Vec<BackendChoice>,
     /// Also add every test's result to this results database (SQLite,
     /// created if absent; `gpumc results` queries it).
     #[arg(long, value_name = "FILE")]
@@ -161,6 +166,23 @@ fn clock_seed() -> u64 {
 
 /// `gpumc run`.
 pub fn run(args: &RunArgs) -> u8 {
+    if !args.backends.is_empty() {
+        if args.html.is_some() {
+            return usage_error(
+                "--html with --backends: one page per run; `gpumc results --html` compares the devices of a results database",
+            );
+        }
+        // The worst exit status of the backends' runs.
+        let mut code = 0;
+        for b in &args.backends {
+            let mut one = args.clone();
+            one.backends.clear();
+            one.hw.backend = Some(*b);
+            one.out = args.out.as_ref().map(|d| d.join(b.name()));
+            code = code.max(run(&one));
+        }
+        return code;
+    }
     let files = match driver::expand_paths(&args.paths) {
         Ok(f) => f,
         Err(e) => return usage_error(&e.to_string()),
@@ -213,6 +235,7 @@ pub fn run(args: &RunArgs) -> u8 {
         bar.set_message(short(&file));
         // Read once: the dialect picks the backend, the program runs.
         let program = driver::load_program(f);
+        let mut ran_now = false;
         let report = match program
             .as_ref()
             .map_err(|e| (Status::Error, e.to_string()))
@@ -238,6 +261,8 @@ pub fn run(args: &RunArgs) -> u8 {
                     let crashed = journal
                         .as_ref()
                         .is_some_and(|j| j.unfinished_starts(&key) >= 2);
+                    // (a report from the journal is already in the database)
+                    ran_now = journal.as_ref().and_then(|j| j.get(&key)).is_none() && !crashed;
                     match journal.as_ref().and_then(|j| j.get(&key)) {
                         Some(done) => done.clone(),
                         None if crashed => {
@@ -283,7 +308,7 @@ pub fn run(args: &RunArgs) -> u8 {
         bar.inc();
         if let Some(s) = store.as_mut() {
             // (a test that did not run has no device to file it under)
-            if matches!(report.status, Status::Ok | Status::Violation) {
+            if ran_now && matches!(report.status, Status::Ok | Status::Violation) {
                 let driver = backends.driver_of(&report.backend).unwrap_or_default();
                 let from = gpumc_campaign::store::Provenance {
                     driver: &driver,
