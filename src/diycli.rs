@@ -41,8 +41,9 @@ pub struct DiyArgs {
     #[arg(long)]
     global_only: bool,
     /// The test's dialect: `ptx` (herd's GPU_PTX, as Sorensen's thesis
-    /// writes its tests) or `vulkan` (Dat3M's dialect, relaxed device-scope
-    /// atomics for the weak accesses).
+    /// writes its tests), `vulkan` (Dat3M's dialect, relaxed device-scope
+    /// atomics for the weak accesses), `c` (scoped C, the same atomics) or
+    /// `ptx-dat3m` (Dat3M's PTX dialect, `.weak` accesses).
     #[arg(long, default_value = "ptx")]
     arch: String,
     /// Where the threads run: `warp` (each in its own warp of one CTA,
@@ -74,7 +75,11 @@ fn arch(a: &DiyArgs) -> Result<Arch, String> {
     match a.arch.as_str() {
         "ptx" => Ok(Arch::Ptx),
         "vulkan" => Ok(Arch::Vulkan),
-        other => Err(format!("--arch {other}: expected `ptx` or `vulkan`")),
+        "c" => Ok(Arch::C),
+        "ptx-dat3m" => Ok(Arch::Dat3mPtx),
+        other => Err(format!(
+            "--arch {other}: expected `ptx`, `vulkan`, `c` or `ptx-dat3m`"
+        )),
     }
 }
 
@@ -246,7 +251,8 @@ fn enumerate(a: &DiyArgs) -> u8 {
     let models = models(a, arch);
     let default_orderings = match arch {
         Arch::Ptx => "po,membar.cta,membar.gl,addr,data",
-        Arch::Vulkan => "po,membar.cta,membar.gl,data",
+        Arch::Vulkan | Arch::C => "po,membar.cta,membar.gl,data",
+        Arch::Dat3mPtx => "po,membar.cta,membar.gl",
     };
     let space = diy::enumerate::Space {
         arch,
@@ -257,7 +263,8 @@ fn enumerate(a: &DiyArgs) -> u8 {
             Err(e) => return fail(e),
         },
         all_placements: !a.basic_placements,
-        shared: !a.global_only,
+        // (scoped C and Dat3M's PTX have no shared memory)
+        shared: !a.global_only && matches!(arch, Arch::Ptx | Arch::Vulkan),
     };
     let Some(dir) = a.out.clone() else {
         return fail("--enumerate needs --out DIR".into());

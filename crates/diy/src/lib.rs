@@ -5,13 +5,16 @@
 //! diy's edges ([`edge`]), its threads placed in a scope configuration
 //! (different warps of one CTA, or different CTAs), its locations in
 //! shared or global memory, its fences and dependencies written as the
-//! thesis writes them ([`ptx`]), named as diy and the thesis name them
+//! thesis writes them, named as diy and the thesis name them
 //! ([`name`]), and carrying the model's verdict ([`verdicts`]).
 //!
-//! One cycle at a time (`gpumc diy --cycle "PodWW Rfe PodRR Fre"`);
-//! enumeration of every critical cycle is not built yet.
+//! One cycle at a time (`gpumc diy --cycle "PodWW Rfe PodRR Fre"`), or
+//! every critical cycle up to a size in every configuration
+//! ([`enumerate`]); in herd's `GPU_PTX` ([`ptx`]), Dat3M's Vulkan
+//! ([`vulkan`]), scoped C or Dat3M's PTX ([`dialects`]).
 
 pub mod cycle;
+pub mod dialects;
 pub mod edge;
 pub mod enumerate;
 pub mod name;
@@ -84,14 +87,19 @@ pub enum Arch {
     /// Dat3M's Vulkan dialect, translated as `examples/thesis/` translates
     /// the thesis's tests.
     Vulkan,
+    /// Scoped C (docs/C.md): relaxed device-scope atomics.
+    C,
+    /// Dat3M's PTX dialect: `.weak` accesses.
+    Dat3mPtx,
 }
 
 impl Arch {
     /// The model that judges tests of this dialect by default.
     pub fn default_model(self) -> &'static str {
         match self {
-            Arch::Ptx => "ptx-v7.5",
+            Arch::Ptx | Arch::Dat3mPtx => "ptx-v7.5",
             Arch::Vulkan => "vulkan",
+            Arch::C => "scoped-c11",
         }
     }
 }
@@ -235,6 +243,10 @@ pub fn generate(cycle_text: &str, opts: &Options) -> Result<Generated> {
     let text = match opts.arch {
         Arch::Ptx => ptx::render(&test, &name, &ctas, &regions, &opts.fence, &extra),
         Arch::Vulkan => vulkan::render(&test, &name, &ctas, &regions, &opts.fence, &extra)?,
+        Arch::C => dialects::render_c(&test, &name, &ctas, &regions, &opts.fence, &extra)?,
+        Arch::Dat3mPtx => {
+            dialects::render_dat3m_ptx(&test, &name, &ctas, &regions, &opts.fence, &extra)?
+        }
     };
     Ok(Generated { name, text, test })
 }
