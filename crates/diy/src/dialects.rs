@@ -10,8 +10,8 @@
 
 use crate::cycle::Test;
 use crate::edge::{Dir, Via};
-use crate::ptx::{code_table, loc_name};
-use crate::Region;
+use crate::ptx::{code_table, header, loc_name};
+use crate::{Layout, Region};
 use gpumc_core::diag::{Error, ErrorKind, Result};
 
 fn refuse(what: &str, dialect: &str) -> Error {
@@ -76,16 +76,6 @@ fn registers(test: &Test) -> Vec<Vec<(usize, Option<i64>)>> {
         .collect()
 }
 
-fn header(kind: &str, test: &Test, name: &str, extra: &[String]) -> String {
-    let cycle: Vec<String> = test.cycle.iter().map(|e| e.name()).collect();
-    let mut out = format!("{kind} {name}\n\"{}\"\n", cycle.join(" "));
-    for x in extra {
-        out.push_str(x);
-        out.push('\n');
-    }
-    out
-}
-
 fn condition(
     test: &Test,
     regs: &[Vec<(usize, Option<i64>)>],
@@ -109,14 +99,14 @@ fn condition(
 
 /// Scoped C: `atomic_*_explicit` relaxed at device scope, fences as
 /// `atomic_thread_fence` with the PTX fence's order and scope.
-pub fn render_c(
-    test: &Test,
-    name: &str,
-    ctas: &[usize],
-    regions: &[Region],
-    default_fence: &str,
-    extra: &[String],
-) -> Result<String> {
+pub fn render_c(test: &Test, layout: &Layout) -> Result<String> {
+    let Layout {
+        name,
+        ctas,
+        regions,
+        fence: default_fence,
+        extra,
+    } = *layout;
     check(test, regions, true, "scoped C")?;
     let regs = registers(test);
     let mut out = header("C", test, name, extra);
@@ -182,14 +172,14 @@ pub fn render_c(
 
 /// Dat3M's PTX dialect: `ld.weak`/`st.weak`, `membar` as the `fence.sc`
 /// it is.
-pub fn render_dat3m_ptx(
-    test: &Test,
-    name: &str,
-    ctas: &[usize],
-    regions: &[Region],
-    default_fence: &str,
-    extra: &[String],
-) -> Result<String> {
+pub fn render_dat3m_ptx(test: &Test, layout: &Layout) -> Result<String> {
+    let Layout {
+        name,
+        ctas,
+        regions,
+        fence: default_fence,
+        extra,
+    } = *layout;
     check(test, regions, false, "Dat3M PTX")?;
     let regs = registers(test);
     let mut out = header("PTX", test, name, extra);

@@ -150,6 +150,17 @@ impl Default for Options {
     }
 }
 
+/// How a test is laid out, whatever its dialect: its name, each thread's
+/// CTA (workgroup), each location's region, the fence of `Fenced**`
+/// edges, and the `Key=value` header lines after the doc string.
+pub struct Layout<'a> {
+    pub name: &'a str,
+    pub ctas: &'a [usize],
+    pub regions: &'a [Region],
+    pub fence: &'a str,
+    pub extra: &'a [String],
+}
+
 /// A generated test.
 #[derive(Clone, Debug)]
 pub struct Generated {
@@ -240,13 +251,18 @@ pub fn generate(cycle_text: &str, opts: &Options) -> Result<Generated> {
         ),
         "Generator=gpumc diy".to_string(),
     ];
+    let layout = Layout {
+        name: &name,
+        ctas: &ctas,
+        regions: &regions,
+        fence: &opts.fence,
+        extra: &extra,
+    };
     let text = match opts.arch {
-        Arch::Ptx => ptx::render(&test, &name, &ctas, &regions, &opts.fence, &extra),
-        Arch::Vulkan => vulkan::render(&test, &name, &ctas, &regions, &opts.fence, &extra)?,
-        Arch::C => dialects::render_c(&test, &name, &ctas, &regions, &opts.fence, &extra)?,
-        Arch::Dat3mPtx => {
-            dialects::render_dat3m_ptx(&test, &name, &ctas, &regions, &opts.fence, &extra)?
-        }
+        Arch::Ptx => ptx::render(&test, &layout),
+        Arch::Vulkan => vulkan::render(&test, &layout)?,
+        Arch::C => dialects::render_c(&test, &layout)?,
+        Arch::Dat3mPtx => dialects::render_dat3m_ptx(&test, &layout)?,
     };
     Ok(Generated { name, text, test })
 }

@@ -9,7 +9,7 @@
 
 use crate::cycle::{Event, Test};
 use crate::edge::{Dir, Via};
-use crate::Region;
+use crate::{Layout, Region};
 
 /// The name of location `l`: x, y, z, then a, b, … (diy's order).
 pub fn loc_name(l: usize) -> String {
@@ -119,7 +119,19 @@ fn thread_code(events: &[Event], fence: &str) -> Code {
     }
 }
 
-/// The code table of a litmus test (both dialects write one): a column
+/// A test's first lines in every dialect: the dialect and name, the
+/// cycle as the doc string, the `Key=value` lines.
+pub fn header(dialect: &str, test: &Test, name: &str, extra: &[String]) -> String {
+    let cycle: Vec<String> = test.cycle.iter().map(|e| e.name()).collect();
+    let mut out = format!("{dialect} {name}\n\"{}\"\n", cycle.join(" "));
+    for x in extra {
+        out.push_str(x);
+        out.push('\n');
+    }
+    out
+}
+
+/// The code table of a litmus test (the dialects but C write one): a column
 /// per thread under its head, cells padded, ` | ` between, ` ;` after.
 pub fn code_table(heads: &[String], lines: &[&[String]]) -> String {
     let rows = lines.iter().map(|l| l.len()).max().unwrap_or(0);
@@ -161,22 +173,16 @@ pub fn scope_tree(ctas: &[usize]) -> String {
 /// The test's text: header lines (`extra`: `Key=value` lines after the
 /// doc string), initial state, code table, scope tree, memory map and
 /// final condition.
-pub fn render(
-    test: &Test,
-    name: &str,
-    ctas: &[usize],
-    regions: &[Region],
-    fence: &str,
-    extra: &[String],
-) -> String {
+pub fn render(test: &Test, layout: &Layout) -> String {
+    let Layout {
+        name,
+        ctas,
+        regions,
+        fence,
+        extra,
+    } = *layout;
     let codes: Vec<Code> = test.threads.iter().map(|t| thread_code(t, fence)).collect();
-    let mut out = format!("GPU_PTX {name}\n");
-    let cycle: Vec<String> = test.cycle.iter().map(|e| e.name()).collect();
-    out.push_str(&format!("\"{}\"\n", cycle.join(" ")));
-    for x in extra {
-        out.push_str(x);
-        out.push('\n');
-    }
+    let mut out = header("GPU_PTX", test, name, extra);
     out.push_str("{\n");
     for l in 0..test.locs {
         out.push_str(&format!("{}=0;\n", loc_name(l)));

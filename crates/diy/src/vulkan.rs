@@ -12,7 +12,7 @@
 use crate::cycle::{Event, Test};
 use crate::edge::{Dir, Via};
 use crate::ptx::loc_name;
-use crate::Region;
+use crate::{Layout, Region};
 use gpumc_core::diag::{Error, ErrorKind, Result};
 
 /// The `k`-th load's register of a thread.
@@ -98,14 +98,14 @@ fn thread_code(
 
 /// The test's text (`ctas`: each thread's workgroup; `extra`: header
 /// lines after the doc string).
-pub fn render(
-    test: &Test,
-    name: &str,
-    ctas: &[usize],
-    regions: &[Region],
-    default_fence: &str,
-    extra: &[String],
-) -> Result<String> {
+pub fn render(test: &Test, layout: &Layout) -> Result<String> {
+    let Layout {
+        name,
+        ctas,
+        regions,
+        fence: default_fence,
+        extra,
+    } = *layout;
     // Fences order the storage classes the test uses.
     let mut sems = Vec::new();
     if regions.contains(&Region::Global) || regions.is_empty() {
@@ -119,13 +119,7 @@ pub fn render(
     for t in &test.threads {
         codes.push(thread_code(t, regions, &sems, default_fence)?);
     }
-    let mut out = format!("Vulkan {name}\n");
-    let cycle: Vec<String> = test.cycle.iter().map(|e| e.name()).collect();
-    out.push_str(&format!("\"{}\"\n", cycle.join(" ")));
-    for x in extra {
-        out.push_str(x);
-        out.push('\n');
-    }
+    let mut out = crate::ptx::header("Vulkan", test, name, extra);
     let init: Vec<String> = (0..test.locs)
         .map(|l| format!("{}=0;", loc_name(l)))
         .collect();
