@@ -29,7 +29,7 @@ pub struct DiyArgs {
     #[arg(long, default_value_t = 4)]
     max_threads: usize,
     /// Enumeration: the orderings of program-order edges, comma-separated
-    /// (po, addr, data, or PTX fences such as membar.cta). Default:
+    /// (po, addr, data, ctrl, or PTX fences such as membar.cta). Default:
     /// po,membar.cta,membar.gl,addr,data (ptx), without addr (vulkan).
     #[arg(long)]
     orderings: Option<String>,
@@ -223,9 +223,10 @@ fn orderings(text: &str) -> Result<Vec<diy::edge::Via>, String> {
             "po" => Ok(Via::Plain),
             "addr" => Ok(Via::Addr),
             "data" => Ok(Via::Data),
+            "ctrl" => Ok(Via::Ctrl),
             f if diy::edge::PTX_FENCES.contains(&f) => Ok(Via::Fence(Some(f.to_string()))),
             other => Err(format!(
-                "--orderings: `{other}` is not po, addr, data or a PTX fence ({})",
+                "--orderings: `{other}` is not po, addr, data, ctrl or a PTX fence ({})",
                 diy::edge::PTX_FENCES.join(", ")
             )),
         })

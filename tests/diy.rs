@@ -711,5 +711,5 @@ fn scoped_c_tests_follow_the_papers_examples() {
         "DpDatadW Rfe DpDatadW Rfe",
     ]);
     assert_eq!(code, 2);
-    assert!(err.contains("data dependency"), "{err}");
+    assert!(err.contains("data and control dependencies"), "{err}");
 }

@@ -38,8 +38,8 @@ fn fence_parts(f: &str) -> (&'static str, &'static str) {
     (order, scope)
 }
 
-/// Refuses what neither dialect has: shared locations, address and
-/// control dependencies; and (`data`: false) data dependencies.
+/// Refuses what neither dialect has: shared locations and address
+/// dependencies; and (`data`: false) data and control dependencies.
 fn check(test: &Test, regions: &[Region], data: bool, dialect: &str) -> Result<()> {
     if regions.contains(&Region::Shared) {
         return Err(refuse("shared memory", dialect));
@@ -47,8 +47,12 @@ fn check(test: &Test, regions: &[Region], data: bool, dialect: &str) -> Result<(
     for e in test.threads.iter().flatten() {
         match &e.via {
             Some(Via::Addr) => return Err(refuse("an address dependency", dialect)),
-            Some(Via::Ctrl) => return Err(refuse("a control dependency", dialect)),
-            Some(Via::Data) if !data => return Err(refuse("a data dependency", dialect)),
+            Some(Via::Data | Via::Ctrl) if !data => {
+                return Err(refuse(
+                    "register arithmetic (data and control dependencies)",
+                    dialect,
+                ))
+            }
             _ => {}
         }
     }
@@ -142,6 +146,12 @@ pub fn render_c(test: &Test, layout: &Layout) -> Result<String> {
             }
             let x = loc_name(e.loc);
             let v = e.value.unwrap_or(0);
+            // A control dependency: the access inside a test of the high
+            // bits (always true, for the tests' values).
+            let ctrl = e.via == Some(Via::Ctrl);
+            if ctrl {
+                out.push_str(&format!("  if (({last} & 0xffff0000) == 0) {{\n  "));
+            }
             match e.dir {
                 Dir::R => {
                     out.push_str(&format!(
@@ -159,6 +169,9 @@ pub fn render_c(test: &Test, layout: &Layout) -> Result<String> {
                         "  atomic_store_explicit({x}, {value}, memory_order_relaxed, memory_scope_device);\n"
                     ));
                 }
+            }
+            if ctrl {
+                out.push_str("  }\n");
             }
         }
         out.push_str("}\n");

@@ -22,7 +22,6 @@ pub mod ptx;
 pub mod vulkan;
 
 use gpumc_core::diag::{Error, Result};
-use gpumc_core::ir::Pos;
 use std::path::Path;
 
 /// Where the threads run: each thread in its own warp, the warps in
@@ -174,20 +173,6 @@ pub struct Generated {
 /// column of the offending edge.
 pub fn generate(cycle_text: &str, opts: &Options) -> Result<Generated> {
     let edges = edge::parse_cycle(cycle_text)?;
-    if let Some((_, col)) = edges.iter().find(|(e, _)| {
-        matches!(
-            e,
-            edge::Edge::Po {
-                via: edge::Via::Ctrl,
-                ..
-            }
-        )
-    }) {
-        return Err(Error::unsupported(
-            Pos { line: 1, col: *col },
-            "control dependencies (`DpCtrl…`) are not generated yet",
-        ));
-    }
     if !edge::PTX_FENCES.contains(&opts.fence.as_str()) {
         return Err(Error::new(
             gpumc_core::diag::ErrorKind::Usage,

@@ -5,7 +5,9 @@
 //! generator makes them robust against `ptxas` (sec. 5.1.1): the loaded
 //! value's high bits (`and.b32 r8, r, 0xffff0000`, zero for the small
 //! values the tests use, which the compiler cannot know) added to the
-//! stored value (`data`) or, widened, to the address (`addr`).
+//! stored value (`data`) or, widened, to the address (`addr`), or
+//! tested by the predicate of the access (`ctrl`: `setp.eq.u32 p0, r8,
+//! 0` then `@p0 st…`, as the thesis's spin-lock tests guard theirs).
 
 use crate::cycle::{Event, Test};
 use crate::edge::{Dir, Via};
@@ -52,7 +54,7 @@ struct Code {
 fn thread_code(events: &[Event], fence: &str) -> Code {
     let mut lines = Vec::new();
     let mut loads = Vec::new();
-    let (mut store, mut dep) = (false, false);
+    let (mut store, mut dep, mut ctrl) = (false, false, false);
     let mut locs: Vec<usize> = Vec::new();
     let mut reads = Vec::new();
     let mut last_load: Option<String> = None;
@@ -76,6 +78,16 @@ fn thread_code(events: &[Event], fence: &str) -> Code {
             lines.push(format!("add.s64 r9,{a},r9"));
             target = "r9".into();
         }
+        // A control dependency: the access predicated on the high bits
+        // being zero (always, for the tests' values).
+        let guard = if via == Via::Ctrl {
+            ctrl = true;
+            lines.push(high.clone());
+            lines.push("setp.eq.u32 p0,r8,0".into());
+            "@p0 "
+        } else {
+            ""
+        };
         let value = e.value.unwrap_or(0);
         match e.dir {
             Dir::W if via == Via::Data => {
@@ -87,11 +99,11 @@ fn thread_code(events: &[Event], fence: &str) -> Code {
             Dir::W => {
                 store = true;
                 lines.push(format!("mov.s32 r3,{value}"));
-                lines.push(format!("st.cg.s32 [{target}],r3"));
+                lines.push(format!("{guard}st.cg.s32 [{target}],r3"));
             }
             Dir::R => {
                 let r = load_reg(loads.len());
-                lines.push(format!("ld.cg.s32 {r},[{target}]"));
+                lines.push(format!("{guard}ld.cg.s32 {r},[{target}]"));
                 if let Some(v) = e.value {
                     reads.push((r.clone(), v));
                 }
@@ -104,9 +116,14 @@ fn thread_code(events: &[Event], fence: &str) -> Code {
     if store {
         decls.push(".reg .s32 r3".into());
     }
-    if dep {
+    if dep || ctrl {
         decls.push(".reg .b32 r8".into());
+    }
+    if dep {
         decls.push(".reg .b64 r9".into());
+    }
+    if ctrl {
+        decls.push(".reg .pred p0".into());
     }
     locs.sort();
     for l in locs {

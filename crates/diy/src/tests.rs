@@ -100,6 +100,28 @@ fn dependencies_are_written_robustly() {
 }
 
 #[test]
+fn control_dependencies_guard_the_access_on_the_loaded_value() {
+    let g = gen("DpCtrldW Rfe DpCtrldW Rfe");
+    assert_eq!(g.name, "LB+ctrls");
+    for line in [
+        "and.b32 r8,r0,0xffff0000",
+        "setp.eq.u32 p0,r8,0",
+        "@p0 st.cg.s32 [r7],r3",
+        ".reg .pred p0",
+    ] {
+        assert!(g.text.contains(line), "{line}\n{}", g.text);
+    }
+    // PTX's No-Thin-Air axiom forbids load buffering with control
+    // dependencies; without them it is allowed.
+    assert_eq!(verdicts(&g, &["ptx-v7.5".into()])[0].allowed, Some(false));
+    let plain = gen("PodRW Rfe PodRW Rfe");
+    assert_eq!(
+        verdicts(&plain, &["ptx-v7.5".into()])[0].allowed,
+        Some(true)
+    );
+}
+
+#[test]
 fn bad_cycles_are_refused_at_their_edge() {
     let err = |c: &str| generate(c, &Options::default()).unwrap_err();
     // Directions that do not meet: Rfe ends at a read, PodWR starts at
@@ -122,7 +144,12 @@ fn bad_cycles_are_refused_at_their_edge() {
     assert!(e.message.contains("`DpAddrdW` starts at a read"), "{e}");
     let e = err("DpDatadR Fre PodWR Fre");
     assert!(e.message.contains("ends at a write"), "{e}");
-    let e = err("PodWW Rfe DpCtrldR Fre");
+    // Dat3M's PTX dialect has no register arithmetic for a dependency.
+    let dat3m = Options {
+        arch: Arch::Dat3mPtx,
+        ..Options::default()
+    };
+    let e = generate("PodWW Rfe DpCtrldR Fre", &dat3m).unwrap_err();
     assert_eq!(e.kind, gpumc_core::diag::ErrorKind::Unsupported);
     // Shared memory across CTAs.
     let opts = Options {

@@ -5,7 +5,8 @@
 //! and a warp a subgroup, a shared location is storage class 1 (`sc1`),
 //! `membar.cta`/`membar.gl` become acquire-release fences at workgroup
 //! and device scope over the storage classes the test uses, and a data
-//! dependency is the same register arithmetic. Address dependencies
+//! dependency is the same register arithmetic, a control dependency a
+//! branch over the access on it (`bne r8, 0, LC…`). Address dependencies
 //! (addresses are fixed in the dialect) and sequentially consistent
 //! fences (Vulkan has none) have no translation and are refused.
 
@@ -41,6 +42,7 @@ fn fence(f: &str, sems: &str) -> Result<String> {
 type Code = (Vec<String>, Vec<(String, i64)>);
 
 fn thread_code(
+    thread: usize,
     events: &[Event],
     regions: &[Region],
     sems: &str,
@@ -65,14 +67,17 @@ fn thread_code(
                     "unsupported: address dependencies in a Vulkan test (Dat3M's dialect has fixed addresses)",
                 ))
             }
-            Via::Ctrl => {
-                return Err(Error::new(
-                    ErrorKind::Unsupported,
-                    "unsupported: control dependencies are not generated yet",
-                ))
-            }
             _ => {}
         }
+        // A control dependency: a branch over the access on the high bits
+        // (never taken, for the tests' values).
+        let label = (via == Via::Ctrl).then(|| {
+            let src = last_load.clone().unwrap_or_else(|| "r1".into());
+            let l = format!("LC{thread}{}", lines.len());
+            lines.push(format!("and r8, {src}, 4294901760"));
+            lines.push(format!("bne r8, 0, {l}"));
+            l
+        });
         let value = e.value.unwrap_or(0);
         match e.dir {
             Dir::W if via == Via::Data => {
@@ -91,6 +96,9 @@ fn thread_code(
                 }
                 last_load = Some(r);
             }
+        }
+        if let Some(l) = label {
+            lines.push(format!("{l}:"));
         }
     }
     Ok((lines, reads))
@@ -116,8 +124,8 @@ pub fn render(test: &Test, layout: &Layout) -> Result<String> {
     }
     let sems = sems.join(".");
     let mut codes = Vec::new();
-    for t in &test.threads {
-        codes.push(thread_code(t, regions, &sems, default_fence)?);
+    for (k, t) in test.threads.iter().enumerate() {
+        codes.push(thread_code(k, t, regions, &sems, default_fence)?);
     }
     let mut out = crate::ptx::header("Vulkan", test, name, extra);
     let init: Vec<String> = (0..test.locs)
