@@ -23,22 +23,22 @@ pub struct DiyArgs {
     #[arg(long, requires = "out")]
     enumerate: bool,
     /// Enumeration: edges per cycle, at most.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, requires = "enumerate")]
     max_edges: usize,
     /// Enumeration: threads per cycle, at most.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, requires = "enumerate")]
     max_threads: usize,
     /// Enumeration: the orderings of program-order edges, comma-separated
     /// (po, addr, data, ctrl, or PTX fences such as membar.cta). Default:
     /// po,membar.cta,membar.gl,addr,data (ptx), without addr (vulkan).
-    #[arg(long)]
+    #[arg(long, requires = "enumerate")]
     orderings: Option<String>,
     /// Enumeration: only the thesis's two placements (all threads in one
     /// CTA, each in its own), not every partition into CTAs.
-    #[arg(long)]
+    #[arg(long, requires = "enumerate")]
     basic_placements: bool,
     /// Enumeration: every location in global memory.
-    #[arg(long)]
+    #[arg(long, requires = "enumerate")]
     global_only: bool,
     /// The test's dialect: `ptx` (herd's GPU_PTX, as Sorensen's thesis
     /// writes its tests), `vulkan` (Dat3M's dialect, relaxed device-scope
@@ -49,14 +49,14 @@ pub struct DiyArgs {
     /// Where the threads run: `warp` (each in its own warp of one CTA,
     /// the thesis's D-warp:S-cta), `cta` (each in its own CTA,
     /// D-cta:S-ker), or each thread's CTA (`0,0,1`).
-    #[arg(long, default_value = "warp")]
+    #[arg(long, default_value = "warp", conflicts_with = "enumerate")]
     placement: String,
     /// Memory of the locations: `global`, `shared`, or per location
     /// (`x=shared,y=global`; the others global).
-    #[arg(long, default_value = "global")]
+    #[arg(long, default_value = "global", conflicts_with = "enumerate")]
     region: String,
     /// The fence of diy's generic `Fenced**` edges.
-    #[arg(long, default_value = "membar.gl")]
+    #[arg(long, default_value = "membar.gl", conflicts_with = "enumerate")]
     fence: String,
     /// Models whose verdict the test carries (repeatable; names or .cat
     /// files). Default: ptx-v7.5 (ptx), vulkan (vulkan).

@@ -410,6 +410,22 @@ fn bad_cycles_and_options_exit_with_status_2() {
             ],
             "unknown fence",
         ),
+        // Options of the other mode are refused, not ignored.
+        (
+            vec![
+                "diy",
+                "--enumerate",
+                "--out",
+                "/nonexistent",
+                "--placement",
+                "cta",
+            ],
+            "cannot be used with",
+        ),
+        (
+            vec!["diy", "--cycle", "PodWW Rfe PodRR Fre", "--max-edges", "6"],
+            "--enumerate",
+        ),
     ] {
         let (code, out, err) = gpumc(&args);
         assert_eq!(code, 2, "{args:?}: {out}{err}");

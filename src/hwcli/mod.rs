@@ -261,8 +261,6 @@ pub fn run(args: &RunArgs) -> u8 {
                     let crashed = journal
                         .as_ref()
                         .is_some_and(|j| j.unfinished_starts(&key) >= 2);
-                    // (a report from the journal is already in the database)
-                    ran_now = journal.as_ref().and_then(|j| j.get(&key)).is_none() && !crashed;
                     match journal.as_ref().and_then(|j| j.get(&key)) {
                         Some(done) => done.clone(),
                         None if crashed => {
@@ -288,6 +286,9 @@ pub fn run(args: &RunArgs) -> u8 {
                                     return usage_error(&format!("{}: {e}", j.path().display()));
                                 }
                             }
+                            // (a report from the journal is already in the
+                            // database: only this one is added)
+                            ran_now = true;
                             let total = opts.iterations;
                             let r =
                                 run_program(&file, p, backend, &opts, &cache, judging, &mut |n| {

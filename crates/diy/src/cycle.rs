@@ -68,19 +68,18 @@ pub fn build(cycle: &[(Edge, u32)]) -> Result<Test> {
         }
     }
     let dirs: Vec<Dir> = (0..n).map(|k| edges[k].dirs().0).collect();
-    let Some(first_ext) = (0..n).find(|&k| edges[k].external()) else {
+    // Threads: each starts at the target of an external edge. Thread 0
+    // is the one holding edge 0: it starts after the last external edge
+    // before (cyclically) edge 0.
+    let Some(start) = (0..n)
+        .map(|d| (n - d) % n)
+        .find(|&k| edges[(k + n - 1) % n].external())
+    else {
         return Err(Error::semantic(
             at(0),
             "the cycle has no external communication edge (Rfe, Fre, Wse): it needs two threads at least",
         ));
     };
-    // Threads: each starts at the target of an external edge. Thread 0
-    // is the one holding edge 0: it starts after the last external edge
-    // before (cyclically) edge 0.
-    let start = (0..n)
-        .map(|d| (n - d) % n)
-        .find(|&k| edges[(k + n - 1) % n].external())
-        .unwrap_or((first_ext + 1) % n);
     let order: Vec<usize> = (0..n).map(|i| (start + i) % n).collect();
     // Locations: a stretch per different-location po edge.
     let changes = edges.iter().filter(|e| e.changes_loc()).count();

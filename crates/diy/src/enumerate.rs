@@ -284,6 +284,8 @@ pub fn items(space: &Space) -> Vec<Item> {
         // (threads in the order the family's name lists them)
         let c = crate::name::family_form(&c);
         let with_cols: Vec<(Edge, u32)> = c.iter().map(|e| (e.clone(), 1)).collect();
+        // (`keep` made it a valid cycle: directions that meet, an external
+        // edge, two locations at least)
         let Ok(test) = cycle::build(&with_cols) else {
             continue;
         };

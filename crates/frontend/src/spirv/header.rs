@@ -159,13 +159,11 @@ pub(super) fn grid_within(h: &Headers, limit: GridLimit) -> crate::diag::Result<
     };
     let wg_size = u128::from(g.threads_per_sg) * u128::from(g.sgs_per_wg);
     match limit {
-        GridLimit::Invocations(max) if total(&g) > max => {
-            return too_large(
-                config_pos,
-                format!("grid of {} invocations (at most {max})", total(&g)),
-            )
-        }
-        GridLimit::Ids(max) if h.dims.is_none() && total(&g) > max => {
+        // (one dimension: the global id is the invocation's number)
+        GridLimit::Invocations(max) | GridLimit::Ids(max)
+            if total(&g) > max
+                && (matches!(limit, GridLimit::Invocations(_)) || h.dims.is_none()) =>
+        {
             return too_large(
                 config_pos,
                 format!("grid of {} invocations (at most {max})", total(&g)),
