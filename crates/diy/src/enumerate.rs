@@ -2,7 +2,7 @@
 //! its threads in CTAs and every assignment of its locations to global
 //! or shared memory, each once up to symmetry.
 //!
-//! Critical cycles (Shasha and Snir; diy's default): program-order edges
+//! Critical cycles (Shasha and Snir, TOPLAS 1988; diy's default): program-order edges
 //! go to a different location and no two follow each other (a thread
 //! has one or two accesses), communication edges are external, a
 //! location is accessed at most three times (two communication edges in
