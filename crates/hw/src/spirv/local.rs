@@ -139,9 +139,21 @@ impl Kernel<'_> {
             let q = self.b.select(by_minus_one, neg, q);
             self.b.select(by_zero, zero, q)
         } else {
-            // `OpSRem`: the remainder takes the dividend's sign, as Rust's
-            // `%` (and `BinOp::eval`) does.
-            let r = self.b.u(op::S_REM, &[a, safe]);
+            // The remainder takes the dividend's sign, as Rust's `%` (and
+            // `BinOp::eval`) does. Not `OpSRem`: Vulkan's SPIR-V
+            // environment leaves it undefined for negative operands (and
+            // NVIDIA's driver gives -7 % 3 == 0); `OpUMod` of the
+            // magnitudes is defined (|INT_MIN| is 2^31 read unsigned).
+            let magnitude = |this: &mut Self, x: u32| {
+                let negative = this.b.b(op::S_LESS_THAN, &[x, zero]);
+                let minus = this.b.u(op::I_SUB, &[zero, x]);
+                this.b.select(negative, minus, x)
+            };
+            let (abs_a, abs_b) = (magnitude(self, a), magnitude(self, safe));
+            let r = self.b.u(op::U_MOD, &[abs_a, abs_b]);
+            let a_negative = self.b.b(op::S_LESS_THAN, &[a, zero]);
+            let minus_r = self.b.u(op::I_SUB, &[zero, r]);
+            let r = self.b.select(a_negative, minus_r, r);
             self.b.select(special, zero, r)
         }
     }

@@ -38,7 +38,6 @@ pub const I_MUL: u16 = 132;
 pub const U_DIV: u16 = 134;
 pub const S_DIV: u16 = 135;
 pub const U_MOD: u16 = 137;
-pub const S_REM: u16 = 138;
 pub const LOGICAL_OR: u16 = 166;
 pub const LOGICAL_AND: u16 = 167;
 pub const LOGICAL_NOT: u16 = 168;
