@@ -162,14 +162,16 @@ pub fn run_program(
         watchdog: opts.watchdog,
     };
     let result = run(backend, kernel, &lowered, &plan, &cfg, progress);
-    match &result.error {
-        Some(LaunchError::Timeout(_)) | Some(LaunchError::DeviceLost(_)) => {
-            // The backend must be recreated before the next test; its
-            // kernels are gone with it.
-            let _ = backend.reset();
+    // The backend must be recreated before the next test; its kernels are
+    // gone with it. A reset that fails is reported with this test (the
+    // next tests on the backend fail with the same reason).
+    let reset_failed = match &result.error {
+        Some(LaunchError::Timeout(_)) | Some(LaunchError::DeviceLost(_)) => backend.reset().err(),
+        _ => {
+            backend.release(kernel);
+            None
         }
-        _ => backend.release(kernel),
-    }
+    };
     let info = backend.info().clone();
     let names = state_names(p, &terms[..nobs]);
     let mut r = TestReport::failed(file, Status::Ok, String::new());
@@ -292,8 +294,12 @@ pub fn run_program(
     }
     if let Some(e) = result.error {
         r.status = Status::Error;
+        let after = match reset_failed {
+            Some(why) => format!("; the reset that followed failed: {why}"),
+            None => String::new(),
+        };
         r.message = Some(format!(
-            "stopped after {} of {} launches: {e}",
+            "stopped after {} of {} launches: {e}{after}",
             result.launches, opts.iterations
         ));
     } else {
@@ -385,6 +391,8 @@ mod tests {
         inner: Interp,
         failures: Vec<LaunchError>,
         resets: usize,
+        /// What every reset fails with (a driver that cannot recover).
+        reset_error: Option<String>,
     }
 
     impl Backend for Faulty {
@@ -414,7 +422,10 @@ mod tests {
         }
         fn reset(&mut self) -> Result<(), String> {
             self.resets += 1;
-            self.inner.reset()
+            match &self.reset_error {
+                Some(e) => Err(e.clone()),
+                None => self.inner.reset(),
+            }
         }
     }
 
@@ -436,6 +447,7 @@ exists (P0:r0 == 0 /\ P1:r1 == 0)
                 LaunchError::Timeout(Duration::from_secs(1)),
             ],
             resets: 0,
+            reset_error: None,
         };
         let opts = RunOptions {
             iterations: 3,
@@ -485,6 +497,39 @@ exists (P0:r0 == 0 /\ P1:r1 == 0)
         );
         assert_eq!(r.status, Status::Ok);
         assert_eq!(r.total(), 3 * r.instances);
+    }
+
+    #[test]
+    fn a_reset_that_fails_is_reported_with_the_test_that_lost_the_device() {
+        let p = gpumc_frontend::litmus::parse(SB, Path::new("sb.litmus")).unwrap();
+        let mut b = Faulty {
+            inner: Interp::new(0),
+            failures: vec![LaunchError::DeviceLost("CUDA_ERROR_ILLEGAL_ADDRESS".into())],
+            resets: 0,
+            reset_error: Some("no context can be made again".into()),
+        };
+        let opts = RunOptions {
+            iterations: 2,
+            ..RunOptions::default()
+        };
+        let r = run_program(
+            "sb.litmus",
+            &p,
+            &mut b,
+            &opts,
+            &ModelCache::default(),
+            &InProcess,
+            &mut |_| {},
+        );
+        assert_eq!(r.status, Status::Error);
+        let m = r.message.unwrap();
+        assert!(
+            m.ends_with(
+                "CUDA_ERROR_ILLEGAL_ADDRESS; the reset that followed failed: no context can be made again"
+            ),
+            "{m}"
+        );
+        assert_eq!(b.resets, 1);
     }
 
     #[test]

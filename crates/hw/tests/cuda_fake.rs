@@ -277,6 +277,29 @@ fn the_backend_drives_the_driver_api_correctly() {
     // Release unloads; dropping the backend frees and releases the rest.
     b.release(k);
     assert_eq!(fake.get("fake_modules"), 0);
+
+    // A fault the driver keeps for the life of the process: the reset
+    // fails and says to run again; every later call names the reason.
+    let poison = b
+        .compile(&named(spec.clone(), "fake_poison"), &cfg)
+        .unwrap();
+    let r = b.launch(
+        poison,
+        &launch_of(2, &mem, &table, 3, &params, &shared_io),
+        limit,
+    );
+    assert!(
+        matches!(&r, Err(LaunchError::DeviceLost(m)) if m.contains("CUDA_ERROR_INVALID_ADDRESS_SPACE (717)")),
+        "{r:?}"
+    );
+    let e = b.reset().unwrap_err();
+    assert!(
+        e.starts_with("cuDevicePrimaryCtxRetain failed: CUDA_ERROR_INVALID_ADDRESS_SPACE (717)"),
+        "{e}"
+    );
+    assert!(e.ends_with(cuda::PROCESS_LOST), "{e}");
+    let e = b.compile(&spec, &cfg).unwrap_err().to_string();
+    assert!(e.contains(cuda::PROCESS_LOST), "{e}");
     drop(b);
     assert_eq!(fake.get("fake_live_allocations"), 0);
     assert_eq!(fake.get("fake_retained"), 0);

@@ -8,7 +8,10 @@
  *
  * Behaviour is chosen by the PTX image: an entry name containing
  * "fake_jit_error" fails to compile with a log; "fake_hang" never
- * finishes; "fake_fault" faults with CUDA_ERROR_ILLEGAL_ADDRESS. Any
+ * finishes; "fake_fault" faults with CUDA_ERROR_ILLEGAL_ADDRESS, which a
+ * reset clears; "fake_poison" faults the way a real driver (580, on an
+ * H200) was seen to: CUDA_ERROR_INVALID_ADDRESS_SPACE, and every later
+ * call, a context retained after a reset too, fails with it. Any
  * other kernel adds 1 to every word of mem, adds 100 + i to results[i]
  * (so results must have been zeroed), doubles every word of shared_io and
  * checks that sync is zero. "fake_regs" in the name makes the kernel
@@ -30,12 +33,14 @@ enum {
     INVALID_HANDLE = 400,
     NOT_READY = 600,
     ILLEGAL_ADDRESS = 700,
+    INVALID_ADDRESS_SPACE = 717,
 };
 
 #define MAX_ALLOCS 64
 static struct { char *base; size_t bytes; } allocs[MAX_ALLOCS];
 static int initialised, retained, current, modules, resets, launches;
 static int sticky;            /* a fault happened: every call fails until reset */
+static int poisoned;          /* a fault no reset clears (drivers since 12.x: the process must restart) */
 static int stream_mode;       /* 0 idle/done, 1 hang, 2 fault */
 static int context_token = 7; /* the context handle is &context_token */
 static char last_entry[256];
@@ -63,7 +68,7 @@ static int find(CUdeviceptr p, size_t bytes) {
     return -1;
 }
 
-#define GUARD() do { if (!initialised) return NOT_INITIALIZED; if (sticky) return ILLEGAL_ADDRESS; } while (0)
+#define GUARD() do { if (!initialised) return NOT_INITIALIZED; if (poisoned) return INVALID_ADDRESS_SPACE; if (sticky) return ILLEGAL_ADDRESS; } while (0)
 #define NEED_CONTEXT() do { GUARD(); if (!current || !retained) return INVALID_CONTEXT; } while (0)
 
 CUresult cuInit(unsigned flags) { if (flags) return INVALID_VALUE; initialised = 1; return OK; }
@@ -92,6 +97,7 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
 }
 CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) {
     if (!initialised || dev != 0) return INVALID_VALUE;
+    if (poisoned) return INVALID_ADDRESS_SPACE;
     retained++;
     *ctx = &context_token;
     return OK;
@@ -208,6 +214,7 @@ CUresult cuStreamQuery(void *s) {
     if (s != &stream_token) return INVALID_HANDLE;
     if (stream_mode == 1) return NOT_READY;
     if (stream_mode == 2) { sticky = 1; return ILLEGAL_ADDRESS; }
+    if (stream_mode == 3) { poisoned = 1; return INVALID_ADDRESS_SPACE; }
     return OK;
 }
 static int events[2];
@@ -238,6 +245,7 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
     const char *ptx = f;
     if (strstr(ptx, "fake_hang")) { stream_mode = 1; return OK; }
     if (strstr(ptx, "fake_fault")) { stream_mode = 2; return OK; }
+    if (strstr(ptx, "fake_poison")) { stream_mode = 3; return OK; }
     stream_mode = 0;
     unsigned *mem = (unsigned *)allocs[k[0]].base, *results = (unsigned *)allocs[k[2]].base;
     unsigned *sync = (unsigned *)allocs[k[3]].base, *sio = (unsigned *)allocs[k[6]].base;

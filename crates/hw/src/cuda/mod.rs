@@ -58,11 +58,28 @@ struct Session {
     end: CuEvent,
 }
 
+/// What a failed reset after a kernel fault adds to the driver's error.
+pub const PROCESS_LOST: &str = "the driver keeps this kernel fault for the life of the process, \
+     so nothing more runs on the device in it: run gpumc again (with --out DIR, \
+     the journal resumes after the tests already run)";
+
+/// [`CudaBackend::new`]'s error where the driver loads but sees no GPU.
+pub const NO_DEVICE: &str = "the CUDA driver sees no device";
+
+/// Whether [`CudaBackend::new`]'s error means this machine has no CUDA
+/// driver or device (tests skip then) rather than a driver that failed.
+pub fn is_unavailable(error: &str) -> bool {
+    error.starts_with(loader::NO_DRIVER) || error == NO_DEVICE
+}
+
 pub struct CudaBackend {
     driver: Driver,
     driver_version: i32,
     device: Device,
     session: Option<Session>,
+    /// Why there is no session after a failed reset (a fault the driver
+    /// keeps for the life of the process).
+    lost: Option<String>,
     buffers: Buffers,
     kernels: HashMap<u64, Kernel>,
     next_kernel: u64,
@@ -79,7 +96,7 @@ impl CudaBackend {
         let driver = loader::load(&loader::candidates())?;
         let version = device::init(&driver)
             .map_err(|e| e.to_string())?
-            .ok_or("the CUDA driver sees no device")?;
+            .ok_or(NO_DEVICE)?;
         let mut all = device::all(&driver, version).map_err(|e| e.to_string())?;
         let index = device.unwrap_or(0);
         if index >= all.len() {
@@ -94,6 +111,7 @@ impl CudaBackend {
             driver_version: version,
             device,
             session: None,
+            lost: None,
             buffers: Buffers::default(),
             kernels: HashMap::new(),
             next_kernel: 1,
@@ -195,11 +213,9 @@ impl CudaBackend {
     fn current(&self) -> Result<&Session, DriverError> {
         let Some(s) = &self.session else {
             // The context was lost and could not be recreated.
-            return Err(DriverError::new(
-                None,
-                "cuCtxSetCurrent (no context; reset failed)",
-                201,
-            ));
+            let mut e = DriverError::new(None, "cuCtxSetCurrent (no context; reset failed)", 201);
+            e.description = self.lost.clone().unwrap_or_default();
+            return Err(e);
         };
         // SAFETY: a context retained by `open_session`.
         check(&self.driver, "cuCtxSetCurrent", unsafe {
@@ -322,13 +338,31 @@ impl Backend for CudaBackend {
 
     fn reset(&mut self) -> Result<(), String> {
         self.close_session();
-        // Destroys the primary context's state, sticky errors included.
+        // Destroys the primary context's state, sticky errors included —
+        // on some drivers. Others keep a kernel fault for the life of the
+        // process (CUDA's documentation of these errors: "the process must
+        // be terminated and relaunched"; driver 580 on an H200 did so):
+        // then no context can be made again, and the error says what to do.
         // SAFETY: a device handle from the driver.
-        check(&self.driver, "cuDevicePrimaryCtxReset", unsafe {
+        let made = check(&self.driver, "cuDevicePrimaryCtxReset", unsafe {
             (self.driver.cu_device_primary_ctx_reset)(self.device.handle)
         })
-        .map_err(|e| e.to_string())?;
-        self.open_session().map_err(|e| e.to_string())
+        .and_then(|()| self.open_session());
+        match made {
+            Ok(()) => {
+                self.lost = None;
+                Ok(())
+            }
+            Err(e) => {
+                let why = if e.is_sticky() {
+                    format!("{e}; {PROCESS_LOST}")
+                } else {
+                    e.to_string()
+                };
+                self.lost = Some(why.clone());
+                Err(why)
+            }
+        }
     }
 }
 
