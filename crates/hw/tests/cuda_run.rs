@@ -18,10 +18,14 @@ fn device() -> Option<CudaBackend> {
             eprintln!("running on {} ({})", b.info().name, b.info().driver);
             Some(b)
         }
-        Err(e) => {
+        // Only a machine without a driver or a device skips; a driver
+        // that refuses a context (a process poisoned by an earlier fault,
+        // say) is a failure, not a reason to pass silently.
+        Err(e) if cuda::is_unavailable(&e) => {
             eprintln!("SKIPPED: {e}");
             None
         }
+        Err(e) => panic!("a CUDA driver is present but unusable: {e}"),
     }
 }
 
@@ -177,7 +181,7 @@ fn a_kernel_past_the_watchdog_times_out_and_reset_recovers() {
 }
 
 #[test]
-fn a_faulting_kernel_loses_the_device_and_reset_recovers() {
+fn a_faulting_kernel_loses_the_device_and_reset_recovers_or_says_why() {
     let Some(mut b) = device() else { return };
     let mut s = scenarios::fuel();
     // Location word far past `mem`: the spin thread's load faults.
@@ -189,8 +193,16 @@ fn a_faulting_kernel_loses_the_device_and_reset_recovers() {
         Err(LaunchError::DeviceLost(m)) => eprintln!("device lost as expected: {m}"),
         other => panic!("expected a lost device, got {other:?}"),
     }
-    b.reset().unwrap();
-    scenarios::run(&mut b, &scenarios::rmws()).unwrap();
+    // Drivers differ: some recover on a reset, others keep the fault for
+    // the life of the process (580 on an H200), and then the reset must
+    // say so rather than fail obscurely.
+    match b.reset() {
+        Ok(()) => scenarios::run(&mut b, &scenarios::rmws()).unwrap(),
+        Err(e) => {
+            assert!(e.ends_with(cuda::PROCESS_LOST), "{e}");
+            eprintln!("the driver keeps the fault for the process: {e}");
+        }
+    }
 }
 
 #[test]

@@ -713,10 +713,12 @@ fn the_watchdog_times_out_and_reset_recovers() {
         vec![],
         vec![thread("P0", vec![], vec![vec![]], vec![])],
     );
-    let cfg = cfg(8, 0);
+    // Whole subgroups: 8 invocations on lavapipe, 32 on NVIDIA.
+    let size = 8u32.div_ceil(b.info().subgroup_size.max(1)) * b.info().subgroup_size.max(1);
+    let cfg = cfg(size, 0);
     let k = b.compile(&s, &cfg).expect("compile");
     let mut table = row(abi::ROLE_THREAD0, 0, 0, 2, 0, &[]);
-    table.extend((1..8).flat_map(|_| idle_row(0)));
+    table.extend((1..size).flat_map(|_| idle_row(0)));
     let mut p = params(0);
     p[abi::P_SPIN_LIMIT] = 3_000_000;
     let l = Launch {

@@ -85,12 +85,18 @@ impl<'a> Run<'a> {
         }
     }
 
-    pub fn table(&self) -> Vec<u32> {
+    /// The table for workgroups of `size` invocations (at least the
+    /// scenario's): the scenario's slot `s` keeps its workgroup and its
+    /// local index, the invocations added to each workgroup are idle.
+    pub fn table(&self, size: u32) -> Vec<u32> {
         let n_locs = self.spec.locations.len();
-        let slots = self.workgroups as usize * self.cfg.workgroup_size as usize;
+        let (wanted, size) = (self.cfg.workgroup_size as usize, size as usize);
+        let slots = self.workgroups as usize * size;
         let mut table = Vec::with_capacity(slots * self.spec.row_words());
         for slot in 0..slots {
-            match self.rows.iter().find(|(s, _)| *s == slot) {
+            let (group, local) = (slot / size, slot % size);
+            let scenario_slot = (local < wanted).then_some(group * wanted + local);
+            match self.rows.iter().find(|(s, _)| Some(*s) == scenario_slot) {
                 Some((_, r)) => table.extend(r),
                 None => table.extend(idle_row(n_locs)),
             }
@@ -98,16 +104,22 @@ impl<'a> Run<'a> {
         table
     }
 
-    /// Validates the module, compiles, launches once.
+    /// Validates the module, compiles, launches once. The scenarios are
+    /// written for workgroups of a few invocations; a device whose
+    /// subgroups are larger (NVIDIA's 32) gets workgroups of whole
+    /// subgroups with the added invocations idle.
     pub fn launch(&self, b: &mut VulkanBackend) -> LaunchOutput {
-        let words = gpumc_hw::spirv::emit(self.spec, &self.cfg).expect("emit");
+        let subgroup = b.info().subgroup_size.max(1);
+        let mut cfg = self.cfg;
+        cfg.workgroup_size = cfg.workgroup_size.div_ceil(subgroup) * subgroup;
+        let words = gpumc_hw::spirv::emit(self.spec, &cfg).expect("emit");
         if let Err(e) = crate::spirv_support::spirv_val(&words) {
             if crate::spirv_support::have_tool("spirv-val") {
                 panic!("spirv-val rejects {}: {e}", self.spec.name);
             }
         }
-        let k = b.compile(self.spec, &self.cfg).expect("compile");
-        let table = self.table();
+        let k = b.compile(self.spec, &cfg).expect("compile");
+        let table = self.table(cfg.workgroup_size);
         let l = Launch {
             workgroups: self.workgroups,
             mem: &self.mem,
