@@ -15,6 +15,10 @@
 # Usage: bash bench/device.sh [OUT_DIR] [PTX_BACKEND] [VULKAN_BACKEND]
 # (defaults: $OUT or ./device-out, cuda, vulkan; `interp` stands in for a
 # backend on a machine without it, to try the script).
+# A GPU machine often has no Rust toolchain: then build here and pass the
+# binaries (bench/device-pack.sh makes them): GPUMC_BIN=path/to/gpumc and
+# GPUMC_TEST_BINS=dir holding the gpumc-hw test executables (cuda_run,
+# cuda_corpus, ptx_ptxas, vulkan_run, vulkan_corpus).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${1:-${OUT:-device-out}}
@@ -25,8 +29,18 @@ OUT_DIR=$(cd "$OUT_DIR" && pwd)
 FIG=$OUT_DIR/figures.md
 DB=$OUT_DIR/results.db
 CORPUS=../shared/corpus/dat3m
-cargo build --release --quiet || exit 2
-BIN=$PWD/target/release/gpumc
+if [ -n "${GPUMC_BIN:-}" ]; then
+    BIN=$(cd "$(dirname "$GPUMC_BIN")" && pwd)/$(basename "$GPUMC_BIN")
+else
+    cargo build --release --quiet || exit 2
+    BIN=$PWD/target/release/gpumc
+fi
+# The NVIDIA Vulkan driver's manifest, where the loader does not find it
+# by itself (a container with the driver mounted under /usr/local/nvidia).
+NV_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$NV_ICD" ] && ! "$BIN" devices 2>/dev/null | grep -qi '^vulkan.*nvidia'; then
+    export VK_DRIVER_FILES=$NV_ICD
+fi
 start=$(date +%s)
 # Each step gets a time limit; a step that fails or runs out is noted and
 # the rest go on.
@@ -47,8 +61,32 @@ step() {
     "$BIN" devices 2>&1
 } >"$FIG"
 
+# The backends' own tests on the device, through cargo or prebuilt, each
+# test in a process of its own: after a kernel fault the CUDA driver
+# refuses every later call in that process, which would hide the tests
+# that follow it.
+hw_test() {
+    local limit=$1 name=$2 bin
+    if [ -n "${GPUMC_TEST_BINS:-}" ]; then
+        bin=$GPUMC_TEST_BINS/$name
+    else
+        bin=$(cargo test --release -p gpumc-hw --test "$name" --no-run --message-format=json 2>/dev/null |
+            sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
+    fi
+    local each='fail=0
+for t in $("$0" --list --format terse | sed -n "s/: test\$//p"); do
+    "$0" --exact "$t" --nocapture || fail=1
+done
+exit $fail'
+    step "$limit" "$name" bash -c "$each" "$bin"
+}
 if [ "$PTX" = cuda ]; then
-    step 90 cuda-tests cargo test --release -p gpumc-hw --test cuda_run --test cuda_corpus -- --nocapture
+    hw_test 60 cuda_run
+    hw_test 60 cuda_corpus
+    hw_test 30 ptx_ptxas
+fi
+if [ "$VK" = vulkan ]; then
+    hw_test 60 vulkan_run
 fi
 step 45 thesis-ptx "$BIN" run --backend "$PTX" --iterations 20 --seed 1 --db "$DB" \
     --out "$OUT_DIR/thesis-ptx" --skip-unsupported examples/thesis/D-cta_S-ker-Global \
