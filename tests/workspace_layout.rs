@@ -12,6 +12,7 @@ use std::process::Command;
 /// dev-dependency of any crate, a dependency of none.
 const LAYERS: &[(&str, u32)] = &[
     ("gpumc-core", 0),
+    ("gpumc-scale", 0),
     ("gpumc-frontend", 1),
     ("gpumc-progress", 1),
     ("gpumc-verify", 2),
