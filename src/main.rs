@@ -6,6 +6,7 @@ mod graphcli;
 mod hwcli;
 mod mappingcli;
 mod resultscli;
+mod shardcli;
 
 use clap::{Parser, Subcommand};
 use gpumc::bar::Bar;
@@ -180,6 +181,8 @@ enum Cmd {
         /// told apart by content).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        #[command(flatten)]
+        shard: shardcli::ShardOpts,
     },
     /// Run every row of a Dat3M-style expectations CSV (`path,0|1`, or the
     /// full format whose rows carry property, bound, progress and options).
@@ -195,6 +198,8 @@ enum Cmd {
         include_disabled: bool,
         #[command(flatten)]
         opts: CheckOpts,
+        #[command(flatten)]
+        shard: shardcli::ShardOpts,
     },
     /// List the embedded models.
     Models,
@@ -247,6 +252,10 @@ enum Cmd {
     /// The results database (SQLite): import the JSON results of `gpumc run`,
     /// totals per device, family or test, an HTML page comparing devices.
     Results(resultscli::ResultsArgs),
+    /// Combine the journals of a sharded `check`, `suite` or `mapping
+    /// check` (`--shard K/N --shard-out DIR`) into what the unsharded run
+    /// would have printed and written; names missing or unfinished shards.
+    Merge(shardcli::MergeArgs),
     /// Internal: a worker process of `check`/`suite` (gpumc::isolate).
     #[command(hide = true)]
     Worker,
@@ -255,13 +264,20 @@ enum Cmd {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.cmd {
-        Cmd::Check { opts, graph, paths } => run_check(&opts, &graph, &paths),
+        Cmd::Check {
+            opts,
+            graph,
+            paths,
+            shard,
+        } => run_check(&opts, &graph, &paths, &shard),
         Cmd::Suite {
             expected,
             root,
             include_disabled,
             opts,
-        } => run_suite(&opts, &expected, root, include_disabled),
+            shard,
+        } => run_suite(&opts, &expected, root, include_disabled, &shard),
+        Cmd::Merge(a) => shardcli::merge(&a),
         Cmd::Progress(a) => {
             let code = gpumc::progress::cli::run(&a);
             u8::try_from(code).unwrap_or(2)
@@ -614,8 +630,22 @@ fn check_inputs(
     (files, errors)
 }
 
-fn run_check(opts: &CheckOpts, graph: &graphcli::GraphOpts, paths: &[PathBuf]) -> u8 {
+fn run_check(
+    opts: &CheckOpts,
+    graph: &graphcli::GraphOpts,
+    paths: &[PathBuf],
+    shard: &shardcli::ShardOpts,
+) -> u8 {
     let start = Instant::now();
+    let sharding = match shard.resolve() {
+        Ok(s) => s,
+        Err(e) => return usage_error(&e),
+    };
+    if sharding.is_some() && graph.request().is_some() {
+        return usage_error(
+            "--graph is not available with --shard (draw the tests of interest alone)",
+        );
+    }
     let cfg = match config(opts) {
         Ok(c) => Config {
             graph: graph
@@ -636,6 +666,9 @@ fn run_check(opts: &CheckOpts, graph: &graphcli::GraphOpts, paths: &[PathBuf]) -
     if dashes > 1 {
         return usage_error("`-` (standard input) given more than once");
     }
+    if dashes == 1 && sharding.is_some() {
+        return usage_error("`-` (standard input) cannot be sharded: give files");
+    }
     let stdin = if dashes == 1 {
         match Spooled::stdin() {
             Ok(s) => Some(s),
@@ -649,64 +682,176 @@ fn run_check(opts: &CheckOpts, graph: &graphcli::GraphOpts, paths: &[PathBuf]) -
         Err(e) => return usage_error(&e),
     };
     let (files, errors) = check_inputs(paths, stdin.as_ref());
-    for e in &errors {
-        eprintln!("gpumc: {e}");
-    }
+    let many = files.len() > 1 || paths.iter().any(|p| p.is_dir());
     let checker = Checker::new(opts);
     let json = opts.format() == Format::Json;
-    let bar = Bar::new(files.len() as u64, !json && files.len() > 1);
-    let reports: Vec<_> = files
-        .par_iter()
-        .map(|(file, name)| {
-            let r = checker.check(file, name, &cfg);
-            bar.inc();
-            r
-        })
-        .collect();
-    bar.finish();
-    let mut out = std::io::stdout().lock();
-    let mut count = std::collections::BTreeMap::<&str, usize>::new();
-    for r in &reports {
-        *count.entry(r.verdict.as_str()).or_default() += 1;
-        let _ = out.write_all(rendered(r, opts.format()).as_bytes());
-    }
-    let _ = out.flush();
-    drop(out);
-    let names: Vec<PathBuf> = files.iter().map(|(_, name)| name.clone()).collect();
+    let checked: Vec<(PathBuf, Rendered)> = match &sharding {
+        None => {
+            let bar = Bar::new(files.len() as u64, !json && files.len() > 1);
+            let reports = files
+                .par_iter()
+                .map(|(file, name)| {
+                    let r = checker.check(file, name, &cfg);
+                    bar.inc();
+                    (name.clone(), r)
+                })
+                .collect();
+            bar.finish();
+            reports
+        }
+        Some(sh) => {
+            // Cost estimate: the file's size (threads × instructions).
+            let costs: Vec<u64> = files
+                .iter()
+                .map(|(f, _)| std::fs::metadata(f).map_or(1, |m| m.len().max(1)))
+                .collect();
+            let context = serde_json::json!({ "errors": errors, "many": many });
+            let check = |_: usize, (file, name): &(PathBuf, PathBuf)| {
+                let r = checker.check(file, name, &cfg);
+                serde_json::json!({ "name": name, "report": r })
+            };
+            match shardcli::run(sh, "check", context, &files, &costs, &check) {
+                Ok(records) => match records
+                    .into_iter()
+                    .map(|(_, v)| check_record(&v))
+                    .collect::<Result<Vec<_>, String>>()
+                {
+                    Ok(r) => r,
+                    Err(e) => return usage_error(&e),
+                },
+                Err(e) => return usage_error(&e),
+            }
+        }
+    };
+    let names: Vec<PathBuf> = checked.iter().map(|(name, _)| name.clone()).collect();
+    let reports: Vec<Rendered> = checked.iter().map(|(_, r)| r.clone()).collect();
+    let code = finish_check(
+        &checked,
+        &errors,
+        many,
+        opts.format(),
+        html.map(|f| (f, opts.html.as_deref().expect("--html"))),
+        start.elapsed().as_secs_f64(),
+    );
     if let Err(e) = graphcli::write(graph, &names, &reports) {
         return usage_error(&e);
     }
+    // A shard's status says whether it finished (for the job engine's
+    // retries); the verdicts' status is the merge's.
+    if sharding.is_some() {
+        0
+    } else {
+        code
+    }
+}
+
+/// A `check` shard's record: the test's name and its report.
+fn check_record(v: &serde_json::Value) -> Result<(PathBuf, Rendered), String> {
+    let name = v["name"]
+        .as_str()
+        .ok_or("a check record without its test's name")?;
+    let r: Rendered = serde_json::from_value(v["report"].clone())
+        .map_err(|e| format!("an unreadable check record: {e}"))?;
+    Ok((PathBuf::from(name), r))
+}
+
+/// What `check` prints and writes once its tests are checked (also the
+/// merge of a sharded `check`): the reports in `format`, the totals, the
+/// HTML page; the exit status.
+fn finish_check(
+    checked: &[(PathBuf, Rendered)],
+    errors: &[String],
+    many: bool,
+    format: Format,
+    html: Option<(std::fs::File, &Path)>,
+    wall_s: f64,
+) -> u8 {
+    for e in errors {
+        eprintln!("gpumc: {e}");
+    }
+    let json = format == Format::Json;
+    let mut out = std::io::stdout().lock();
+    let mut count = std::collections::BTreeMap::<&str, usize>::new();
+    for (_, r) in checked {
+        *count.entry(r.verdict.as_str()).or_default() += 1;
+        let _ = out.write_all(rendered(r, format).as_bytes());
+    }
+    let _ = out.flush();
+    drop(out);
     // Totals of a run over several tests, for the reader (stdout keeps one
     // report per test, so that `grep`/`--json` consumers see only those).
-    let many = files.len() > 1 || paths.iter().any(|p| p.is_dir());
-    if many && !json && !files.is_empty() {
+    if many && !json && !checked.is_empty() {
         let n = |v: &str| count.get(v).copied().unwrap_or(0);
         eprintln!(
             "{} tests: {} PASS, {} FAIL, {} UNKNOWN, {} ERROR in {:.2} s",
-            reports.len(),
+            checked.len(),
             n("PASS"),
             n("FAIL"),
             n("UNKNOWN"),
             n("ERROR"),
-            start.elapsed().as_secs_f64()
+            wall_s
         );
     }
-    if let (Some(file), Some(path)) = (html, &opts.html) {
-        let tests: Vec<serde_json::Value> = reports.iter().map(report_value).collect();
-        let meta = gpumc::html::Meta::now("gpumc check", start.elapsed().as_secs_f64());
+    if let Some((file, path)) = html {
+        let tests: Vec<serde_json::Value> = checked.iter().map(|(_, r)| report_value(r)).collect();
+        let meta = gpumc::html::Meta::now("gpumc check", wall_s);
         let page = gpumc::html::verify_report(&meta, &tests, &gpumc::html::execution_graphs());
         if let Err(e) = gpumc::html::finish(file, path, &page) {
             return usage_error(&e);
         }
     }
-    if count.contains_key("ERROR") || !errors.is_empty() || files.is_empty() {
+    if count.contains_key("ERROR") || !errors.is_empty() || checked.is_empty() {
         2
     } else {
         0
     }
 }
 
-fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabled: bool) -> u8 {
+/// `gpumc merge` of a sharded `check` (its time: the slowest shard's).
+fn merge_check(m: &gpumc_scale::Merged, a: &shardcli::MergeArgs) -> u8 {
+    let checked = match m
+        .records
+        .iter()
+        .map(check_record)
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(c) => c,
+        Err(e) => return usage_error(&e),
+    };
+    let errors: Vec<String> = m.header.context["errors"]
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .filter_map(|e| e.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let many = m.header.context["many"].as_bool().unwrap_or(true);
+    let html = match a.html.as_deref().map(gpumc::html::create).transpose() {
+        Ok(h) => h,
+        Err(e) => return usage_error(&e),
+    };
+    finish_check(
+        &checked,
+        &errors,
+        many,
+        a.format(),
+        html.map(|f| (f, a.html.as_deref().expect("--html"))),
+        m.wall_s,
+    )
+}
+
+fn run_suite(
+    opts: &CheckOpts,
+    csv: &Path,
+    root: Option<PathBuf>,
+    include_disabled: bool,
+    shard: &shardcli::ShardOpts,
+) -> u8 {
+    let sharding = match shard.resolve() {
+        Ok(s) => s,
+        Err(e) => return usage_error(&e),
+    };
     let cfg = match config(opts) {
         Ok(c) => Config {
             graph: opts.html.is_some().then(gpumc::html::graph_request),
@@ -755,7 +900,6 @@ fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabl
         Ok(h) => h,
         Err(e) => return usage_error(&e),
     };
-    let mut html_tests: Vec<serde_json::Value> = Vec::new();
     if rows.is_empty() {
         return usage_error(&if total_rows == 0 {
             format!("{}: no rows to run (an empty CSV)", csv.display())
@@ -766,34 +910,117 @@ fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabl
             )
         });
     }
+    let ctx = SuiteContext {
+        csv: csv.display().to_string(),
+        root: root.display().to_string(),
+        root_shown: root_shown.display().to_string(),
+    };
     let checker = Checker::new(opts);
     let start = Instant::now();
     let json = opts.format() == Format::Json;
-    let bar = Bar::new(rows.len() as u64, !json);
-    let results: Vec<_> = rows
-        .par_iter()
-        .map(|row| {
-            let path = root.join(&row.path);
-            let r = path
-                .is_file()
-                .then(|| checker.check(&path, &path, &row.config(&cfg)));
-            bar.inc();
-            (row, r)
-        })
-        .collect();
-    bar.finish();
+    let check_row = |row: &driver::ExpectedRow| -> SuiteResult {
+        let path = root.join(&row.path);
+        let report = path
+            .is_file()
+            .then(|| checker.check(&path, &path, &row.config(&cfg)));
+        SuiteResult {
+            path: row.path.clone(),
+            line: row.line,
+            expected: row.expected.to_string(),
+            report,
+        }
+    };
+    let results: Vec<SuiteResult> = match &sharding {
+        None => {
+            let bar = Bar::new(rows.len() as u64, !json);
+            let results = rows
+                .par_iter()
+                .map(|row| {
+                    let r = check_row(row);
+                    bar.inc();
+                    r
+                })
+                .collect();
+            bar.finish();
+            results
+        }
+        Some(sh) => {
+            // Cost estimate: the test's size times its loop bound.
+            let costs: Vec<u64> = rows
+                .iter()
+                .map(|row| {
+                    let size =
+                        std::fs::metadata(root.join(&row.path)).map_or(1, |m| m.len().max(1));
+                    size * u64::from(row.config(&cfg).bound.max(1))
+                })
+                .collect();
+            let context = serde_json::to_value(&ctx).expect("serialisable");
+            let check = |_: usize, row: &driver::ExpectedRow| {
+                serde_json::to_value(check_row(row)).expect("serialisable")
+            };
+            match shardcli::run(sh, "suite", context, &rows, &costs, &check) {
+                Ok(records) => match records
+                    .into_iter()
+                    .map(|(_, v)| serde_json::from_value(v))
+                    .collect::<Result<Vec<SuiteResult>, _>>()
+                {
+                    Ok(r) => r,
+                    Err(e) => return usage_error(&format!("an unreadable suite record: {e}")),
+                },
+                Err(e) => return usage_error(&e),
+            }
+        }
+    };
     let wall = start.elapsed().as_secs_f64();
+    let html = html.map(|f| (f, opts.html.as_deref().expect("--html")));
+    let code = finish_suite(&results, &ctx, opts.format(), html, wall);
+    // As for `check`: a finished shard succeeds; the merge gives the status.
+    if sharding.is_some() {
+        0
+    } else {
+        code
+    }
+}
+
+/// What a suite's printed results need beside its rows.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SuiteContext {
+    csv: String,
+    root: String,
+    root_shown: String,
+}
+
+/// One row of a suite: where it is, what it expects, and its report
+/// (`None`: the file is missing).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SuiteResult {
+    path: String,
+    line: usize,
+    expected: String,
+    report: Option<Rendered>,
+}
+
+/// What `suite` prints and writes once its rows are checked (also the
+/// merge of a sharded `suite`); the exit status.
+fn finish_suite(
+    results: &[SuiteResult],
+    ctx: &SuiteContext,
+    format: Format,
+    html: Option<(std::fs::File, &Path)>,
+    wall: f64,
+) -> u8 {
+    let json = format == Format::Json;
+    let root = Path::new(&ctx.root);
+    let mut html_tests: Vec<serde_json::Value> = Vec::new();
     let (mut passed, mut failed, mut missing) = (0, 0, 0);
     let mut times: Vec<f64> = Vec::new();
     let mut out = std::io::stdout().lock();
-    for (row, r) in &results {
-        let Some(r) = r else {
+    for row in results {
+        let Some(r) = &row.report else {
             missing += 1;
             let why = format!(
                 "missing: {} (CSV line {}): no such file under {}",
-                row.path,
-                row.line,
-                root_shown.display()
+                row.path, row.line, ctx.root_shown
             );
             if json {
                 // The row is not lost to a JSON reader: an ERROR object.
@@ -801,7 +1028,7 @@ fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabl
                     "file": root.join(&row.path).display().to_string(),
                     "verdict": "ERROR",
                     "message": why,
-                    "expected": row.expected.to_string(),
+                    "expected": row.expected,
                     "agrees": false,
                 });
                 let _ = writeln!(out, "{v}");
@@ -812,7 +1039,7 @@ fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabl
                 html_tests.push(serde_json::json!({
                     "file": root.join(&row.path).display().to_string(),
                     "verdict": "MISSING",
-                    "expected": row.expected.to_string(),
+                    "expected": row.expected,
                     "agrees": null,
                     "message": why,
                 }));
@@ -820,7 +1047,7 @@ fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabl
             continue;
         };
         times.push(r.time_ms);
-        let ok = r.verdict == row.expected.to_string();
+        let ok = r.verdict == row.expected;
         if ok {
             passed += 1;
         } else {
@@ -828,25 +1055,24 @@ fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabl
         }
         if html.is_some() {
             let mut v = report_value(r);
-            v["expected"] = serde_json::Value::String(row.expected.to_string());
+            v["expected"] = serde_json::Value::String(row.expected.clone());
             v["agrees"] = serde_json::Value::Bool(ok);
             html_tests.push(v);
         }
-        if opts.format() == Format::Herd {
+        if format == Format::Herd {
             let _ = out.write_all(r.herd.as_bytes());
         }
-        if opts.format() == Format::Json {
+        if format == Format::Json {
             let mut v: serde_json::Value = serde_json::from_str(&r.json).expect("a report");
-            v["expected"] = serde_json::Value::String(row.expected.to_string());
+            v["expected"] = serde_json::Value::String(row.expected.clone());
             v["agrees"] = serde_json::Value::Bool(ok);
             let _ = writeln!(out, "{v}");
         } else if !ok {
-            let exp = row.expected.to_string();
             let _ = writeln!(
                 out,
                 "mismatch: {} expected {} got {}{}",
                 row.path,
-                exp,
+                row.expected,
                 r.verdict,
                 r.message
                     .as_ref()
@@ -857,11 +1083,11 @@ fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabl
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
-    if opts.format() != Format::Json {
+    if format != Format::Json {
         let _ = writeln!(
             out,
             "suite {}: {} rows in {:.2} s wall, median {:.2} ms per test",
-            csv.display(),
+            ctx.csv,
             results.len(),
             wall,
             median
@@ -870,7 +1096,7 @@ fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabl
     if json {
         // JSON lines to the end: the totals are the last object.
         let v = serde_json::json!({
-            "suite": csv.display().to_string(),
+            "suite": ctx.csv,
             "rows": results.len(),
             "passed": passed,
             "failed": failed,
@@ -884,10 +1110,9 @@ fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabl
     } else {
         let _ = writeln!(out, "{passed} passed, {failed} failed");
     }
-    if let (Some(file), Some(path)) = (html, &opts.html) {
+    if let Some((file, path)) = html {
         let mut meta = gpumc::html::Meta::now("gpumc suite", wall);
-        meta.facts
-            .push(("expectations".into(), csv.display().to_string()));
+        meta.facts.push(("expectations".into(), ctx.csv.clone()));
         let page = gpumc::html::verify_report(&meta, &html_tests, &gpumc::html::execution_graphs());
         if let Err(e) = gpumc::html::finish(file, path, &page) {
             return usage_error(&e);
@@ -898,8 +1123,8 @@ fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabl
         eprintln!(
             "gpumc: {missing} of {} files named in {} are missing under {}",
             results.len(),
-            csv.display(),
-            root_shown.display()
+            ctx.csv,
+            ctx.root_shown
         );
         2
     } else if failed > 0 {
@@ -907,6 +1132,29 @@ fn run_suite(opts: &CheckOpts, csv: &Path, root: Option<PathBuf>, include_disabl
     } else {
         0
     }
+}
+
+/// `gpumc merge` of a sharded `suite` (its wall time: the slowest shard's).
+fn merge_suite(m: &gpumc_scale::Merged, a: &shardcli::MergeArgs) -> u8 {
+    let ctx: SuiteContext = match serde_json::from_value(m.header.context.clone()) {
+        Ok(c) => c,
+        Err(e) => return usage_error(&format!("an unreadable suite journal header: {e}")),
+    };
+    let results = match m
+        .records
+        .iter()
+        .map(|v| serde_json::from_value(v.clone()))
+        .collect::<Result<Vec<SuiteResult>, _>>()
+    {
+        Ok(r) => r,
+        Err(e) => return usage_error(&format!("an unreadable suite record: {e}")),
+    };
+    let html = match a.html.as_deref().map(gpumc::html::create).transpose() {
+        Ok(h) => h,
+        Err(e) => return usage_error(&e),
+    };
+    let html = html.map(|f| (f, a.html.as_deref().expect("--html")));
+    finish_suite(&results, &ctx, a.format(), html, m.wall_s)
 }
 
 /// A report's JSON object for the HTML page (an unreadable one, as an

@@ -71,6 +71,8 @@ struct CheckArgs {
     /// One JSON object per axiom (docs/JSON.md).
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    shard: crate::shardcli::ShardOpts,
 }
 
 pub fn run(a: &MappingArgs) -> u8 {
@@ -100,6 +102,13 @@ fn model_dialect(name: &str) -> Option<gpumc::compile::Target> {
 }
 
 fn check(a: &CheckArgs) -> u8 {
+    let sharding = match a.shard.resolve() {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    if sharding.is_some() && a.out.is_some() {
+        return fail("--out is not available with --shard: give it to `gpumc merge`, which writes the counterexample that the unsharded run would");
+    }
     let engine = match a.engine.as_str() {
         "symbolic" => Engine::Symbolic,
         "explicit" => Engine::Explicit,
@@ -193,6 +202,18 @@ fn check(a: &CheckArgs) -> u8 {
             engine.name()
         );
     }
+    if let Some(sh) = &sharding {
+        return check_shard(
+            a,
+            sh,
+            &header,
+            &axioms,
+            &space,
+            &source_model,
+            &target_model,
+            &mapping,
+        );
+    }
     let mut code = 0u8;
     for axiom in &axioms {
         let bar = Bar::new(0, !a.json);
@@ -253,6 +274,240 @@ fn check(a: &CheckArgs) -> u8 {
             report::text(&header, axiom, &out)
         };
         // A closed pipe (`| head`) ends the run quietly.
+        let mut stdout = std::io::stdout().lock();
+        if stdout
+            .write_all(text.as_bytes())
+            .and_then(|_| stdout.flush())
+            .is_err()
+        {
+            return code;
+        }
+    }
+    code
+}
+
+/// One shard of a mapping check: for each axiom, the search over this
+/// shard's programs (or shapes), as one journal record — its effort, and
+/// its first counterexample with that counterexample's place in the whole
+/// enumeration, so that the merge picks the one the unsharded search finds.
+#[allow(clippy::too_many_arguments)]
+fn check_shard(
+    a: &CheckArgs,
+    sh: &crate::shardcli::Sharding,
+    header: &Header,
+    axioms: &[String],
+    space: &Space,
+    source_model: &gpumc::cat::Model,
+    target_model: &gpumc::cat::Model,
+    mapping: &Mapping,
+) -> u8 {
+    let engine = header.engine;
+    let costs = search::unit_costs(space, engine);
+    let mine: std::collections::HashSet<u64> = gpumc_scale::select(&costs, sh.shard)
+        .into_iter()
+        .map(|i| i as u64)
+        .collect();
+    // Items: (axiom, shard) pairs, so that each shard holds its own
+    // record of every axiom.
+    let n = sh.shard.count;
+    let items: Vec<(usize, usize)> = (0..axioms.len())
+        .flat_map(|x| (0..n).map(move |k| (x, k)))
+        .collect();
+    let context = serde_json::json!({
+        "from": header.from,
+        "to": header.to,
+        "mapping": header.mapping,
+        "events": header.events,
+        "descoped": header.descoped,
+        "engine": engine.name(),
+        "axioms": axioms,
+        "units": costs.len(),
+    });
+    let models = gpumc::mapping::Models {
+        source: source_model,
+        target: target_model,
+    };
+    let failed: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+    let check = |_: usize, &(x, _): &(usize, usize)| -> serde_json::Value {
+        let axiom = &axioms[x];
+        let keep = |i: u64| mine.contains(&i);
+        match gpumc::mapping::check_axiom_selected(
+            models,
+            mapping,
+            axiom,
+            space,
+            engine,
+            &|_, _| {},
+            &keep,
+        ) {
+            Ok(out) => shard_record(header, axiom, &out),
+            Err(e) => {
+                failed.lock().expect("error").get_or_insert(e.to_string());
+                serde_json::Value::Null
+            }
+        }
+    };
+    // The shard's own items are (x, K) for its K: the programs were
+    // split by cost above, the records are one per axiom and shard.
+    let own: Vec<usize> = (0..items.len())
+        .filter(|&i| items[i].1 == sh.shard.index)
+        .collect();
+    let selected = crate::shardcli::run_items(sh, "mapping check", context, &items, own, &check);
+    if let Some(e) = failed.into_inner().expect("error") {
+        return fail(e);
+    }
+    let records = match selected {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    // A finished shard succeeds whatever it found; the merge gives the
+    // status of the whole check.
+    for (_, r) in &records {
+        if !a.json {
+            eprintln!(
+                "{}: shard {}: {}",
+                r["axiom"].as_str().unwrap_or("?"),
+                sh.shard,
+                if r["found_at"].is_u64() {
+                    "a counterexample"
+                } else {
+                    "no counterexample"
+                }
+            );
+        }
+    }
+    0
+}
+
+/// A shard's journal record for one axiom.
+fn shard_record(h: &Header, axiom: &str, out: &search::Outcome) -> serde_json::Value {
+    let cx = out.counterexample.as_ref().map(|cx| {
+        serde_json::json!({
+            "events": cx.source.events(),
+            "text": report::counterexample_text(h, axiom, cx),
+            "json": report::counterexample_json(h, axiom, cx),
+            "source_litmus": report::source_litmus(cx, &format!("{axiom}-source")),
+            "target_litmus": report::target_litmus(
+                cx,
+                &format!("{axiom}-target"),
+                &format!(
+                    "Compiled from {axiom}-source.litmus by mapping {} (gpumc mapping check)",
+                    h.mapping
+                ),
+            ).unwrap_or_default(),
+        })
+    });
+    serde_json::json!({
+        "axiom": axiom,
+        "stats": out.stats,
+        "sym": out.sym,
+        "elapsed_s": out.elapsed.as_secs_f64(),
+        "found_at": out.found_at,
+        "counterexample": cx,
+    })
+}
+
+/// `gpumc merge` of a sharded mapping check: per axiom, the shards'
+/// efforts added up and the counterexample that comes first in the
+/// enumeration order (the one the unsharded search reports).
+pub fn merge(m: &gpumc_scale::Merged, a: &crate::shardcli::MergeArgs) -> u8 {
+    let c = &m.header.context;
+    let engine = match c["engine"].as_str() {
+        Some("explicit") => Engine::Explicit,
+        _ => Engine::Symbolic,
+    };
+    let header = Header {
+        from: c["from"].as_str().unwrap_or_default().to_string(),
+        to: c["to"].as_str().unwrap_or_default().to_string(),
+        mapping: c["mapping"].as_str().unwrap_or_default().to_string(),
+        events: c["events"].as_u64().unwrap_or(0) as usize,
+        descoped: c["descoped"].as_bool().unwrap_or(false),
+        engine,
+    };
+    let json = a.json;
+    if !json {
+        eprintln!(
+            "gpumc mapping check: {} -> {} with mapping {}, up to {} events{} ({} engine)",
+            header.from,
+            header.to,
+            header.mapping,
+            header.events,
+            if header.descoped { ", de-scoped" } else { "" },
+            engine.name()
+        );
+    }
+    if let Some(dir) = &a.out {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return fail(format!("{}: {e}", dir.display()));
+        }
+    }
+    let axioms: Vec<String> = c["axioms"]
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let shards = m.header.shards;
+    let mut code = 0;
+    for (x, axiom) in axioms.iter().enumerate() {
+        let recs = &m.records[x * shards..(x + 1) * shards];
+        let mut total = search::Outcome {
+            stats: Default::default(),
+            sym: Default::default(),
+            counterexample: None,
+            found_at: None,
+            elapsed: std::time::Duration::ZERO,
+        };
+        let mut first: Option<(u64, &serde_json::Value)> = None;
+        for r in recs {
+            let stats: gpumc::mapping::explicit::Stats =
+                serde_json::from_value(r["stats"].clone()).unwrap_or_default();
+            let sym: gpumc::mapping::symbolic::SymStats =
+                serde_json::from_value(r["sym"].clone()).unwrap_or_default();
+            total.stats.add(&stats);
+            total.sym.add(&sym);
+            total.elapsed +=
+                std::time::Duration::from_secs_f64(r["elapsed_s"].as_f64().unwrap_or(0.0));
+            if let Some(at) = r["found_at"].as_u64() {
+                if first.is_none_or(|(f, _)| at < f) {
+                    first = Some((at, &r["counterexample"]));
+                }
+            }
+        }
+        let cx = first.map(|(_, v)| v);
+        if let (Some(dir), Some(cx)) = (&a.out, cx) {
+            let src = dir.join(format!("{axiom}-source.litmus"));
+            let tgt = dir.join(format!("{axiom}-target.litmus"));
+            let written = std::fs::write(&src, cx["source_litmus"].as_str().unwrap_or_default())
+                .and_then(|_| {
+                    std::fs::write(&tgt, cx["target_litmus"].as_str().unwrap_or_default())
+                });
+            if let Err(e) = written {
+                return fail(format!("{}: {e}", dir.display()));
+            }
+            if !json {
+                eprintln!("wrote {} and {}", src.display(), tgt.display());
+            }
+        }
+        if cx.is_some() {
+            code = 1;
+        }
+        let text = if json {
+            format!(
+                "{}\n",
+                report::json_of(&header, axiom, &total, cx.map(|c| &c["json"]))
+            )
+        } else {
+            let body = cx.map(|c| {
+                (
+                    c["events"].as_u64().unwrap_or(0) as usize,
+                    c["text"].as_str().unwrap_or_default(),
+                )
+            });
+            report::text_of(&header, axiom, &total, body)
+        };
         let mut stdout = std::io::stdout().lock();
         if stdout
             .write_all(text.as_bytes())

@@ -291,6 +291,19 @@ fn every_json_field_is_documented() {
     let progress_corpus = gpumc_testutil::shared_corpus().join("progress");
     let compare = progress_corpus.is_dir().then(|| d(&progress_corpus));
     let diy_dir = d(&dir.join("diy"));
+    // A check split in two shards, for `gpumc merge --json`.
+    let shards = d(&dir.join("shards"));
+    for k in ["0/2", "1/2"] {
+        let (code, _, err) = gpumc(&[
+            "check",
+            "examples/thesis/D-cta_S-ker-Global",
+            "--shard",
+            k,
+            "--shard-out",
+            &shards,
+        ]);
+        assert_eq!(code, 0, "shard {k}: {err}");
+    }
     // Results of a run on the interpreter, for the results database.
     let results_db = d(&dir.join("results.db"));
     let results_jsonl = d(&dir.join("results.jsonl"));
@@ -306,6 +319,7 @@ fn every_json_field_is_documented() {
     std::fs::write(&results_jsonl, run_json).unwrap();
 
     let mut runs: Vec<(&str, Vec<&str>)> = vec![
+        ("gpumc merge --json", vec!["merge", "--json", &shards]),
         (
             "gpumc diy --json",
             vec![

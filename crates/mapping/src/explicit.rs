@@ -36,7 +36,7 @@ pub struct Setup<'m> {
 }
 
 /// Effort counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Stats {
     /// Source programs checked.
     pub programs: u64,

@@ -50,9 +50,31 @@ pub fn check_axiom(
     engine: search::Engine,
     progress: &(dyn Fn(&explicit::Stats, &symbolic::SymStats) + Sync),
 ) -> Result<search::Outcome> {
+    check_axiom_selected(models, mapping, axiom, space, engine, progress, &|_| true)
+}
+
+/// [`check_axiom`] over the programs (or shapes) whose index in the
+/// enumeration order `keep` accepts (one shard's part; the indices and
+/// their costs: [`search::unit_costs`]).
+pub fn check_axiom_selected(
+    models: Models<'_>,
+    mapping: &gpumc_compile::Mapping,
+    axiom: &str,
+    space: &enumerate::Space,
+    engine: search::Engine,
+    progress: &(dyn Fn(&explicit::Stats, &symbolic::SymStats) + Sync),
+    keep: &dyn Fn(u64) -> bool,
+) -> Result<search::Outcome> {
     let target = mapping.target;
     let compile = move |p: &ir::Program| gpumc_compile::compile(p, mapping, target);
-    search::run(&models.problem(axiom), &compile, space, engine, progress)
+    search::run_selected(
+        &models.problem(axiom),
+        &compile,
+        space,
+        engine,
+        progress,
+        keep,
+    )
 }
 
 /// The source (C) and target models of a check.

@@ -172,71 +172,83 @@ fn without_init(events: &[EventInfo], v: &[(usize, usize)]) -> Vec<(usize, usize
 
 /// The human report of one axiom.
 pub fn text(h: &Header, axiom: &str, out: &Outcome) -> String {
-    let mut s = String::new();
+    let cx = out
+        .counterexample
+        .as_ref()
+        .map(|cx| (cx.source.events(), counterexample_text(h, axiom, cx)));
+    text_of(h, axiom, out, cx.as_ref().map(|(n, t)| (*n, t.as_str())))
+}
+
+/// [`text`] from its parts: the effort of `out` (its counterexample is not
+/// read) and the counterexample's events and [`counterexample_text`] —
+/// how `gpumc merge` puts the shards' reports together.
+pub fn text_of(h: &Header, axiom: &str, out: &Outcome, cx: Option<(usize, &str)>) -> String {
     let effort = effort_text(h, out);
-    match &out.counterexample {
-        None => s.push_str(&format!(
+    match cx {
+        None => format!(
             "{axiom}: no counterexample up to {} events ({effort})\n",
             h.events
-        )),
-        Some(cx) => {
-            s.push_str(&format!(
-                "{axiom}: COUNTEREXAMPLE with {} events ({effort})\n",
-                cx.source.events()
-            ));
-            s.push_str(&format!(
-                "  An execution of the compiled program that {} allows lifts to a race-free execution of the source that violates `{axiom}` of {}.\n",
-                h.to, h.from
-            ));
-            s.push_str("  Source:\n");
-            for l in source_litmus(cx, &format!("{axiom}-source")).lines() {
+        ),
+        Some((events, body)) => {
+            format!("{axiom}: COUNTEREXAMPLE with {events} events ({effort})\n{body}")
+        }
+    }
+}
+
+/// The lines of the human report that show a counterexample.
+pub fn counterexample_text(h: &Header, axiom: &str, cx: &Counterexample) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "  An execution of the compiled program that {} allows lifts to a race-free execution of the source that violates `{axiom}` of {}.\n",
+        h.to, h.from
+    ));
+    s.push_str("  Source:\n");
+    for l in source_litmus(cx, &format!("{axiom}-source")).lines() {
+        s.push_str(&format!("    {l}\n"));
+    }
+    s.push_str("  Compiled:\n");
+    match target_litmus(cx, &format!("{axiom}-target"), &compiled_comment(h)) {
+        Ok(t) => {
+            for l in t.lines() {
                 s.push_str(&format!("    {l}\n"));
             }
-            s.push_str("  Compiled:\n");
-            match target_litmus(cx, &format!("{axiom}-target"), &compiled_comment(h)) {
-                Ok(t) => {
-                    for l in t.lines() {
-                        s.push_str(&format!("    {l}\n"));
-                    }
-                }
-                Err(e) => s.push_str(&format!("    (not printable: {e})\n")),
-            }
-            s.push_str("  Source execution:\n");
-            for e in &cx.source_events {
-                s.push_str(&event_line(e));
-                s.push('\n');
-            }
-            s.push_str(&pairs_line("rf", &cx.source_rf));
-            s.push('\n');
-            s.push_str(&pairs_line(
-                "mo",
-                &without_init(&cx.source_events, &cx.source_mo),
-            ));
-            s.push('\n');
-            s.push_str("  Target execution:\n");
-            for e in &cx.target_events {
-                let lift = cx.lift.get(e.id).copied().flatten();
-                let mut line = event_line(e);
-                if let Some(src) = lift {
-                    if e.kind != "IW" {
-                        line.push_str(&format!("  <- e{src}"));
-                    }
-                }
-                s.push_str(&line);
-                s.push('\n');
-            }
-            s.push_str(&pairs_line("rf", &cx.target_rf));
-            s.push('\n');
-            s.push_str(&pairs_line(
-                "co",
-                &without_init(&cx.target_events, &cx.target_co),
-            ));
-            s.push('\n');
-            if !cx.target_sync_fence.is_empty() {
-                s.push_str(&pairs_line("sync_fence", &cx.target_sync_fence));
-                s.push('\n');
+        }
+        Err(e) => s.push_str(&format!("    (not printable: {e})\n")),
+    }
+    s.push_str("  Source execution:\n");
+    for e in &cx.source_events {
+        s.push_str(&event_line(e));
+        s.push('\n');
+    }
+    s.push_str(&pairs_line("rf", &cx.source_rf));
+    s.push('\n');
+    s.push_str(&pairs_line(
+        "mo",
+        &without_init(&cx.source_events, &cx.source_mo),
+    ));
+    s.push('\n');
+    s.push_str("  Target execution:\n");
+    for e in &cx.target_events {
+        let lift = cx.lift.get(e.id).copied().flatten();
+        let mut line = event_line(e);
+        if let Some(src) = lift {
+            if e.kind != "IW" {
+                line.push_str(&format!("  <- e{src}"));
             }
         }
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s.push_str(&pairs_line("rf", &cx.target_rf));
+    s.push('\n');
+    s.push_str(&pairs_line(
+        "co",
+        &without_init(&cx.target_events, &cx.target_co),
+    ));
+    s.push('\n');
+    if !cx.target_sync_fence.is_empty() {
+        s.push_str(&pairs_line("sync_fence", &cx.target_sync_fence));
+        s.push('\n');
     }
     s
 }
@@ -268,6 +280,15 @@ fn events_json(v: &[EventInfo]) -> Value {
 
 /// The JSON line of one axiom (docs/JSON.md).
 pub fn json(h: &Header, axiom: &str, out: &Outcome) -> Value {
+    let cx = out
+        .counterexample
+        .as_ref()
+        .map(|cx| counterexample_json(h, axiom, cx));
+    json_of(h, axiom, out, cx.as_ref())
+}
+
+/// [`json`] from its parts, as [`text_of`].
+pub fn json_of(h: &Header, axiom: &str, out: &Outcome, cx: Option<&Value>) -> Value {
     let mut v = json!({
         "from": h.from,
         "to": h.to,
@@ -276,7 +297,7 @@ pub fn json(h: &Header, axiom: &str, out: &Outcome) -> Value {
         "descoped": h.descoped,
         "engine": h.engine.name(),
         "axiom": axiom,
-        "result": if out.counterexample.is_some() { "counterexample" } else { "sound" },
+        "result": if cx.is_some() { "counterexample" } else { "sound" },
         "programs": out.stats.programs,
         "shapes": out.sym.shapes,
         "solver_calls": out.sym.solver_calls,
@@ -284,22 +305,27 @@ pub fn json(h: &Header, axiom: &str, out: &Outcome) -> Value {
         "target_executions": out.stats.target_executions,
         "time_ms": out.elapsed.as_secs_f64() * 1000.0,
     });
-    if let Some(cx) = &out.counterexample {
-        let target =
-            target_litmus(cx, &format!("{axiom}-target"), &compiled_comment(h)).unwrap_or_default();
-        v["counterexample"] = json!({
-            "events": cx.source.events(),
-            "source": source_litmus(cx, &format!("{axiom}-source")),
-            "target": target,
-            "source_events": events_json(&cx.source_events),
-            "source_rf": cx.source_rf,
-            "source_mo": without_init(&cx.source_events, &cx.source_mo),
-            "target_events": events_json(&cx.target_events),
-            "target_rf": cx.target_rf,
-            "target_co": without_init(&cx.target_events, &cx.target_co),
-            "target_sync_fence": cx.target_sync_fence,
-            "lift": cx.lift,
-        });
+    if let Some(cx) = cx {
+        v["counterexample"] = cx.clone();
     }
     v
+}
+
+/// The `counterexample` object of the JSON line.
+pub fn counterexample_json(h: &Header, axiom: &str, cx: &Counterexample) -> Value {
+    let target =
+        target_litmus(cx, &format!("{axiom}-target"), &compiled_comment(h)).unwrap_or_default();
+    json!({
+        "events": cx.source.events(),
+        "source": source_litmus(cx, &format!("{axiom}-source")),
+        "target": target,
+        "source_events": events_json(&cx.source_events),
+        "source_rf": cx.source_rf,
+        "source_mo": without_init(&cx.source_events, &cx.source_mo),
+        "target_events": events_json(&cx.target_events),
+        "target_rf": cx.target_rf,
+        "target_co": without_init(&cx.target_events, &cx.target_co),
+        "target_sync_fence": cx.target_sync_fence,
+        "lift": cx.lift,
+    })
 }

@@ -37,6 +37,9 @@ pub struct Outcome {
     pub stats: Stats,
     pub sym: SymStats,
     pub counterexample: Option<Box<Counterexample>>,
+    /// The counterexample's program (or shape) in the enumeration order of
+    /// the whole space, counted from 0 (shards compare theirs by it).
+    pub found_at: Option<u64>,
     pub elapsed: Duration,
 }
 
@@ -144,10 +147,40 @@ pub fn run(
     engine: Engine,
     progress: &(dyn Fn(&Stats, &SymStats) + Sync),
 ) -> Result<Outcome> {
+    run_selected(problem, compile, space, engine, progress, &|_| true)
+}
+
+/// [`run`] over the programs (or shapes) whose index in the enumeration
+/// order `keep` accepts: one shard's part of the space.
+pub fn run_selected(
+    problem: &Problem<'_>,
+    compile: &CompileFn<'_>,
+    space: &Space,
+    engine: Engine,
+    progress: &(dyn Fn(&Stats, &SymStats) + Sync),
+    keep: &dyn Fn(u64) -> bool,
+) -> Result<Outcome> {
     let searched = searched(space, engine);
+    let mut next = 0u64;
     search(problem, compile, space, engine, progress, &mut |f| {
-        enumerate::programs(&searched, f);
+        enumerate::programs(&searched, &mut |p| {
+            let i = next;
+            next += 1;
+            !keep(i) || f(i, p)
+        });
     })
+}
+
+/// The estimated cost of each program (explicit) or shape (symbolic) of
+/// the search, in enumeration order: 8 to the power of its events (the
+/// search's cost grows about tenfold per event, docs/BENCHMARKS.md).
+pub fn unit_costs(space: &Space, engine: Engine) -> Vec<u64> {
+    let mut costs = Vec::new();
+    enumerate::programs(&searched(space, engine), &mut |p| {
+        costs.push(8u64.saturating_pow(p.events() as u32));
+        true
+    });
+    costs
 }
 
 /// Checks the programs of `list` (explicit: each as it is; symbolic: each
@@ -161,8 +194,8 @@ pub fn check_list(
     list: &[Source],
 ) -> Result<Outcome> {
     search(problem, compile, space, engine, &|_, _| {}, &mut |f| {
-        for p in list {
-            if !f(p) {
+        for (i, p) in list.iter().enumerate() {
+            if !f(i as u64, p) {
                 break;
             }
         }
@@ -211,9 +244,9 @@ pub fn verdicts(
         .collect()
 }
 
-/// Programs (or shapes) to check, handed one by one to a callback that
-/// says whether to go on.
-type Programs<'a> = dyn FnMut(&mut dyn FnMut(&Source) -> bool) + 'a;
+/// Programs (or shapes) to check, each with its index in the enumeration
+/// order, handed one by one to a callback that says whether to go on.
+type Programs<'a> = dyn FnMut(&mut dyn FnMut(u64, &Source) -> bool) + 'a;
 
 fn search(
     problem: &Problem<'_>,
@@ -231,9 +264,9 @@ fn search(
     };
     let mut stats = Stats::default();
     let mut sym = SymStats::default();
-    let mut found: Option<Box<Counterexample>> = None;
+    let mut found: Option<(u64, Box<Counterexample>)> = None;
     let mut error: Option<Error> = None;
-    let mut batch: Vec<Source> = Vec::with_capacity(BATCH);
+    let mut batch: Vec<(u64, Source)> = Vec::with_capacity(BATCH);
     let check = |p: &Source| -> (Stats, SymStats, Result<Option<Box<Counterexample>>>) {
         let mut s = Stats::default();
         let mut y = SymStats::default();
@@ -248,19 +281,19 @@ fn search(
         };
         (s, y, r)
     };
-    let flush = |batch: &mut Vec<Source>,
+    let flush = |batch: &mut Vec<(u64, Source)>,
                  stats: &mut Stats,
                  sym: &mut SymStats,
-                 found: &mut Option<Box<Counterexample>>,
+                 found: &mut Option<(u64, Box<Counterexample>)>,
                  error: &mut Option<Error>| {
-        let results: Vec<_> = batch.par_iter().map(&check).collect();
+        let results: Vec<_> = batch.par_iter().map(|(i, p)| (*i, check(p))).collect();
         batch.clear();
-        for (s, y, r) in results {
+        for (i, (s, y, r)) in results {
             stats.add(&s);
             sym.add(&y);
             match r {
                 Ok(Some(cx)) => {
-                    *found = Some(cx);
+                    *found = Some((i, cx));
                     break;
                 }
                 Ok(None) => {}
@@ -278,8 +311,8 @@ fn search(
     } else {
         BATCH
     };
-    programs(&mut |p| {
-        batch.push(p.clone());
+    programs(&mut |i, p| {
+        batch.push((i, p.clone()));
         if batch.len() < batch_size {
             return true;
         }
@@ -291,10 +324,15 @@ fn search(
     if let Some(e) = error {
         return Err(e);
     }
+    let (found_at, counterexample) = match found {
+        Some((i, cx)) => (Some(i), Some(cx)),
+        None => (None, None),
+    };
     Ok(Outcome {
         stats,
         sym,
-        counterexample: found,
+        counterexample,
+        found_at,
         elapsed: start.elapsed(),
     })
 }

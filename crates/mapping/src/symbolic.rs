@@ -312,7 +312,7 @@ pub enum ShapeResult {
 }
 
 /// Effort of the symbolic search.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SymStats {
     pub shapes: u64,
     pub solver_calls: u64,
