@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 /// The options every sharded command takes.
-#[derive(clap::Args, Clone, Default)]
+#[derive(clap::Args, Clone, Debug, Default)]
 pub struct ShardOpts {
     /// Do shard K of N (counted from 0) of the batch: a fixed part,
     /// balanced by estimated cost, the same on every machine; `auto`: K
@@ -171,6 +171,10 @@ pub struct MergeArgs {
     /// its --out does.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// `run`: add the reports of the tests the shards ran to this results
+    /// database, as its --db does.
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
 }
 
 impl MergeArgs {
@@ -193,6 +197,7 @@ pub fn merge(a: &MergeArgs) -> u8 {
         "check" => crate::merge_check(&merged, a),
         "suite" => crate::merge_suite(&merged, a),
         "mapping check" => crate::mappingcli::merge(&merged, a),
+        "run" => crate::hwcli::merge_run(&merged, a),
         other => crate::usage_error(&format!(
             "{}: journals of `{other}`, which this gpumc cannot merge",
             a.paths[0].display()

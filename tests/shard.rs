@@ -321,3 +321,75 @@ fn shard_options_are_checked() {
     assert_eq!(c, 2);
     assert!(err.contains("no such file or directory"), "{err}");
 }
+
+#[test]
+fn a_sharded_campaign_on_the_interpreter_merges_into_the_unsharded_run() {
+    // The reference interpreter is deterministic for a seed: the merged
+    // histograms are the unsharded ones (each test's seed derives from
+    // the campaign's and the file). Rates and times are left out.
+    let tests = gpumc_testutil::repo_root().join("examples/thesis/vulkan/D-cta_S-ker-Global");
+    let t = tests.display().to_string();
+    let args = [
+        "run",
+        "--backend",
+        "interp",
+        "--iterations",
+        "2",
+        "--seed",
+        "7",
+        &t,
+    ];
+    let (code, out, _) = gpumc(&args);
+    let dir = scratch("run");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.display().to_string();
+    for k in 0..3 {
+        let shard = format!("{k}/3");
+        let mut a = args.to_vec();
+        a.extend(["--shard", &shard, "--shard-out", &d]);
+        let (c, _, err) = gpumc(&a);
+        assert_eq!(c, 0, "{err}");
+    }
+    let db = dir.join("results.db");
+    let (mcode, mout, merr) = gpumc(&["merge", &d, "--db", &db.display().to_string()]);
+    assert_eq!(mcode, code, "{merr}");
+    let timeless = |s: &str| {
+        mask_times(
+            &s.lines()
+                .filter(|l| !l.starts_with("Time "))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+    };
+    assert_eq!(timeless(&mout), timeless(&out));
+    assert!(out.contains("Histogram"), "{out}");
+    // The merge filed every test the shards ran.
+    let (c, totals, err) = gpumc(&[
+        "results",
+        "--db",
+        &db.display().to_string(),
+        "--by",
+        "device",
+        "--json",
+    ]);
+    assert_eq!(c, 0, "{err}");
+    let runs = out.matches("\nTest ").count() + usize::from(out.starts_with("Test "));
+    assert!(
+        totals.contains(&format!("\"runs\":{runs}")),
+        "{runs} runs: {totals}"
+    );
+    // Without a seed a campaign cannot be split reproducibly.
+    let (c, _, err) = gpumc(&[
+        "run",
+        "--backend",
+        "interp",
+        &t,
+        "--shard",
+        "0/2",
+        "--shard-out",
+        &d,
+    ]);
+    assert_eq!(c, 2);
+    assert!(err.contains("--shard needs --seed"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

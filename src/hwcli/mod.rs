@@ -102,6 +102,8 @@ pub struct RunArgs {
     /// Litmus files or directories (recursively *.litmus).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub shard: crate::shardcli::ShardOpts,
 }
 
 #[derive(clap::Args, Clone, Debug)]
@@ -166,6 +168,9 @@ fn clock_seed() -> u64 {
 
 /// `gpumc run`.
 pub fn run(args: &RunArgs) -> u8 {
+    if !args.backends.is_empty() && (args.shard.shard.is_some() || args.shard.shard_out.is_some()) {
+        return usage_error("--backends with --shard: shard one backend at a time (--backend B)");
+    }
     if !args.backends.is_empty() {
         if args.html.is_some() {
             return usage_error(
@@ -183,12 +188,48 @@ pub fn run(args: &RunArgs) -> u8 {
         }
         return code;
     }
+    let sharding = match args.shard.resolve() {
+        Ok(s) => s,
+        Err(e) => return usage_error(&e),
+    };
+    if sharding.is_some() && args.hw.seed.is_none() {
+        return usage_error(
+            "--shard needs --seed S, the same for every shard (each test's seed derives from it and the file)",
+        );
+    }
     let files = match driver::expand_paths(&args.paths) {
         Ok(f) => f,
         Err(e) => return usage_error(&e.to_string()),
     };
     if files.is_empty() {
         return usage_error("no litmus tests in the given paths");
+    }
+    // A shard runs its part of the files (balanced by size) and journals
+    // each report; run again, it skips the reports already there.
+    let mut shard_journal = None;
+    let mut shard_done = std::collections::BTreeMap::new();
+    let mut mine: Option<std::collections::BTreeSet<usize>> = None;
+    if let Some(sh) = &sharding {
+        let costs: Vec<u64> = files
+            .iter()
+            .map(|f| std::fs::metadata(f).map_or(1, |m| m.len().max(1)))
+            .collect();
+        let header = gpumc_scale::Header {
+            command: "run".into(),
+            fingerprint: crate::shardcli::fingerprint(),
+            shard: sh.shard.index,
+            shards: sh.shard.count,
+            items: files.len(),
+            context: serde_json::json!({ "skip_unsupported": args.skip_unsupported }),
+        };
+        match gpumc_scale::Journal::open(&sh.dir, &header) {
+            Ok((j, done)) => {
+                shard_journal = Some(j);
+                shard_done = done;
+            }
+            Err(e) => return usage_error(&e),
+        }
+        mine = Some(gpumc_scale::select(&costs, sh.shard).into_iter().collect());
     }
     let html = match args.html.as_deref().map(gpumc::html::create).transpose() {
         Ok(h) => h,
@@ -227,10 +268,28 @@ pub fn run(args: &RunArgs) -> u8 {
         Some(p) => p,
         None => &InProcess,
     };
-    let bar = Bar::new(files.len() as u64, !args.json);
+    let bar = Bar::new(
+        mine.as_ref().map_or(files.len(), |m| m.len()) as u64,
+        !args.json,
+    );
     let mut reports: Vec<TestReport> = Vec::new();
     let mut out = std::io::stdout().lock();
-    for f in &files {
+    for (index, f) in files.iter().enumerate() {
+        if mine.as_ref().is_some_and(|m| !m.contains(&index)) {
+            continue;
+        }
+        if let Some(record) = shard_done.get(&index) {
+            // Done by an earlier run of this shard.
+            match serde_json::from_value::<TestReport>(record["report"].clone()) {
+                Ok(r) => {
+                    bar.inc();
+                    print_report(&r, args.json, &bar, &mut out);
+                    reports.push(r);
+                    continue;
+                }
+                Err(e) => return usage_error(&format!("an unreadable run record: {e}")),
+            }
+        }
         let file = f.display().to_string();
         bar.set_message(short(&file));
         // Read once: the dialect picks the backend, the program runs.
@@ -322,25 +381,112 @@ pub fn run(args: &RunArgs) -> u8 {
                 }
             }
         }
-        let text = if args.json {
-            serde_json::to_string(&report).unwrap_or_default() + "\n"
-        } else {
-            render_text(&report) + "\n"
-        };
-        bar.suspend(|| {
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
-        });
+        if let Some(j) = shard_journal.as_mut() {
+            let driver = backends.driver_of(&report.backend).unwrap_or_default();
+            let record = serde_json::json!({ "report": report, "driver": driver, "ran": ran_now });
+            if let Err(e) = j.append(index, &record) {
+                bar.finish();
+                return usage_error(&e);
+            }
+        }
+        print_report(&report, args.json, &bar, &mut out);
         reports.push(report);
     }
     bar.finish();
-    let code = summarize(&reports, args, &mut out);
+    let code = summarize(&reports, args.json, args.skip_unsupported, &mut out);
+    if let Some(j) = shard_journal.as_mut() {
+        if let Err(e) = j.finish(reports.len(), start.elapsed().as_secs_f64()) {
+            return usage_error(&e);
+        }
+    }
     if let (Some(file), Some(path)) = (html, &args.html) {
         let tests: Vec<serde_json::Value> = reports
             .iter()
             .map(|r| serde_json::to_value(r).unwrap_or_default())
             .collect();
         let meta = gpumc::html::Meta::now("gpumc run", start.elapsed().as_secs_f64());
+        if let Err(e) = gpumc::html::finish(file, path, &gpumc::html::run_report(&meta, &tests)) {
+            return usage_error(&e);
+        }
+    }
+    // A finished shard succeeds; `gpumc merge` gives the campaign's status.
+    if sharding.is_some() {
+        0
+    } else {
+        code
+    }
+}
+
+/// One test's report on stdout, past the progress bar.
+fn print_report(r: &TestReport, json: bool, bar: &Bar, out: &mut impl Write) {
+    let text = if json {
+        serde_json::to_string(r).unwrap_or_default() + "\n"
+    } else {
+        render_text(r) + "\n"
+    };
+    bar.suspend(|| {
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    });
+}
+
+/// `gpumc merge` of a sharded `run`: every report in file order, the
+/// totals and status, `--html`, and with `--db` the reports of the tests
+/// the shards ran added to the results database.
+pub fn merge_run(m: &gpumc_scale::Merged, a: &crate::shardcli::MergeArgs) -> u8 {
+    let mut reports = Vec::new();
+    let mut drivers = Vec::new();
+    for v in &m.records {
+        match serde_json::from_value::<TestReport>(v["report"].clone()) {
+            Ok(r) => {
+                drivers.push((
+                    v["driver"].as_str().unwrap_or_default().to_string(),
+                    v["ran"].as_bool().unwrap_or(false),
+                ));
+                reports.push(r);
+            }
+            Err(e) => return usage_error(&format!("an unreadable run record: {e}")),
+        }
+    }
+    let json = a.format() == crate::Format::Json;
+    let bar = Bar::new(0, false);
+    let mut out = std::io::stdout().lock();
+    for r in &reports {
+        print_report(r, json, &bar, &mut out);
+    }
+    let skip = m.header.context["skip_unsupported"]
+        .as_bool()
+        .unwrap_or(false);
+    let code = summarize(&reports, json, skip, &mut out);
+    if let Some(path) = &a.db {
+        let mut store = match gpumc_campaign::store::Store::open(path) {
+            Ok(s) => s,
+            Err(e) => return usage_error(&e),
+        };
+        let date = gpumc::html::utc_now();
+        for (r, (driver, ran)) in reports.iter().zip(&drivers) {
+            if *ran && matches!(r.status, Status::Ok | Status::Violation) {
+                let from = gpumc_campaign::store::Provenance {
+                    driver,
+                    date: &date,
+                    source: "gpumc run (sharded)",
+                };
+                if let Err(e) = store.add(r, &from) {
+                    return usage_error(&e);
+                }
+            }
+        }
+    }
+    if let Some(path) = &a.html {
+        let file = match gpumc::html::create(path) {
+            Ok(f) => f,
+            Err(e) => return usage_error(&e),
+        };
+        let tests: Vec<serde_json::Value> = reports
+            .iter()
+            .map(|r| serde_json::to_value(r).unwrap_or_default())
+            .collect();
+        let meta = gpumc::html::Meta::now("gpumc run", m.wall_s);
         if let Err(e) = gpumc::html::finish(file, path, &gpumc::html::run_report(&meta, &tests)) {
             return usage_error(&e);
         }
@@ -354,7 +500,12 @@ fn short(file: &str) -> &str {
 
 /// Totals, and the exit status: 1 for a violation, 2 for an error (or an
 /// unsupported test without `--skip-unsupported`), else 0.
-fn summarize(reports: &[TestReport], args: &RunArgs, out: &mut impl Write) -> u8 {
+fn summarize(
+    reports: &[TestReport],
+    json: bool,
+    skip_unsupported: bool,
+    out: &mut impl Write,
+) -> u8 {
     let count = |s: Status| reports.iter().filter(|r| r.status == s).count();
     let (ok, viol, unsup, err) = (
         count(Status::Ok),
@@ -362,7 +513,7 @@ fn summarize(reports: &[TestReport], args: &RunArgs, out: &mut impl Write) -> u8
         count(Status::Unsupported),
         count(Status::Error),
     );
-    if !args.json {
+    if !json {
         let instances: u64 = reports.iter().map(TestReport::total).sum();
         let secs: f64 = reports.iter().map(|r| r.elapsed_s).sum();
         let _ = writeln!(
@@ -373,7 +524,7 @@ fn summarize(reports: &[TestReport], args: &RunArgs, out: &mut impl Write) -> u8
     }
     if viol > 0 {
         1
-    } else if err > 0 || (unsup > 0 && !args.skip_unsupported) {
+    } else if err > 0 || (unsup > 0 && !skip_unsupported) {
         2
     } else {
         0
