@@ -273,17 +273,21 @@ fn check(a: &CheckArgs) -> u8 {
         } else {
             report::text(&header, axiom, &out)
         };
-        // A closed pipe (`| head`) ends the run quietly.
-        let mut stdout = std::io::stdout().lock();
-        if stdout
-            .write_all(text.as_bytes())
-            .and_then(|_| stdout.flush())
-            .is_err()
-        {
+        if !print(&text) {
             return code;
         }
     }
     code
+}
+
+/// Prints `text`; false when stdout is closed (`| head`), which ends the
+/// run quietly.
+fn print(text: &str) -> bool {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+        .is_ok()
 }
 
 /// One shard of a mapping check: for each axiom, the search over this
@@ -508,12 +512,7 @@ pub fn merge(m: &gpumc_scale::Merged, a: &crate::shardcli::MergeArgs) -> u8 {
             });
             report::text_of(&header, axiom, &total, body)
         };
-        let mut stdout = std::io::stdout().lock();
-        if stdout
-            .write_all(text.as_bytes())
-            .and_then(|_| stdout.flush())
-            .is_err()
-        {
+        if !print(&text) {
             return code;
         }
     }

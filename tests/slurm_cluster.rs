@@ -280,26 +280,16 @@ fn unsharded(args: &[&str]) -> (String, i32) {
 /// shared corpus is there.
 fn smallest_dat3m_csv() -> Option<PathBuf> {
     let mut best: Option<(usize, PathBuf)> = None;
-    let mut stack = vec![gpumc_testutil::shared_corpus().join("dat3m")];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "csv") {
-                let rows = std::fs::read_to_string(&p)
-                    .map(|t| t.lines().filter(|l| !l.trim().is_empty()).count())
-                    .unwrap_or(0);
-                let better = best.as_ref().is_none_or(|(r, b)| {
-                    (rows, p.as_os_str().len(), &p) < (*r, b.as_os_str().len(), b)
-                });
-                if rows > 0 && better {
-                    best = Some((rows, p));
-                }
-            }
+    let root = gpumc_testutil::shared_corpus().join("dat3m");
+    for p in gpumc_testutil::files_with_extension(&root, "csv") {
+        let rows = std::fs::read_to_string(&p)
+            .map(|t| t.lines().filter(|l| !l.trim().is_empty()).count())
+            .unwrap_or(0);
+        let better = best
+            .as_ref()
+            .is_none_or(|(r, b)| (rows, p.as_os_str().len(), &p) < (*r, b.as_os_str().len(), b));
+        if rows > 0 && better {
+            best = Some((rows, p));
         }
     }
     best.map(|(_, p)| p)

@@ -17,6 +17,12 @@ pub fn shared_corpus() -> PathBuf {
 
 /// Every `*.litmus` file below `root`, sorted (none if `root` is missing).
 pub fn litmus_files(root: &Path) -> Vec<PathBuf> {
+    files_with_extension(root, "litmus")
+}
+
+/// Every file below `root` whose extension is `ext`, sorted (none if
+/// `root` is missing).
+pub fn files_with_extension(root: &Path, ext: &str) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -27,7 +33,7 @@ pub fn litmus_files(root: &Path) -> Vec<PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "litmus") {
+            } else if p.extension().is_some_and(|x| x == ext) {
                 files.push(p);
             }
         }
