@@ -387,3 +387,78 @@ fn emit_writes_the_generated_kernels() {
         "{text}"
     );
 }
+
+/// `tune` saves nothing when no trial showed the weak outcome: the
+/// sequentially consistent interpreter never shows SB's.
+#[test]
+fn tuning_that_saw_no_weak_outcome_saves_nothing() {
+    let dir = tmp("tune-none");
+    let t = write(&dir, "sb.litmus", SB);
+    let saved = dir.join("best.json");
+    let o = run(&[
+        "tune",
+        "--backend",
+        "interp",
+        "--trials",
+        "1",
+        "--iterations",
+        "1",
+        "--seed",
+        "1",
+        "--out",
+        saved.to_str().unwrap(),
+        t.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no trial showed a weak outcome"), "{err}");
+    assert!(!saved.exists());
+}
+
+/// A conformance run says what it established: the condition's state,
+/// forbidden by the model, never observed (text, JSON, HTML).
+#[test]
+fn a_run_lists_the_forbidden_states_it_never_observed() {
+    let mp = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/thesis/vulkan/D-cta_S-ker-Global/MP+membar.gls.litmus");
+    let mp = mp.to_str().unwrap();
+    let dir = tmp("forbidden");
+    let html = dir.join("run.html");
+    let o = run(&[
+        "run",
+        "--backend",
+        "interp",
+        "--iterations",
+        "1",
+        "--seed",
+        "1",
+        "--html",
+        html.to_str().unwrap(),
+        mp,
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("Forbidden by vulkan, never observed: P1:r1=1; P1:r2=0;"),
+        "{out}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("forbidden, never observed"));
+    let o = run(&[
+        "run",
+        "--backend",
+        "interp",
+        "--iterations",
+        "1",
+        "--seed",
+        "1",
+        "--json",
+        mp,
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&o.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(
+        v["forbidden_unseen"],
+        serde_json::json!(["P1:r1=1; P1:r2=0;"])
+    );
+}

@@ -258,6 +258,18 @@ fn body(t: &Value) -> String {
             );
         }
     }
+    if let Some(u) = t.get("forbidden_unseen").and_then(Value::as_array) {
+        if !u.is_empty() {
+            let list: Vec<String> = u
+                .iter()
+                .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+                .collect();
+            fact(
+                "forbidden, never observed",
+                format!("<code>{}</code>", E(&list.join(" | "))),
+            );
+        }
+    }
     if let Some(u) = t.get("unseen").and_then(Value::as_array) {
         if !u.is_empty() {
             let list: Vec<String> = u

@@ -114,6 +114,17 @@ pub fn tune(args: &TuneArgs) -> u8 {
             b.cautious_score()
         );
     }
+    // A "best" among trials that all showed nothing is no tuning: saving
+    // it would make `--preset tuned` look meaningful when it is not.
+    if b.weak == 0 && (args.save || args.out.is_some()) {
+        let _ = out.flush();
+        eprintln!(
+            "gpumc: no trial showed a weak outcome on {} ({} trials): nothing saved; try more --iterations or --trials, or tests whose weak outcome the device can show (docs/HARDWARE.md, \"Campaigns, tuning, mutants\")",
+            device.name,
+            trials.len()
+        );
+        return 2;
+    }
     let mut targets: Vec<PathBuf> = args.out.iter().cloned().collect();
     if args.save {
         targets.push(params::tuned_file(&device));

@@ -87,6 +87,11 @@ pub struct TestReport {
     pub unseen: Vec<String>,
     /// Whether `unseen` is the model's complete list (no loop was cut).
     pub unseen_complete: bool,
+    /// States of the condition that the model forbids and that were
+    /// never observed: what a conformance run established (only when the
+    /// model's list of allowed states is complete).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forbidden_unseen: Vec<String>,
     pub observation: Option<Observation>,
     /// The condition as written, and whether the observed outcomes
     /// validate it (`exists`: some instance satisfies it; `~exists`: none;
@@ -127,6 +132,7 @@ impl TestReport {
             lost: 0,
             unseen: Vec::new(),
             unseen_complete: false,
+            forbidden_unseen: Vec::new(),
             observation: None,
             condition: None,
             validated: None,
@@ -265,6 +271,14 @@ pub fn render_text(r: &TestReport) -> String {
                 " (among the states found within the loop bound)"
             },
             r.unseen.join(" | ")
+        );
+    }
+    if !r.forbidden_unseen.is_empty() {
+        let _ = writeln!(
+            s,
+            "Forbidden by {}, never observed: {}",
+            r.model,
+            r.forbidden_unseen.join(" | ")
         );
     }
     if r.undecided > 0 {

@@ -263,6 +263,15 @@ pub fn run_program(
             .map(|s| state_text(&names, s))
             .collect();
         r.unseen_complete = *complete;
+        if *complete {
+            if let Some(a) = assertion.filter(|a| a.quantifier != Quantifier::Forall) {
+                r.forbidden_unseen =
+                    forbidden_condition_states(&a.cond, &terms[..nobs], allowed, &seen)
+                        .iter()
+                        .map(|s| state_text(&names, s))
+                        .collect();
+            }
+        }
     }
     if let Some(a) = assertion {
         let q = match a.quantifier {
@@ -321,6 +330,93 @@ pub fn run_program(
         }
     }
     r
+}
+
+/// Combinations of values tried at most for [`forbidden_condition_states`].
+const MAX_CONDITION_STATES: usize = 4096;
+
+/// The states over `terms` that satisfy `cond`, are not in the model's
+/// complete list `allowed`, and were not observed (`seen`): each term
+/// ranging over the values it has in an allowed or observed state and the
+/// constants the condition compares with. Empty when the condition reads
+/// a term outside `terms` or the combinations are too many to list.
+fn forbidden_condition_states(
+    cond: &gpumc_core::ir::Cond,
+    terms: &[Term],
+    allowed: &[Vec<i64>],
+    seen: &BTreeSet<Vec<i64>>,
+) -> Vec<Vec<i64>> {
+    use gpumc_core::ir::Cond;
+    fn constants(c: &Cond, out: &mut BTreeSet<i64>, terms: &mut Vec<Term>) {
+        match c {
+            Cond::Cmp(_, a, b) => {
+                for t in [a, b] {
+                    match t {
+                        Term::Const(k) => {
+                            out.insert(*k);
+                        }
+                        t => terms.push(t.clone()),
+                    }
+                }
+            }
+            Cond::Not(x) => constants(x, out, terms),
+            Cond::And(x, y) | Cond::Or(x, y) => {
+                constants(x, out, terms);
+                constants(y, out, terms);
+            }
+            Cond::True | Cond::False => {}
+        }
+    }
+    let mut consts = BTreeSet::new();
+    let mut read = Vec::new();
+    constants(cond, &mut consts, &mut read);
+    if read.iter().any(|t| !terms.contains(t)) {
+        return Vec::new();
+    }
+    let domains: Vec<Vec<i64>> = (0..terms.len())
+        .map(|k| {
+            let mut d: BTreeSet<i64> = allowed.iter().chain(seen.iter()).map(|s| s[k]).collect();
+            d.extend(consts.iter().copied());
+            d.into_iter().collect()
+        })
+        .collect();
+    let total = domains
+        .iter()
+        .try_fold(1usize, |n, d| n.checked_mul(d.len().max(1)));
+    if total.is_none_or(|n| n > MAX_CONDITION_STATES) {
+        return Vec::new();
+    }
+    let allowed: BTreeSet<&Vec<i64>> = allowed.iter().collect();
+    let mut out = Vec::new();
+    let mut state: Vec<i64> = domains
+        .iter()
+        .map(|d| d.first().copied().unwrap_or(0))
+        .collect();
+    let mut index = vec![0usize; terms.len()];
+    loop {
+        let val = |t: &Term| match t {
+            Term::Const(c) => *c,
+            _ => terms.iter().position(|x| x == t).map_or(0, |k| state[k]),
+        };
+        if cond.eval(&val) && !allowed.contains(&state) && !seen.contains(&state) {
+            out.push(state.clone());
+        }
+        // The next combination (odometer).
+        let mut k = terms.len();
+        loop {
+            if k == 0 {
+                return out;
+            }
+            k -= 1;
+            index[k] += 1;
+            if index[k] < domains[k].len() {
+                state[k] = domains[k][index[k]];
+                break;
+            }
+            index[k] = 0;
+            state[k] = domains[k].first().copied().unwrap_or(0);
+        }
+    }
 }
 
 /// Writes the kernel `gpumc run` generates for a test (`--emit DIR`).
