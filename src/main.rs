@@ -782,8 +782,14 @@ fn finish_check(
     // report per test, so that `grep`/`--json` consumers see only those).
     if many && !json && !checked.is_empty() {
         let n = |v: &str| count.get(v).copied().unwrap_or(0);
+        // NONE: tests without a condition (no question to answer under
+        // --property safety), counted so that every test is in a total.
+        let none = match n("NONE") {
+            0 => String::new(),
+            k => format!(", {k} NONE"),
+        };
         eprintln!(
-            "{} tests: {} PASS, {} FAIL, {} UNKNOWN, {} ERROR in {:.2} s",
+            "{} tests: {} PASS, {} FAIL, {} UNKNOWN, {} ERROR{none} in {:.2} s",
             checked.len(),
             n("PASS"),
             n("FAIL"),
@@ -1013,6 +1019,8 @@ fn finish_suite(
     let root = Path::new(&ctx.root);
     let mut html_tests: Vec<serde_json::Value> = Vec::new();
     let (mut passed, mut failed, mut missing) = (0, 0, 0);
+    // Rows that expect a verdict from a test without a condition.
+    let mut unasked = 0;
     let mut times: Vec<f64> = Vec::new();
     let mut out = std::io::stdout().lock();
     for row in results {
@@ -1052,6 +1060,9 @@ fn finish_suite(
             passed += 1;
         } else {
             failed += 1;
+            if r.verdict == "NONE" {
+                unasked += 1;
+            }
         }
         if html.is_some() {
             let mut v = report_value(r);
@@ -1119,6 +1130,12 @@ fn finish_suite(
         }
     }
     let _ = out.flush();
+    if unasked > 0 {
+        eprintln!(
+            "gpumc: {unasked} mismatched rows are tests without a condition (NONE under --property safety); if {} expects race verdicts, run it with --property races",
+            ctx.csv
+        );
+    }
     if missing > 0 {
         eprintln!(
             "gpumc: {missing} of {} files named in {} are missing under {}",

@@ -39,7 +39,9 @@ const KNOWN: &[&str] = &[
     "negative",
 ];
 
-const VERDICTS: [&str; 5] = ["PASS", "FAIL", "UNKNOWN", "ERROR", "MISSING"];
+/// Every verdict a row can have; NONE (a test without a condition) and
+/// MISSING (a suite's absent file) get a badge only when present.
+const VERDICTS: [&str; 6] = ["PASS", "FAIL", "UNKNOWN", "ERROR", "NONE", "MISSING"];
 
 pub fn page(meta: &Meta, tests: &[Value], graph: &dyn Fn(&Value) -> Option<String>) -> String {
     let suite = tests.iter().any(|t| t.get("expected").is_some());
@@ -117,7 +119,7 @@ pub fn page(meta: &Meta, tests: &[Value], graph: &dyn Fn(&Value) -> Option<Strin
     let mut totals = Vec::new();
     for v in VERDICTS {
         let n = tests.iter().filter(|t| verdict(t) == v).count();
-        if n > 0 || v != "MISSING" {
+        if n > 0 || !matches!(v, "MISSING" | "NONE") {
             totals.push(super::page::Total {
                 key: v.into(),
                 label: v.into(),
