@@ -76,11 +76,10 @@ fn mask_times(text: &str) -> String {
     out
 }
 
-/// Runs `args` unsharded, then as `n` shards into a fresh directory and
-/// merged with `merge_args`; asserts the same output and status.
-fn same_when_sharded(args: &[&str], n: usize, merge_args: &[&str], dir: &Path) {
+/// Runs every one of `n` shards of `args` into `dir` (emptied first),
+/// one after the other; each must finish (exit status 0).
+fn run_shards(args: &[&str], n: usize, dir: &Path) {
     let _ = std::fs::remove_dir_all(dir);
-    let (code, out, _) = gpumc(args);
     let d = dir.display().to_string();
     for k in 0..n {
         let shard = format!("{k}/{n}");
@@ -89,6 +88,14 @@ fn same_when_sharded(args: &[&str], n: usize, merge_args: &[&str], dir: &Path) {
         let (c, _, err) = gpumc(&a);
         assert_eq!(c, 0, "shard {shard} of {args:?}: {err}");
     }
+}
+
+/// Runs `args` unsharded, then as `n` shards into a fresh directory and
+/// merged with `merge_args`; asserts the same output and status.
+fn same_when_sharded(args: &[&str], n: usize, merge_args: &[&str], dir: &Path) {
+    let (code, out, _) = gpumc(args);
+    run_shards(args, n, dir);
+    let d = dir.display().to_string();
     let mut m = vec!["merge", d.as_str()];
     m.extend(merge_args);
     let (mcode, mout, merr) = gpumc(&m);
@@ -211,14 +218,8 @@ fn a_sharded_mapping_check_reports_the_unsharded_counterexample() {
     let (code, out, _) = gpumc(&args);
     assert_eq!(code, 1);
     let dir = scratch("mapping-cx");
-    let _ = std::fs::remove_dir_all(&dir);
+    run_shards(&args, 3, &dir);
     let d = dir.display().to_string();
-    for k in 0..3 {
-        let shard = format!("{k}/3");
-        let mut a = args.to_vec();
-        a.extend(["--shard", &shard, "--shard-out", &d]);
-        assert_eq!(gpumc(&a).0, 0);
-    }
     let (mcode, mout, _) = gpumc(&["merge", &d]);
     assert_eq!(mcode, 1);
     let body = |s: &str| s.lines().skip(1).collect::<Vec<_>>().join("\n");
@@ -341,15 +342,8 @@ fn a_sharded_campaign_on_the_interpreter_merges_into_the_unsharded_run() {
     ];
     let (code, out, _) = gpumc(&args);
     let dir = scratch("run");
-    let _ = std::fs::remove_dir_all(&dir);
+    run_shards(&args, 3, &dir);
     let d = dir.display().to_string();
-    for k in 0..3 {
-        let shard = format!("{k}/3");
-        let mut a = args.to_vec();
-        a.extend(["--shard", &shard, "--shard-out", &d]);
-        let (c, _, err) = gpumc(&a);
-        assert_eq!(c, 0, "{err}");
-    }
     let db = dir.join("results.db");
     let (mcode, mout, merr) = gpumc(&["merge", &d, "--db", &db.display().to_string()]);
     assert_eq!(mcode, code, "{merr}");
