@@ -708,7 +708,7 @@ fn run_check(
             let context = serde_json::json!({ "errors": errors, "many": many });
             let check = |_: usize, (file, name): &(PathBuf, PathBuf)| {
                 let r = checker.check(file, name, &cfg);
-                serde_json::json!({ "name": name, "report": r })
+                Ok(serde_json::json!({ "name": name, "report": r }))
             };
             match shardcli::run(sh, "check", context, &files, &costs, &check) {
                 Ok(records) => match records
@@ -723,8 +723,6 @@ fn run_check(
             }
         }
     };
-    let names: Vec<PathBuf> = checked.iter().map(|(name, _)| name.clone()).collect();
-    let reports: Vec<Rendered> = checked.iter().map(|(_, r)| r.clone()).collect();
     let code = finish_check(
         &checked,
         &errors,
@@ -733,8 +731,11 @@ fn run_check(
         html.map(|f| (f, opts.html.as_deref().expect("--html"))),
         start.elapsed().as_secs_f64(),
     );
-    if let Err(e) = graphcli::write(graph, &names, &reports) {
-        return usage_error(&e);
+    if graph.request().is_some() {
+        let (names, reports): (Vec<PathBuf>, Vec<Rendered>) = checked.into_iter().unzip();
+        if let Err(e) = graphcli::write(graph, &names, &reports) {
+            return usage_error(&e);
+        }
     }
     // A shard's status says whether it finished (for the job engine's
     // retries); the verdicts' status is the merge's.
@@ -962,7 +963,7 @@ fn run_suite(
                 .collect();
             let context = serde_json::to_value(&ctx).expect("serialisable");
             let check = |_: usize, row: &driver::ExpectedRow| {
-                serde_json::to_value(check_row(row)).expect("serialisable")
+                serde_json::to_value(check_row(row)).map_err(|e| e.to_string())
             };
             match shardcli::run(sh, "suite", context, &rows, &costs, &check) {
                 Ok(records) => match records

@@ -331,11 +331,10 @@ fn check_shard(
         source: source_model,
         target: target_model,
     };
-    let failed: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
-    let check = |_: usize, &(x, _): &(usize, usize)| -> serde_json::Value {
+    let check = |_: usize, &(x, _): &(usize, usize)| -> Result<serde_json::Value, String> {
         let axiom = &axioms[x];
         let keep = |i: u64| mine.contains(&i);
-        match gpumc::mapping::check_axiom_selected(
+        gpumc::mapping::check_axiom_selected(
             models,
             mapping,
             axiom,
@@ -343,13 +342,9 @@ fn check_shard(
             engine,
             &|_, _| {},
             &keep,
-        ) {
-            Ok(out) => shard_record(header, axiom, &out),
-            Err(e) => {
-                failed.lock().expect("error").get_or_insert(e.to_string());
-                serde_json::Value::Null
-            }
-        }
+        )
+        .map(|out| shard_record(header, axiom, &out))
+        .map_err(|e| e.to_string())
     };
     // The shard's own items are (x, K) for its K: the programs were
     // split by cost above, the records are one per axiom and shard.
@@ -357,9 +352,6 @@ fn check_shard(
         .filter(|&i| items[i].1 == sh.shard.index)
         .collect();
     let selected = crate::shardcli::run_items(sh, "mapping check", context, &items, own, &check);
-    if let Some(e) = failed.into_inner().expect("error") {
-        return fail(e);
-    }
     let records = match selected {
         Ok(r) => r,
         Err(e) => return fail(e),

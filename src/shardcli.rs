@@ -48,9 +48,19 @@ impl ShardOpts {
     }
 }
 
-/// Options that change how results are shown, not what they are: left
-/// out of a shard's fingerprint, so that the merge may print any format.
-const OUTPUT_OPTIONS: &[&str] = &["--shard", "--shard-out", "--json", "--format", "--html"];
+/// Options that change how or where results are shown, not what they
+/// are: left out of a shard's fingerprint, so that the merge may print any
+/// format and each shard may write its own files (`run --db`, `--out`).
+const OUTPUT_OPTIONS: &[&str] = &[
+    "--shard",
+    "--shard-out",
+    "--json",
+    "--format",
+    "--html",
+    "--db",
+    "--out",
+    "--emit",
+];
 /// The same options that take no value.
 const OUTPUT_FLAGS: &[&str] = &["--json"];
 
@@ -84,7 +94,7 @@ pub fn run<T: Sync>(
     context: Value,
     items: &[T],
     costs: &[u64],
-    check: &(dyn Fn(usize, &T) -> Value + Sync),
+    check: &(dyn Fn(usize, &T) -> Result<Value, String> + Sync),
 ) -> Result<Vec<(usize, Value)>, String> {
     let mine = gpumc_scale::select(costs, sharding.shard);
     run_items(sharding, command, context, items, mine, check)
@@ -98,7 +108,7 @@ pub fn run_items<T: Sync>(
     context: Value,
     items: &[T],
     mine: Vec<usize>,
-    check: &(dyn Fn(usize, &T) -> Value + Sync),
+    check: &(dyn Fn(usize, &T) -> Result<Value, String> + Sync),
 ) -> Result<Vec<(usize, Value)>, String> {
     use rayon::prelude::*;
     let start = std::time::Instant::now();
@@ -127,14 +137,19 @@ pub fn run_items<T: Sync>(
     }
     let journal = Mutex::new(journal);
     let failed: Mutex<Option<String>> = Mutex::new(None);
+    // An item that fails is not journalled: a re-run does it again.
     let fresh: Vec<(usize, Value)> = todo
         .par_iter()
-        .map(|&i| {
-            let record = check(i, &items[i]);
-            if let Err(e) = journal.lock().expect("journal").append(i, &record) {
-                failed.lock().expect("error").get_or_insert(e);
+        .filter_map(|&i| {
+            let record = check(i, &items[i])
+                .and_then(|r| journal.lock().expect("journal").append(i, &r).map(|()| r));
+            match record {
+                Ok(r) => Some((i, r)),
+                Err(e) => {
+                    failed.lock().expect("error").get_or_insert(e);
+                    None
+                }
             }
-            (i, record)
         })
         .collect();
     if let Some(e) = failed.into_inner().expect("error") {
