@@ -44,6 +44,10 @@ pub struct GraphOpts {
     /// rejected candidate of a forbidden outcome as <stem>-rejected).
     #[arg(long, requires = "graph")]
     pub graph_all: bool,
+    /// Draw a kernel's race witness with every thread of the launch (by
+    /// default only the two racing threads are drawn).
+    #[arg(long, requires = "graph")]
+    pub graph_full: bool,
     /// At most N executions per test with --graph-all.
     #[arg(long, default_value_t = 64, value_name = "N")]
     pub graph_max: usize,
@@ -68,6 +72,7 @@ impl GraphOpts {
             relations: self.show.clone(),
             all: self.graph_all,
             max: self.graph_max,
+            full: self.graph_full,
         })
     }
 }

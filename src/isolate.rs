@@ -70,7 +70,7 @@ impl Rendered {
             drawings: cfg
                 .graph
                 .as_ref()
-                .map(|g| crate::report::graph::drawings(r, g.all))
+                .map(|g| crate::report::graph::drawings_with(r, g.all, g.full))
                 .unwrap_or_default(),
         }
     }
@@ -93,6 +93,8 @@ struct Request {
     engine: Engine,
     limits: Limits,
     max_states: Option<u64>,
+    #[serde(default)]
+    states_time_s: Option<f64>,
     #[serde(default)]
     graph: Option<crate::engine::witness::GraphRequest>,
     #[serde(default)]
@@ -128,6 +130,7 @@ impl Request {
                 ..cfg.limits
             },
             max_states: cfg.max_states,
+            states_time_s: cfg.states_time_s,
             graph: cfg.graph.clone(),
             launch: cfg.launch.clone(),
             max_races: cfg.max_races,
@@ -148,6 +151,7 @@ impl Request {
             engine: self.engine,
             limits: self.limits,
             max_states: self.max_states,
+            states_time_s: self.states_time_s,
             graph: self.graph.clone(),
             launch: self.launch.clone(),
             max_races: self.max_races,

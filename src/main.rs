@@ -64,9 +64,11 @@ struct CheckOpts {
     /// Safety: the most final states the symbolic engine lists per test
     /// (0: none; the observation is still decided); a longer list is cut
     /// and marked "at least".
-    /// The explicit engine always lists every state.
-    #[arg(long, default_value_t = driver::DEFAULT_MAX_STATES, value_name = "N")]
-    max_states: u64,
+    /// The explicit engine always lists every state. Without this option
+    /// the list is also cut after 1 s of listing (a large test's verdict
+    /// is not held up by its states); with it, only N cuts it.
+    #[arg(long, value_name = "N")]
+    max_states: Option<u64>,
     /// Races: the most racing instruction pairs listed per test (each pair
     /// of instructions once, with one execution in which it races); a
     /// longer list is cut and says so.
@@ -386,7 +388,11 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
             max_memory_mb: (opts.max_memory > 0).then_some(opts.max_memory),
             resident: false,
         },
-        max_states: Some(opts.max_states),
+        max_states: Some(opts.max_states.unwrap_or(driver::DEFAULT_MAX_STATES)),
+        states_time_s: opts
+            .max_states
+            .is_none()
+            .then_some(driver::DEFAULT_STATES_TIME_S),
         graph: None,
         max_races: opts.max_races,
         symmetry: !opts.no_symmetry,
@@ -746,6 +752,15 @@ fn run_check(
     }
 }
 
+/// `1 test`, `3 tests`.
+fn count_of(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// A `check` shard's record: the test's name and its report.
 fn check_record(v: &serde_json::Value) -> Result<(PathBuf, Rendered), String> {
     let name = v["name"]
@@ -777,10 +792,10 @@ fn finish_check(
         *count.entry(r.verdict.as_str()).or_default() += 1;
         let _ = out.write_all(rendered(r, format).as_bytes());
     }
-    let _ = out.flush();
-    drop(out);
-    // Totals of a run over several tests, for the reader (stdout keeps one
-    // report per test, so that `grep`/`--json` consumers see only those).
+    // Totals of a run over several tests end the output on stdout, as
+    // for `suite` and `run` (docs/CLI.md, "Output streams"); `--json`
+    // keeps stdout to one report per line, and `--format herd` to herd7's
+    // own format, so there they go to stderr (herd) or nowhere (JSON).
     if many && !json && !checked.is_empty() {
         let n = |v: &str| count.get(v).copied().unwrap_or(0);
         // NONE: tests without a condition (no question to answer under
@@ -789,16 +804,23 @@ fn finish_check(
             0 => String::new(),
             k => format!(", {k} NONE"),
         };
-        eprintln!(
-            "{} tests: {} PASS, {} FAIL, {} UNKNOWN, {} ERROR{none} in {:.2} s",
-            checked.len(),
+        let line = format!(
+            "{}: {} PASS, {} FAIL, {} UNKNOWN, {} ERROR{none} in {:.2} s",
+            count_of(checked.len(), "test"),
             n("PASS"),
             n("FAIL"),
             n("UNKNOWN"),
             n("ERROR"),
             wall_s
         );
+        if format == Format::Herd {
+            eprintln!("{line}");
+        } else {
+            let _ = writeln!(out, "{line}");
+        }
     }
+    let _ = out.flush();
+    drop(out);
     if let Some((file, path)) = html {
         let tests: Vec<serde_json::Value> = checked.iter().map(|(_, r)| report_value(r)).collect();
         let meta = gpumc::html::Meta::now("gpumc check", wall_s);
@@ -1095,6 +1117,15 @@ fn finish_suite(
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
+    // The totals: stdout, but stderr under `--format herd`, whose stdout
+    // is herd7's format only (as for `check`).
+    let _ = out.flush();
+    let mut herd_err = std::io::stderr();
+    let out: &mut dyn Write = if format == Format::Herd {
+        &mut herd_err
+    } else {
+        &mut out
+    };
     if format != Format::Json {
         let _ = writeln!(
             out,

@@ -113,8 +113,9 @@ fn checking_an_empty_directory_is_an_error() {
     assert!(out.contains("examples/MP-relacq.litmus: PASS"), "{out}");
 }
 
-/// Totals end a run over several tests, on stderr, so that stdout keeps one
-/// report per test; `--json` output is only report lines.
+/// Totals end a run over several tests, on stdout as for `suite` and
+/// `run`; `--json` output is only report lines; `--format herd` keeps
+/// stdout herd7's own, the totals on stderr.
 #[test]
 fn a_directory_run_ends_with_totals() {
     let dir = scratch("totals");
@@ -124,21 +125,28 @@ fn a_directory_run_ends_with_totals() {
     std::fs::write(dir.join("bad.litmus"), "PTX bad\n").unwrap();
     let (code, out, err) = gpumc(&["check", &s(&dir)]);
     assert_eq!(code, 2, "{err}");
-    let totals = err
+    let totals = out
         .lines()
-        .find(|l| l.starts_with("3 tests: "))
-        .unwrap_or_else(|| panic!("no totals: {err}"));
+        .last()
+        .filter(|l| l.starts_with("3 tests: "))
+        .unwrap_or_else(|| panic!("no totals at the end of stdout: {out}"));
     assert!(
         totals.contains("2 PASS, 0 FAIL, 0 UNKNOWN, 1 ERROR in "),
         "{totals}"
     );
+    assert!(!err.contains("3 tests:"), "{err}");
+    let (_, out, err) = gpumc(&["check", "--format", "herd", &s(&dir)]);
     assert!(!out.contains("3 tests:"), "{out}");
+    assert!(err.contains("3 tests: 2 PASS"), "{err}");
     let (_, out, err) = gpumc(&["check", "--json", &s(&dir)]);
     assert!(!err.contains("3 tests:"), "{err}");
     assert_eq!(out.lines().count(), 3, "{out}");
     // One file: its report is the whole answer.
-    let (_, _, err) = gpumc(&["check", "examples/MP-relacq.litmus"]);
-    assert!(!err.contains("tests:"), "{err}");
+    let (_, out, err) = gpumc(&["check", "examples/MP-relacq.litmus"]);
+    assert!(
+        !err.contains("tests:") && !out.contains("tests:"),
+        "{out}{err}"
+    );
 }
 
 #[test]

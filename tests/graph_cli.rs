@@ -219,3 +219,151 @@ fn graphviz_layout_when_installed() {
     assert!(s.contains("cycle"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The width the SVG declares on its root element.
+fn svg_width(svg: &str) -> f64 {
+    let at = svg.find("width=\"").expect("a width") + 7;
+    svg[at..at + svg[at..].find('"').unwrap()].parse().unwrap()
+}
+
+/// A race picture marks the reported pair: a red (`cycle`) edge from the
+/// first racing event to the second, labelled with the kind, and a
+/// kernel's picture shows only the two racing threads unless
+/// `--graph-full`. The stencil without its barrier, 16 threads, checked
+/// by the concrete symbolic engine (a witness execution with every
+/// thread) and by the parametric engine (no execution: the two accesses).
+#[test]
+fn race_pictures_mark_the_pair_and_fit_a_kernel_in_1600_px() {
+    if !gpumc_testutil::tools_or_skip(&["clang"], "GPUMC_REQUIRE_CLANG", "CUDA race pictures") {
+        return;
+    }
+    let launch = [
+        "check",
+        "examples/cuda/stencil.cu",
+        "--kernel",
+        "stencil_1d_no_barrier",
+        "--grid",
+        "4",
+        "--block",
+        "4",
+        "--param",
+        "in=buf:72",
+        "--param",
+        "out=buf:64",
+        "--property",
+        "races",
+    ];
+    for engine in ["symbolic", "parametric"] {
+        let dir = scratch(&format!("race-{engine}"));
+        let d = dir.to_str().unwrap();
+        let mut args = launch.to_vec();
+        args.extend([
+            "--engine",
+            engine,
+            "--json",
+            "--graph",
+            "svg",
+            "--graph-out",
+            d,
+        ]);
+        let (code, out, err) = gpumc(&args);
+        assert_eq!(code, 0, "{engine}: {out}{err}");
+        assert!(out.contains("\"verdict\":\"FAIL\""), "{engine}: {out}");
+        let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        let race = &report["races"][0];
+        let svg = std::fs::read_to_string(dir.join("stencil.svg")).unwrap();
+        let (a, b) = if race["in_witness"] == true {
+            (
+                race["events"][0].as_u64().unwrap(),
+                race["events"][1].as_u64().unwrap(),
+            )
+        } else {
+            (0, 1)
+        };
+        let kind = race["kind"].as_str().unwrap();
+        let edge = format!("data-from=\"e{a}\" data-to=\"e{b}\"");
+        let red = svg
+            .lines()
+            .find(|l| l.contains(&edge) && l.contains(" cycle\""))
+            .unwrap_or_else(|| panic!("{engine}: no red edge e{a} -> e{b} in\n{svg}"));
+        assert!(red.contains("#d50000"), "{red}");
+        assert!(
+            svg.contains(&format!(">race {kind}</text>")),
+            "{engine}: kind label"
+        );
+        for side in [0, 1] {
+            let thread = race["threads"][side].as_str().unwrap();
+            assert!(
+                svg.contains(&format!("data-thread=\"{thread}\"")),
+                "{engine}: {thread}"
+            );
+            let src = race["source"][side].as_str().unwrap();
+            assert!(svg.contains(src), "{engine}: caption names {src}");
+        }
+        // Only the two racing threads.
+        assert_eq!(svg.matches("class=\"thread\"").count(), 2, "{engine}");
+        let w = svg_width(&svg);
+        assert!(w <= 1600.0, "{engine}: {w} px wide");
+        if engine == "symbolic" {
+            // Every thread on request.
+            let full = scratch("race-full");
+            let f = full.to_str().unwrap();
+            let mut args = launch.to_vec();
+            args.extend([
+                "--engine",
+                engine,
+                "--graph",
+                "svg",
+                "--graph-full",
+                "--graph-out",
+                f,
+            ]);
+            let (code, out, err) = gpumc(&args);
+            assert_eq!(code, 0, "{out}{err}");
+            let svg = std::fs::read_to_string(full.join("stencil.svg")).unwrap();
+            assert_eq!(svg.matches("class=\"thread\"").count(), 16);
+            assert!(svg.contains(&edge), "the same pair in the full picture");
+            let _ = std::fs::remove_dir_all(&full);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// A liveness FAIL found as an interleaving lasso (no execution) is drawn
+/// with the steps that repeat, not as "nothing to draw": CADP's
+/// `132_simple` under OBE (a thread spins reading 0 while the one that
+/// would write is never scheduled again).
+#[test]
+fn liveness_lasso_picture_shows_the_repeating_steps() {
+    let dir = scratch("lasso");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Our own spin test of the same shape: P0 would exchange Mem0 to 1, P1
+    // waits for it; under OBE P0 need never run.
+    let test = dir.join("wait-for-exchange.litmus");
+    std::fs::write(
+        &test,
+        "VULKAN wait-for-exchange\n{ Mem0=0; }\n P0@sg 0,wg 0, qf 0 | P1@sg 0,wg 0, qf 0 ;\n LC00: | LC10: ;\n rmw.atom.wg.sc0 r0, Mem0, 1 | ld.atom.wg.sc0 r1, Mem0 ;\n bne r0, 0, LC00 | beq r1, 0, LC10 ;\nexists (0 == 0)\n",
+    )
+    .unwrap();
+    let d = dir.join("g");
+    let (code, out, err) = gpumc(&[
+        "check",
+        test.to_str().unwrap(),
+        "--property",
+        "liveness",
+        "--progress",
+        "obe",
+        "--graph",
+        "svg",
+        "--graph-out",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Liveness violation"), "{out}");
+    let svg = std::fs::read_to_string(d.join("wait-for-exchange.svg")).unwrap();
+    assert!(!svg.contains("Nothing to draw"), "{svg}");
+    assert!(svg.contains("Liveness violation"), "caption");
+    assert!(svg.contains(" cycle\""), "the repeating steps in red");
+    assert!(svg.contains("in-cycle"), "the repeating events marked");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -512,6 +512,85 @@ fn check_report_of_the_examples() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Liveness and race rows draw what their verdict says (issue: a liveness
+/// FAIL was drawn as "nothing to draw"): an interleaving lasso's
+/// repeating steps and a stuck execution's repeating iteration in red; a
+/// race's pair as a red edge with its kind, the list of racing pairs
+/// before the picture.
+#[test]
+fn liveness_and_race_rows_draw_their_answer() {
+    let Some(exe) = chromium() else { return };
+    let dir = tmp("answers");
+    // An interleaving that runs forever (P0 never scheduled again under
+    // OBE) and a spin in a side-effect-free loop (a stuck execution).
+    std::fs::write(
+        dir.join("wait-for-exchange.litmus"),
+        "VULKAN wait-for-exchange\n{ Mem0=0; }\n P0@sg 0,wg 0, qf 0 | P1@sg 0,wg 0, qf 0 ;\n LC00: | LC10: ;\n rmw.atom.wg.sc0 r0, Mem0, 1 | ld.atom.wg.sc0 r1, Mem0 ;\n bne r0, 0, LC00 | beq r1, 0, LC10 ;\nexists (0 == 0)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("spin.litmus"),
+        "PTX spin\n{ flag=0; }\n P0@cta 0,gpu 0 ;\n L: ;\n ld.relaxed.gpu r0, flag ;\n beq r0, 0, L ;\nexists (0 == 0)\n",
+    )
+    .unwrap();
+    let html = dir.join("liveness.html");
+    let (code, out) = gpumc(&[
+        "check",
+        dir.join("wait-for-exchange.litmus").to_str().unwrap(),
+        dir.join("spin.litmus").to_str().unwrap(),
+        "--property",
+        "liveness",
+        "--progress",
+        "obe",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("2 tests: 0 PASS, 2 FAIL"), "{out}");
+    let d = dom(&exe, &html, "");
+    assert_eq!(d.0.matches("<figure class=\"graph\"><svg").count(), 2);
+    assert!(!d.0.contains("Nothing to draw"), "a FAIL has its picture");
+    assert_eq!(
+        d.0.matches("Liveness violation: ").count(),
+        2,
+        "each picture's caption says what never ends"
+    );
+    assert!(d.0.contains(">repeat<"), "the lasso's cycle closes");
+    assert!(
+        d.0.contains(">repeats forever<"),
+        "the stuck iteration loops"
+    );
+    assert!(d.0.matches(" in-cycle\"").count() >= 2);
+    assert_screenshot(&exe, &html, &dir);
+
+    std::fs::write(
+        dir.join("racy.litmus"),
+        "VULKAN racy\n{\nx=0;\n}\n P0@sg 0,wg 0, qf 0 | P1@sg 0,wg 1, qf 0 ;\n st.sc0 x, 1 | ld.sc0 r0, x ;\nexists (P1:r0 == 1)\n",
+    )
+    .unwrap();
+    let html = dir.join("race.html");
+    let (code, out) = gpumc(&[
+        "check",
+        dir.join("racy.litmus").to_str().unwrap(),
+        "--property",
+        "races",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    let d = dom(&exe, &html, "");
+    let list = d.0.find("<h3>Data races (1)</h3>").expect("the race list");
+    let figure = d.0.find("<figure class=\"graph\">").expect("the picture");
+    assert!(list < figure, "the racing pairs come before the picture");
+    assert!(
+        d.0.contains(">race RAW<"),
+        "the pair's edge carries its kind"
+    );
+    assert!(d.0.contains("edge rel-race_RAW cycle"), "in red");
+    assert!(!d.0.contains("<dd>null</dd>"), "no nulls for absent fields");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `N tests: A conform, V with violations, U unsupported, E errors; …`
 fn run_counts(out: &str) -> [usize; 5] {
     let line = out

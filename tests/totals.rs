@@ -49,8 +49,8 @@ fn check_counts_tests_without_a_condition() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("filter-only.litmus: no condition"), "{out}");
     assert!(
-        err.contains("2 tests: 1 PASS, 0 FAIL, 0 UNKNOWN, 0 ERROR, 1 NONE in "),
-        "{err}"
+        out.contains("2 tests: 1 PASS, 0 FAIL, 0 UNKNOWN, 0 ERROR, 1 NONE in "),
+        "{out}"
     );
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(

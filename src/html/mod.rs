@@ -110,6 +110,7 @@ pub fn graph_request() -> crate::engine::witness::GraphRequest {
         relations: vec![],
         all: false,
         max: 1,
+        full: false,
     }
 }
 

@@ -13,6 +13,9 @@ use std::fmt::Write;
 /// Reachable states listed per test; the rest is counted.
 const MAX_STATES: usize = 256;
 
+/// A witness with more events than this shows its event table folded.
+const FOLD_EVENTS: usize = 40;
+
 /// Fields this page shows in their own place.
 const KNOWN: &[&str] = &[
     "file",
@@ -271,6 +274,29 @@ fn plain(v: &Value) -> String {
     }
 }
 
+/// A field's value, absent when missing or `null` (a race or liveness
+/// report has no condition or observation).
+fn present<'a>(t: &'a Value, k: &str) -> Option<&'a Value> {
+    t.get(k).filter(|v| !v.is_null())
+}
+
+/// A field this page has no place for, as HTML a reader can scan:
+/// strings and numbers as they are, `yes`/`no`, a list of strings one per
+/// line, anything else as compact JSON in monospace.
+fn readable(v: &Value) -> String {
+    match v {
+        Value::Bool(b) => if *b { "yes" } else { "no" }.to_string(),
+        Value::String(x) => E(x).to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::Array(a) if a.iter().all(Value::is_string) => a
+            .iter()
+            .map(|x| E(&plain(x)).to_string())
+            .collect::<Vec<_>>()
+            .join("<br>"),
+        other => format!("<code>{}</code>", E(&other.to_string())),
+    }
+}
+
 /// The expanded view of one test.
 fn body(t: &Value, graph: &dyn Fn(&Value) -> Option<String>) -> String {
     let mut s = String::new();
@@ -286,35 +312,35 @@ fn body(t: &Value, graph: &dyn Fn(&Value) -> Option<String>) -> String {
         ("model", "model"),
         ("engine", "engine"),
     ] {
-        if let Some(v) = t.get(k) {
+        if let Some(v) = present(t, k) {
             fact(label, E(&plain(v)).to_string());
         }
     }
-    if let Some(v) = t.get("condition") {
+    if let Some(v) = present(t, "condition") {
         fact("condition", format!("<code>{}</code>", E(&plain(v))));
     }
-    if let Some(v) = t.get("observation") {
+    if let Some(v) = present(t, "observation") {
         let mut o = E(&plain(v)).to_string();
         for k in ["positive", "negative"] {
-            if let Some(x) = t.get(k) {
+            if let Some(x) = present(t, k) {
                 let _ = write!(o, ", {k} {}", E(&plain(x)));
             }
         }
         fact("observation", o);
     } else {
         for k in ["positive", "negative"] {
-            if let Some(x) = t.get(k) {
+            if let Some(x) = present(t, k) {
                 fact(k, E(&plain(x)).to_string());
             }
         }
     }
-    if let Some(v) = t.get("expected") {
+    if let Some(v) = present(t, "expected") {
         fact("expected", E(&plain(v)).to_string());
     }
-    if let Some(v) = t.get("engine_note") {
+    if let Some(v) = present(t, "engine_note") {
         fact("engine note", E(&plain(v)).to_string());
     }
-    if let Some(v) = t.get("message") {
+    if let Some(v) = present(t, "message") {
         fact(
             "message",
             format!("<span class=\"mono\">{}</span>", E(&plain(v))),
@@ -322,20 +348,8 @@ fn body(t: &Value, graph: &dyn Fn(&Value) -> Option<String>) -> String {
     }
     s.push_str("</dl>\n");
 
-    if let Some(svg) = graph(t) {
-        // The graph helper's SVG, made by our own code from the witness.
-        let _ = writeln!(
-            s,
-            "<h3>Execution graph</h3>\n<figure class=\"graph\">{svg}</figure>"
-        );
-    }
-    // States, witness and races side by side where the page is wide enough.
-    s.push_str("<div class=\"cols\">\n<section>\n");
-    states(&mut s, t);
-    s.push_str("</section>\n<section>\n");
-    if let Some(w) = t.get("witness").filter(|w| w.is_object()) {
-        witness(&mut s, w);
-    }
+    // What answers the question first: the racing pairs and the
+    // liveness account, then their picture, then the execution's details.
     if let Some(r) = t.get("races").and_then(Value::as_array) {
         races(&mut s, r);
     }
@@ -347,7 +361,6 @@ fn body(t: &Value, graph: &dyn Fn(&Value) -> Option<String>) -> String {
             why.map(|w| format!(": {}", E(&w))).unwrap_or_default()
         );
     }
-    s.push_str("</section>\n</div>\n");
     if let Some(l) = t.get("liveness").filter(|l| !l.is_null()) {
         s.push_str("<h3>Liveness violation</h3>\n");
         if let Some(d) = l.get("description").and_then(Value::as_str) {
@@ -359,15 +372,35 @@ fn body(t: &Value, graph: &dyn Fn(&Value) -> Option<String>) -> String {
             E(&serde_json::to_string_pretty(l).unwrap_or_default())
         );
     }
+    if let Some(svg) = graph(t) {
+        // The graph helper's SVG, made by our own code from the witness.
+        let _ = writeln!(
+            s,
+            "<h3>Execution graph</h3>\n<figure class=\"graph\">{svg}</figure>"
+        );
+    }
+    // States and witness side by side where the page is wide enough.
+    s.push_str("<div class=\"cols\">\n<section>\n");
+    states(&mut s, t);
+    s.push_str("</section>\n<section>\n");
+    if let Some(w) = t.get("witness").filter(|w| w.is_object()) {
+        witness(&mut s, w);
+    }
+    s.push_str("</section>\n</div>\n");
     if let Some(obj) = t.as_object() {
         let other: Vec<_> = obj
             .iter()
-            .filter(|(k, _)| !KNOWN.contains(&k.as_str()))
+            .filter(|(k, v)| !KNOWN.contains(&k.as_str()) && !v.is_null())
             .collect();
         if !other.is_empty() {
-            s.push_str("<h3>Other fields</h3>\n<dl>\n");
+            s.push_str("<h3>More about this check</h3>\n<dl>\n");
             for (k, v) in other {
-                let _ = writeln!(s, "<dt>{}</dt><dd><code>{}</code></dd>", E(k), E(&plain(v)));
+                let _ = writeln!(
+                    s,
+                    "<dt>{}</dt><dd>{}</dd>",
+                    E(&k.replace('_', " ")),
+                    readable(v)
+                );
             }
             s.push_str("</dl>\n");
         }
@@ -435,6 +468,16 @@ fn witness(s: &mut String, w: &Value) {
         }
     }
     if let Some(events) = w.get("events").and_then(Value::as_array) {
+        // A kernel's witness has hundreds of events: folded, so that what
+        // follows stays in view.
+        let folded = events.len() > FOLD_EVENTS;
+        if folded {
+            let _ = writeln!(
+                s,
+                "<details><summary class=\"note\">{} events</summary>",
+                events.len()
+            );
+        }
         s.push_str(
             "<table>\n<tr><th>event</th><th>thread</th><th>line</th><th>instruction</th><th>kind</th><th>location</th><th>value</th></tr>\n",
         );
@@ -462,6 +505,9 @@ fn witness(s: &mut String, w: &Value) {
             );
         }
         s.push_str("</table>\n");
+        if folded {
+            s.push_str("</details>\n");
+        }
     }
     for rel in ["rf", "co"] {
         if let Some(pairs) = w.get(rel).and_then(Value::as_array) {

@@ -518,8 +518,9 @@ fn summarize(
         let secs: f64 = reports.iter().map(|r| r.elapsed_s).sum();
         let _ = writeln!(
             out,
-            "{} tests: {ok} conform, {viol} with violations, {unsup} unsupported, {err} errors; {instances} instances in {secs:.1} s",
-            reports.len()
+            "{} test{}: {ok} conform, {viol} with violations, {unsup} unsupported, {err} errors; {instances} instances in {secs:.1} s",
+            reports.len(),
+            if reports.len() == 1 { "" } else { "s" }
         );
     }
     if viol > 0 {

@@ -122,6 +122,12 @@ pub struct Config {
     /// bound cut an execution are still asked; `None`: the verdict's
     /// queries only). The explicit engine lists them all.
     pub max_states: Option<u64>,
+    /// Safety: the symbolic engine stops listing states after this many
+    /// seconds of listing (`None`: `max_states` alone caps the list).
+    /// `gpumc check` sets [`DEFAULT_STATES_TIME_S`] unless `--max-states`
+    /// is given, so that a large test's verdict is not dominated by its
+    /// list.
+    pub states_time_s: Option<f64>,
     /// Record what execution graphs need (`gpumc check --graph`); `None`:
     /// nothing is computed for them.
     pub graph: Option<GraphRequest>,
@@ -149,6 +155,10 @@ pub struct Config {
 /// (`--max-states`).
 pub const DEFAULT_MAX_STATES: u64 = 100;
 
+/// How long the symbolic engine lists states by default (without an
+/// explicit `--max-states`), in seconds of listing after the verdict.
+pub const DEFAULT_STATES_TIME_S: f64 = 1.0;
+
 /// The default cap on listed racing instruction pairs (`--max-races`).
 pub use crate::engine::races::DEFAULT_MAX_RACES;
 
@@ -163,6 +173,7 @@ impl Default for Config {
             engine: Engine::Auto,
             limits: Limits::none(),
             max_states: Some(DEFAULT_MAX_STATES),
+            states_time_s: None,
             graph: None,
             launch: Launch::default(),
             max_races: DEFAULT_MAX_RACES,
@@ -1103,6 +1114,7 @@ fn run_engine_here(
         liveness: cfg.property == Property::Liveness,
         ignore_filter: cfg.ignore_filter,
         max_states: cfg.max_states,
+        states_time_s: cfg.states_time_s,
         graph: cfg.graph.clone(),
         max_races: cfg.max_races,
         symmetry: cfg.symmetry,

@@ -144,3 +144,35 @@ fn explicit_and_symbolic_list_the_same_states() {
     // Not vacuous: most of the corpus is compared, and some lists are long.
     assert!(compared > 1000, "only {compared} tests compared");
 }
+
+/// `states_time_s` (what `gpumc check` sets without `--max-states`) cuts
+/// the listing after its time, with at least one state listed, and says
+/// so; the verdict does not depend on it.
+#[test]
+fn the_listing_stops_after_its_time_and_says_so() {
+    let test = gpumc_testutil::repo_root().join("examples/MP-weak.litmus");
+    let full = check_file(
+        &test,
+        &Config {
+            engine: Engine::Symbolic,
+            ..Config::default()
+        },
+        &ModelCache::default(),
+    );
+    assert!(full.states_complete && full.states.len() > 1, "{full:?}");
+    let cut = check_file(
+        &test,
+        &Config {
+            engine: Engine::Symbolic,
+            states_time_s: Some(0.0),
+            ..Config::default()
+        },
+        &ModelCache::default(),
+    );
+    assert_eq!(cut.verdict, full.verdict);
+    assert_eq!(cut.states.len(), 1, "{cut:?}");
+    assert!(!cut.states_complete);
+    let note = cut.states_note.as_deref().unwrap_or("");
+    assert!(note.contains("the listing stopped after 0 s"), "{note}");
+    assert!(full.states.contains(&cut.states[0]));
+}

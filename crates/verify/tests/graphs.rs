@@ -24,6 +24,7 @@ fn request(relations: &[&str], all: bool, max: usize) -> GraphRequest {
         relations: relations.iter().map(|s| s.to_string()).collect(),
         all,
         max,
+        full: false,
     }
 }
 
@@ -344,10 +345,21 @@ fn races_and_liveness_witnesses_carry_placement() {
     assert_eq!(w.threads.len(), 2);
     let d = drawings(&r, false);
     assert!(
-        d[0].options.caption.contains("data race"),
+        d[0].options
+            .caption
+            .starts_with("Data race (RAW) on x, flag dr:"),
         "{:?}",
         d[0].options
     );
+    // The reported pair is the marked one, with its kind on the edge.
+    let pair = r.races[0].events;
+    let v = d[0].witness.violation.as_ref().expect("the pair marked");
+    assert_eq!((v.kind.as_str(), v.edges.as_slice()), ("race", &[pair][..]));
+    let s = svg(&d[0].witness, &d[0].options);
+    assert!(s.contains(&format!(
+        "class=\"edge rel-race_RAW cycle\" data-rel=\"race RAW\" data-from=\"e{}\" data-to=\"e{}\"",
+        pair.0, pair.1
+    )));
     let spin = dir.join("spin.litmus");
     std::fs::write(
         &spin,
@@ -365,6 +377,19 @@ fn races_and_liveness_witnesses_carry_placement() {
     assert_eq!(w.threads[0].scope_path(), "gpu 0 / cta 0");
     let back: FileReport = serde_json::from_str(&gpumc_verify::report::json(&r)).unwrap();
     assert_eq!(back.liveness, r.liveness);
+    // The picture marks the iteration that repeats: the spin's read.
+    let d = drawings(&r, false);
+    let v = d[0]
+        .witness
+        .violation
+        .as_ref()
+        .expect("the stuck read marked");
+    let read = w.events.iter().rfind(|e| e.kind == "R").unwrap().id;
+    assert_eq!(v.edges, [(read, read)]);
+    assert!(d[0]
+        .options
+        .caption
+        .starts_with("Liveness violation: a thread spins forever"));
     assert!(w.events.iter().any(|e| e.tags.contains(&"RLX".to_string())));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -73,6 +73,7 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
         limits: Default::default(),
         // Verdicts only here (tests/engine_states.rs compares the states).
         max_states: None,
+        states_time_s: None,
         graph: None,
         max_races: driver::DEFAULT_MAX_RACES,
         symmetry: true,

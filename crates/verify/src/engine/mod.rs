@@ -46,6 +46,10 @@ pub struct Options {
     /// this, the verdict's queries only. The explicit engine lists every
     /// state whatever this says.
     pub max_states: Option<u64>,
+    /// Safety: stop listing final states after this many seconds of
+    /// listing (the verdict is decided first; at least one state is
+    /// listed); `None`: only `max_states` caps the list.
+    pub states_time_s: Option<f64>,
     /// What to record for execution graphs (`None`: nothing, at no cost).
     pub graph: Option<witness::GraphRequest>,
     /// Races: the most racing instruction pairs listed (the verdict and
@@ -69,6 +73,7 @@ impl Default for Options {
             ignore_filter: false,
             max_combinations: 2_000_000,
             max_states: None,
+            states_time_s: None,
             graph: None,
             max_races: races::DEFAULT_MAX_RACES,
             only_flag: None,

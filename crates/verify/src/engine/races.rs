@@ -39,7 +39,9 @@ pub struct RacePair {
     /// execution), `WAR` (the read saw another, older value), `RAR` (two
     /// reads, for a model that flags them) or `-` (a fence or barrier).
     /// The pair is ordered accordingly: for `RAW` the write first, for
-    /// `WAR` the read first, otherwise the lower event id first.
+    /// `WAR` the read first, otherwise the lower event id first. The
+    /// parametric engine, which orders no events, says `RW` for a read and
+    /// a write.
     #[serde(default)]
     pub kind: String,
     /// The racing location's state space (`ir::Location::space`).
@@ -57,6 +59,11 @@ pub struct RacePair {
     /// first racy execution); otherwise those of another execution.
     #[serde(default)]
     pub in_witness: bool,
+    /// The free values that let the pair race when no witness execution
+    /// carries them (the parametric engine: the launch's free arguments
+    /// and the input cells the two threads read, `param_0[17]=3`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -279,6 +286,7 @@ fn describe(
         positions: (s.3, t.3),
         source: (s.4, t.4),
         in_witness,
+        inputs: vec![],
     }
 }
 

@@ -27,6 +27,11 @@ pub struct GraphRequest {
     pub all: bool,
     /// At most this many executions with `all` (`--graph-max`).
     pub max: usize,
+    /// Draw a kernel's race witness with every thread, not only the two
+    /// racing ones (`--graph-full`). Changes the drawing, not what is
+    /// recorded.
+    #[serde(default)]
+    pub full: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]

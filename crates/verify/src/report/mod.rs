@@ -245,9 +245,31 @@ fn graph_text(r: &FileReport) -> String {
     s
 }
 
-/// A witness execution: events, rf and co.
+/// A witness with more events than this is summarised in the text
+/// report (the JSON report has it whole, `--graph` draws it).
+pub const WITNESS_TEXT_EVENTS: usize = 200;
+
+/// A witness execution: events, rf and co; a summary over
+/// [`WITNESS_TEXT_EVENTS`] events.
 pub fn witness_text(w: &Witness) -> String {
     let mut s = String::new();
+    if w.events.len() > WITNESS_TEXT_EVENTS {
+        let threads: std::collections::BTreeSet<&str> = w
+            .events
+            .iter()
+            .filter(|e| e.thread != "init")
+            .map(|e| e.thread.as_str())
+            .collect();
+        let _ = writeln!(
+            s,
+            "  Witness execution: {} events of {} threads, {} rf and {} co pairs (over {WITNESS_TEXT_EVENTS} events: --json has it whole, --graph draws it)",
+            w.events.len(),
+            threads.len(),
+            w.rf.len(),
+            w.co.len()
+        );
+        return s;
+    }
     let _ = writeln!(s, "  Witness execution:");
     if !w.inputs.is_empty() {
         let v: Vec<String> = w.inputs.iter().map(|(n, v)| format!("{n}={v}")).collect();
@@ -401,6 +423,7 @@ mod tests {
             source: (source.0.map(str::to_string), source.1.map(str::to_string)),
             positions: ("12:2".into(), "20:2".into()),
             in_witness: true,
+            inputs: vec![],
         }
     }
 
@@ -467,5 +490,35 @@ mod tests {
         );
         r.message = Some("thread P0 reaches undefined behaviour".into());
         assert_eq!(races_text(&r), "");
+    }
+
+    #[test]
+    fn a_large_witness_is_summarised_in_text() {
+        use crate::engine::witness::WitnessEvent;
+        let ev = |id: usize| WitnessEvent {
+            id,
+            thread: format!("P{}", id % 4),
+            line: 3,
+            instr: "ld.weak r0, x".into(),
+            kind: "R".into(),
+            location: Some("x".into()),
+            value: Some(0),
+            tags: vec![],
+        };
+        let small = Witness {
+            events: (0..WITNESS_TEXT_EVENTS).map(ev).collect(),
+            ..Witness::default()
+        };
+        assert_eq!(
+            witness_text(&small).lines().count(),
+            WITNESS_TEXT_EVENTS + 3
+        );
+        let large = Witness {
+            events: (0..=WITNESS_TEXT_EVENTS).map(ev).collect(),
+            ..Witness::default()
+        };
+        let t = witness_text(&large);
+        assert_eq!(t.lines().count(), 1, "{t}");
+        assert!(t.contains("201 events of 4 threads"), "{t}");
     }
 }

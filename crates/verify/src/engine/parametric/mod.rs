@@ -786,6 +786,7 @@ fn races(
                     source: (s.4, u.4),
                     positions: (s.3, u.3),
                     in_witness: false,
+                    inputs: inputs.clone(),
                 },
                 confirmed,
                 inputs,

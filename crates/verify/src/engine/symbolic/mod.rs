@@ -650,6 +650,8 @@ pub fn check_safety_stats(
         states: Default::default(),
         exhausted: false,
         observation: None,
+        time_s: opts.states_time_s,
+        out_of_time: false,
     };
     let states_incomplete = match opts.max_states {
         None => Some(STATES_NOT_ASKED.to_string()),
@@ -743,6 +745,10 @@ struct Listing {
     /// Every reachable final state is in `states`.
     exhausted: bool,
     observation: Option<super::safety::Observation>,
+    /// Stop listing after this many seconds (`Options::states_time_s`).
+    time_s: Option<f64>,
+    /// The listing stopped because `time_s` ran out.
+    out_of_time: bool,
 }
 
 /// Whether a cut thread exists (if not known yet), herd's observation,
@@ -794,6 +800,7 @@ fn list_states(
     let act = enc.sat.var();
     let assumptions = [q.complete, q.filter, act];
     let (mut seen_sat, mut seen_viol) = (false, false);
+    let started = std::time::Instant::now();
     loop {
         let mut state = Vec::new();
         let reached = |enc: &Enc<'_>, c: &Concrete<'_>| -> bool {
@@ -830,6 +837,15 @@ fn list_states(
                 ErrorKind::Unsupported,
                 "unsupported: internal error: the enumeration of final states found a state twice",
             ));
+        }
+        // Each state of a large test costs a solve and a replay: the
+        // default listing stops after its time (docs/SYMBOLIC.md).
+        if out
+            .time_s
+            .is_some_and(|t| started.elapsed().as_secs_f64() >= t)
+        {
+            out.out_of_time = true;
+            break;
         }
     }
     // Every state listed: the verdict's and the observation's queries
@@ -1031,6 +1047,10 @@ fn listing_note(r: Result<()>, listed: &Listing, cap: u64) -> Result<Option<Stri
     Ok(match r {
         Ok(()) if listed.exhausted => None,
         Ok(()) if cap == 0 => Some("--max-states 0".into()),
+        Ok(()) if listed.out_of_time => Some(format!(
+            "the listing stopped after {} s; --max-states N lists up to N states however long it takes",
+            listed.time_s.unwrap_or(0.0)
+        )),
         Ok(()) => Some(format!("the enumeration stopped at --max-states {cap}")),
         Err(e) if e.kind == ErrorKind::Limit => Some(format!(
             "the enumeration of states was stopped: {}",
@@ -1171,6 +1191,8 @@ fn ub_states(
         states: Default::default(),
         exhausted: false,
         observation: None,
+        time_s: opts.states_time_s,
+        out_of_time: false,
     };
     // Whether a thread is cut does not matter here: the verdict is FAIL.
     let mut bound_hit = Some(false);

@@ -114,15 +114,17 @@ pub fn layout(p: &Picture) -> Layout {
     let mut y = MARGIN;
     let title_y = y + 16.0;
     y += 22.0;
-    if !p.caption.is_empty() {
-        y += 18.0;
-    }
+    // One line per caption line (a race's caption names both
+    // instructions, each on its own line).
+    y += 18.0 * p.caption_lines().count() as f64;
     if p.violation.is_some() {
         y += 18.0;
     }
     y += 14.0;
-    let title_w = text_w(&p.title, 8.6)
-        .max(text_w(&p.caption, 6.6))
+    let title_w = p
+        .caption_lines()
+        .map(|c| text_w(c, 6.6))
+        .fold(text_w(&p.title, 8.6), f64::max)
         .max(p.violation.as_deref().map_or(0.0, |v| text_w(v, 6.6)));
 
     // Columns: widths, x positions.

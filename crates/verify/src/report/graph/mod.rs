@@ -12,6 +12,7 @@
 //! [`GraphOptions`]; [`drawings`] says what a report's graphs are.
 
 mod dot;
+mod focus;
 mod layout;
 mod picture;
 mod svg;
@@ -54,9 +55,28 @@ pub struct Drawing {
 /// is not an `ERROR`: when no execution can be drawn, one empty picture
 /// whose caption says why.
 pub fn drawings(r: &FileReport, all: bool) -> Vec<Drawing> {
+    drawings_with(r, all, false)
+}
+
+/// [`drawings`], where `full` (`--graph-full`) draws a kernel's race
+/// witness with every thread instead of only the two racing ones.
+///
+/// A race's picture marks its first racing pair (red, with the kind of
+/// conflict); a liveness violation's shows what never ends: the repeating
+/// steps of an interleaving, or each spinning thread's last iteration
+/// ([`focus`]).
+pub fn drawings_with(r: &FileReport, all: bool, full: bool) -> Vec<Drawing> {
     if r.verdict == "ERROR" {
         return vec![];
     }
+    use crate::driver::Property;
+    let focused = match r.property {
+        Property::Races if r.verdict != "PASS" => {
+            focus::race_picture(r, !full && focus::is_kernel(r))
+        }
+        Property::Liveness => focus::liveness_picture(r),
+        _ => None,
+    };
     let file = std::path::Path::new(&r.file)
         .file_name()
         .map_or(r.file.clone(), |f| f.to_string_lossy().into_owned());
@@ -107,7 +127,13 @@ pub fn drawings(r: &FileReport, all: bool) -> Vec<Drawing> {
                 )),
             });
         }
-        if let (true, Some(w)) = (executions.is_empty(), &r.witness) {
+        if let (true, Some((w, caption))) = (executions.is_empty(), &focused) {
+            out.push(Drawing {
+                suffix: "-1".into(),
+                witness: w.clone(),
+                options: opts(caption.clone()),
+            });
+        } else if let (true, Some(w)) = (executions.is_empty(), &r.witness) {
             // Races and liveness record no executions: their witness.
             out.push(Drawing {
                 suffix: "-1".into(),
@@ -118,6 +144,12 @@ pub fn drawings(r: &FileReport, all: bool) -> Vec<Drawing> {
         if let Some(w) = rejected {
             out.push(rejected_drawing(w, "-rejected"));
         }
+    } else if let Some((w, caption)) = &focused {
+        out.push(Drawing {
+            suffix: String::new(),
+            witness: w.clone(),
+            options: opts(caption.clone()),
+        });
     } else if let Some(w) = &r.witness {
         let what = match (r.property, r.verdict.as_str()) {
             (_, "FAIL") if r.message.is_some() => {
@@ -147,7 +179,6 @@ pub fn drawings(r: &FileReport, all: bool) -> Vec<Drawing> {
         });
     }
     if out.is_empty() {
-        use crate::driver::Property;
         let why = match (r.verdict.as_str(), &r.message, r.property) {
             ("UNKNOWN", Some(m), _) => {
                 format!("the check ended before it found an execution to draw ({m})")

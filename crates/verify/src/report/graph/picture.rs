@@ -15,6 +15,9 @@ const PALETTE: [&str; 8] = [
     "#8e24aa", "#00838f", "#6d4c41", "#c2185b", "#558b2f", "#3949ab", "#f9a825", "#5d4037",
 ];
 
+/// The legend's first entries: `po`, `rf`, `co`, `fr`.
+const BASE: usize = 4;
+
 /// At most this many pairs of one named relation are drawn.
 pub const MAX_PAIRS: usize = 256;
 
@@ -109,12 +112,13 @@ pub struct Picture {
 fn node(e: &WitnessEvent, in_cycle: bool) -> Node {
     let what = match (&e.location, e.value) {
         (Some(l), Some(v)) => format!("{} {l}={v}", e.kind),
+        (Some(l), None) => format!("{} {l}", e.kind),
         _ => e.kind.clone(),
     };
     let class = match e.kind.as_str() {
         "IW" => "init",
         "R" => "read",
-        "W" => "write",
+        "W" | "RMW" => "write",
         "F" => "fence",
         _ => "barrier",
     };
@@ -156,10 +160,22 @@ impl Picture {
             .as_ref()
             .map(|v| v.cycle.clone())
             .unwrap_or_default();
+        // Initial writes of cells no thread touches are left out (a
+        // kernel's buffers have many).
+        let touched: std::collections::HashSet<&str> = w
+            .events
+            .iter()
+            .filter(|e| e.thread != "init")
+            .filter_map(|e| e.location.as_deref())
+            .collect();
         let init: Vec<Node> = w
             .events
             .iter()
             .filter(|e| e.thread == "init")
+            .filter(|e| {
+                cycle_events.contains(&e.id)
+                    || e.location.as_deref().is_none_or(|l| touched.contains(l))
+            })
             .map(|e| node(e, cycle_events.contains(&e.id)))
             .collect();
         // Threads: the witness's list (program order) or, without
@@ -279,7 +295,11 @@ impl Picture {
             legend.push(Legend {
                 rel: v.axiom.clone(),
                 colour: CYCLE,
-                note: format!("violated axiom ({}): {}", v.kind, v.describe()),
+                note: match v.kind.as_str() {
+                    super::focus::RACE => "the racing pair".into(),
+                    super::focus::FOREVER => "the steps that repeat forever".into(),
+                    _ => format!("violated axiom ({}): {}", v.kind, v.describe()),
+                },
                 cycle: true,
             });
             // The cycle through named relations where the axiom could be
@@ -304,17 +324,54 @@ impl Picture {
                     cycle: true,
                 });
             }
-            violation = Some(format!(
-                "axiom `{}` ({}) violated: {}",
-                v.axiom,
-                v.kind,
-                v.describe()
-            ));
+            violation = Some(match v.kind.as_str() {
+                super::focus::RACE => format!(
+                    "data race (flag `{}`): e{} and e{} conflict and nothing orders them",
+                    v.axiom,
+                    v.cycle.first().copied().unwrap_or(0),
+                    v.cycle.get(1).copied().unwrap_or(0)
+                ),
+                super::focus::FOREVER => super::focus::forever_text(v),
+                _ => format!(
+                    "axiom `{}` ({}) violated: {}",
+                    v.axiom,
+                    v.kind,
+                    v.describe()
+                ),
+            });
         }
-        // Edges between events the witness does not have are dropped
-        // (a hand-edited or truncated witness).
-        let known: std::collections::HashSet<usize> = w.events.iter().map(|e| e.id).collect();
+        // Edges between events not drawn are dropped (initial writes left
+        // out; a hand-edited or truncated witness).
+        let known: std::collections::HashSet<usize> = init
+            .iter()
+            .chain(columns.iter().flat_map(|c| &c.nodes))
+            .map(|n| n.id)
+            .collect();
         edges.retain(|e| known.contains(&e.from) && known.contains(&e.to));
+        // The legend names only what is drawn.
+        let mut used = vec![false; legend.len()];
+        for e in &edges {
+            used[e.style] = true;
+        }
+        let mut renumber = vec![0; legend.len()];
+        let mut kept = Vec::new();
+        for (k, l) in legend.into_iter().enumerate() {
+            // Base relations only when drawn; relations asked for with
+            // `--show` always (with a note when this execution has none).
+            if used[k] || l.cycle || k >= BASE {
+                renumber[k] = kept.len();
+                kept.push(l);
+            }
+        }
+        let mut legend = kept;
+        for l in &mut legend {
+            if l.note.is_empty() && !l.cycle && !edges.iter().any(|e| e.rel == l.rel) {
+                l.note = "none in this execution".into();
+            }
+        }
+        for e in &mut edges {
+            e.style = renumber[e.style];
+        }
         Picture {
             title: o.title.clone(),
             caption: o.caption.clone(),
@@ -325,6 +382,11 @@ impl Picture {
             edges,
             legend,
         }
+    }
+
+    /// The caption's lines (none for an empty caption).
+    pub fn caption_lines(&self) -> impl Iterator<Item = &str> {
+        self.caption.lines().filter(|l| !l.is_empty())
     }
 
     /// The deepest scope nesting of any column.

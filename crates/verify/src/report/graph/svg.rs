@@ -99,13 +99,13 @@ pub fn svg(w: &Witness, o: &GraphOptions) -> String {
         layout::MARGIN,
         esc(&p.title)
     );
-    if !p.caption.is_empty() {
+    for line in p.caption_lines() {
         ty += 18.0;
         let _ = writeln!(
             s,
             "<text class=\"caption\" x=\"{}\" y=\"{ty:.1}\">{}</text>",
             layout::MARGIN,
-            esc(&p.caption)
+            esc(line)
         );
     }
     if let Some(v) = &p.violation {
