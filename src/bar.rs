@@ -21,8 +21,18 @@ pub struct Bar {
     message: Mutex<(String, Option<(u64, u64)>)>,
 }
 
-/// The bar's look: `[####    ] 12/40 00:03 eta 00:07 MP.litmus`.
-const TEMPLATE: &str = "[{bar:30}] {pos}/{len} {elapsed} eta {eta} {wide_msg}";
+/// The bar's look: `[####    ] 12/40 00:03 eta 7s MP.litmus`; `eta ?`
+/// until the first step is done (no rate to estimate from yet).
+const TEMPLATE: &str = "[{bar:30}] {pos}/{len} {elapsed} {eta_known} {wide_msg}";
+
+/// `eta 7s`, or `eta ?` before any step is done.
+fn eta_known(state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write) {
+    let _ = if state.pos() == 0 {
+        write!(w, "eta ?")
+    } else {
+        write!(w, "eta {:#}", indicatif::HumanDuration(state.eta()))
+    };
+}
 
 impl Bar {
     /// A bar over `total` steps, drawn when `wanted` and stderr is a
@@ -35,6 +45,7 @@ impl Bar {
         let pb = if drawn {
             let style = ProgressStyle::with_template(TEMPLATE)
                 .expect("a valid template")
+                .with_key("eta_known", eta_known)
                 .progress_chars("## ");
             ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(10))
                 .with_style(style)

@@ -1129,9 +1129,9 @@ fn finish_suite(
     if format != Format::Json {
         let _ = writeln!(
             out,
-            "suite {}: {} rows in {:.2} s wall, median {:.2} ms per test",
+            "suite {}: {} in {:.2} s wall, median {:.2} ms per test",
             ctx.csv,
-            results.len(),
+            count_of(results.len(), "row"),
             wall,
             median
         );

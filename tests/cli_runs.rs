@@ -329,6 +329,12 @@ fn progress_bars_on_a_terminal_only() {
         return;
     };
     assert!(tty.contains("/5 "), "no bar over 5 tests: {tty:?}");
+    // Before the first test ends there is no rate: `eta ?`, not `eta 0s`.
+    for (at, _) in tty.match_indices("] 0/5 ") {
+        let rest = &tty[at..];
+        let eta = &rest[rest.find("eta ").unwrap_or(0)..];
+        assert!(eta.starts_with("eta ?"), "{rest:?}");
+    }
     let tty = on_a_terminal(&format!("check --json {}", s(&dir))).unwrap();
     assert!(!tty.contains("/5 "), "a bar with --json: {tty:?}");
     let tty = on_a_terminal(&format!("suite --expected {} --root {}", s(&csv), s(&dir))).unwrap();

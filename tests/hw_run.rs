@@ -61,7 +61,7 @@ fn text_report_has_the_histogram_the_observation_and_the_verdict() {
     );
     assert!(out.contains("Conformance OK"), "{out}");
     assert!(out.contains("seed 5"), "{out}");
-    assert!(out.contains("1 tests: 1 conform"), "{out}");
+    assert!(out.contains("1 test: 1 conform"), "{out}");
 }
 
 #[test]

@@ -201,10 +201,15 @@ fn body(t: &Value) -> String {
     if !chart.is_empty() {
         let _ = writeln!(
             s,
-            "<h3>Outcomes ({} states observed)</h3>\n{chart}",
-            t.get("histogram")
+            "<h3>Outcomes ({} observed)</h3>\n{chart}",
+            match t
+                .get("histogram")
                 .and_then(Value::as_array)
                 .map_or(0, Vec::len)
+            {
+                1 => "1 state".to_string(),
+                n => format!("{n} states"),
+            }
         );
     }
     s.push_str("<dl>\n");

@@ -197,7 +197,8 @@ pub fn render_text(r: &TestReport) -> String {
         Status::Ok | Status::Violation => {}
     }
     let _ = writeln!(s, "Test {} ({})", r.name, r.file);
-    let _ = writeln!(s, "Histogram ({} states)", r.histogram.len());
+    let n = r.histogram.len();
+    let _ = writeln!(s, "Histogram ({n} state{})", if n == 1 { "" } else { "s" });
     let width = r
         .histogram
         .iter()

@@ -61,9 +61,46 @@ fn bounded(message: &str) -> Cow<'_, str> {
     out
 }
 
+/// The message for a character a lexer does not expect: the character
+/// itself, or for an invisible one its code point and a hint (control
+/// characters are what a binary file given as text shows first).
+pub fn unexpected_char(c: char) -> String {
+    if c.is_control() || (c.is_whitespace() && c != ' ') {
+        format!(
+            "unexpected control character U+{:04X} (is this a binary file?)",
+            c as u32
+        )
+    } else {
+        format!("unexpected character `{c}`")
+    }
+}
+
 /// The text of `bytes`, or a syntax error at the line and column
 /// (characters, 1-based) of the first byte that is not UTF-8.
+/// A binary file given where text is expected is named as such, at 1:1
+/// (a position inside it means nothing): a SPIR-V module, an ELF object
+/// (a cubin), or any file with a NUL byte in its first 512 bytes.
 pub fn text(bytes: Vec<u8>) -> Result<String> {
+    let start = Pos { line: 1, col: 1 };
+    if bytes.starts_with(&[0x03, 0x02, 0x23, 0x07]) || bytes.starts_with(&[0x07, 0x23, 0x02, 0x03])
+    {
+        return Err(Error::syntax(
+            start,
+            "a SPIR-V binary module: gpumc reads SPIR-V assembly; disassemble it with `spirv-dis FILE -o FILE.spvasm` (spirv-tools)",
+        ));
+    }
+    if bytes.starts_with(b"\x7fELF") {
+        return Err(Error::syntax(
+            start,
+            "an ELF binary (a cubin?): gpumc reads PTX, SPIR-V assembly, litmus tests and CUDA/OpenCL/GLSL sources as text",
+        ));
+    }
+    if bytes.iter().take(512).any(|&b| b == 0) {
+        return Err(Error::syntax(
+            start,
+            "a binary file (a NUL byte in its first 512 bytes): input files are UTF-8 text",
+        ));
+    }
     String::from_utf8(bytes).map_err(|e| {
         let bytes = e.as_bytes();
         let at = e.utf8_error().valid_up_to();
@@ -205,6 +242,23 @@ pub type Result<T> = std::result::Result<T, Error>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn binary_inputs_are_named_at_their_start() {
+        let msg = |b: &[u8]| {
+            let e = text(b.to_vec()).unwrap_err();
+            assert_eq!(e.pos, Some(Pos { line: 1, col: 1 }));
+            e.message
+        };
+        assert!(msg(&[0x03, 0x02, 0x23, 0x07, 0, 0]).contains("SPIR-V binary"));
+        assert!(msg(b"\x7fELF\x02\x01").contains("ELF binary"));
+        assert!(msg(b"PTX x\n\0\0").contains("a binary file"));
+        // Text with one bad byte keeps its position.
+        let e = text(b"PTX x\n  \xff".to_vec()).unwrap_err();
+        assert_eq!(e.pos, Some(Pos { line: 2, col: 3 }));
+        assert_eq!(unexpected_char('#'), "unexpected character `#`");
+        assert!(unexpected_char('\u{1b}').contains("U+001B"));
+    }
 
     #[test]
     fn excerpts_are_short() {

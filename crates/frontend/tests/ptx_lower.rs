@@ -177,7 +177,7 @@ fn read_only_globals_fold_and_out_of_bounds_is_undefined() {
 #[test]
 fn an_access_wider_than_its_variable_names_both_sizes() {
     // `atomicInc((unsigned *)&c, 10)` on `__device__ char c`.
-    let src = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .global .align 1 .u8 c;\n.visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<4>;\n\tmov.u64 %rd3, c;\n\tcvta.global.u64 %rd4, %rd3;\n\tatom.inc.u32 %r1, [%rd4], 10;\n\tret;\n}\n";
+    let src = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .global .align 1 .u8 c;\n.visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<5>;\n\tmov.u64 %rd3, c;\n\tcvta.global.u64 %rd4, %rd3;\n\tatom.inc.u32 %r1, [%rd4], 10;\n\tret;\n}\n";
     let p = lower(src, &launch([1, 1, 1], [1, 1, 1]));
     let cause = causes(&p, 0)
         .into_iter()

@@ -580,9 +580,16 @@ pub struct SourceLoc {
 
 impl fmt::Display for SourceLoc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.col {
-            0 => write!(f, "{}:{}", self.file, self.line),
-            c => write!(f, "{}:{}:{}", self.file, self.line, c),
+        match (self.line, self.col) {
+            // DWARF's line 0: code no single source line produced (the
+            // compiler merged several lines, or generated it).
+            (0, _) => write!(
+                f,
+                "{} (line 0: code the compiler merged from several lines or generated)",
+                self.file
+            ),
+            (l, 0) => write!(f, "{}:{l}", self.file),
+            (l, c) => write!(f, "{}:{l}:{c}", self.file),
         }
     }
 }
@@ -640,5 +647,25 @@ impl Program {
             Arch::Ptx | Arch::C => &["cta", "gpu"],
             Arch::Vulkan => &["sg", "wg", "qf"],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SourceLoc;
+
+    #[test]
+    fn source_line_zero_is_explained() {
+        let at = |line, col| {
+            SourceLoc {
+                file: "k.cu".into(),
+                line,
+                col,
+            }
+            .to_string()
+        };
+        assert_eq!(at(12, 3), "k.cu:12:3");
+        assert_eq!(at(12, 0), "k.cu:12");
+        assert!(at(0, 0).starts_with("k.cu (line 0: code the compiler merged"));
     }
 }

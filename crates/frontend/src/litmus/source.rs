@@ -258,7 +258,7 @@ pub(super) fn lex_with<'a>(
             i += p.len();
         } else {
             let c = text.get(i..).and_then(|s| s.chars().next()).unwrap_or('?');
-            return Err(src.err_syntax(i, format!("unexpected character `{c}`")));
+            return Err(src.err_syntax(i, crate::diag::unexpected_char(c)));
         }
     }
     toks.push(Token {

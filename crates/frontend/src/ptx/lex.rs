@@ -201,7 +201,7 @@ fn token(c: &mut Cursor, ch: char) -> Kind {
         if is_punct(ch) {
             Kind::Punct(ch)
         } else {
-            Kind::Bad(format!("unexpected character `{ch}`"))
+            Kind::Bad(crate::diag::unexpected_char(ch))
         }
     }
 }

@@ -101,6 +101,20 @@ impl RegScope {
                     .is_ok_and(|k| self.ranges.get(&name[..cut]).is_some_and(|&n| k < n))
         })
     }
+
+    /// A range whose prefix `name` has but whose count its index is not
+    /// below (`%rd99` against `%rd<13>`): the range, `(prefix, count)`.
+    fn beyond(&self, name: &str) -> Option<(&str, u32)> {
+        let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        let stem = name.len() - digits;
+        (stem..name.len()).find_map(|cut| {
+            let (prefix, n) = self.ranges.get_key_value(&name[..cut])?;
+            name[cut..]
+                .parse::<u32>()
+                .is_ok_and(|k| k >= *n)
+                .then_some((prefix.as_str(), *n))
+        })
+    }
 }
 
 /// A number's value, as operands and initialisers keep it.
@@ -1075,7 +1089,23 @@ impl<'a> Parser<'a> {
             return Err(self.unexpected("a register"));
         }
         self.bump();
-        Ok((self.text(&t).to_string(), t.pos))
+        let name = self.text(&t).to_string();
+        // A `%` register past the count of the range that names its kind
+        // is undeclared (a hand-edited kernel); other `%` names may be
+        // special registers, which need no declaration.
+        let base = name.split('.').next().unwrap_or(&name);
+        if !self.regs.iter().any(|r| r.covers(base)) {
+            if let Some((prefix, n)) = self.regs.iter().rev().find_map(|r| r.beyond(base)) {
+                return Err(Error::semantic(
+                    t.pos,
+                    format!(
+                        "register `{base}` is not declared: `{prefix}<{n}>` declares {prefix}0 … {prefix}{}",
+                        n.saturating_sub(1)
+                    ),
+                ));
+            }
+        }
+        Ok((name, t.pos))
     }
 
     /// Whether a word names a register: `%…` always (PTX reserves `%`

@@ -863,6 +863,20 @@ fn nested_debug_sections_are_skipped_whatever_they_hold() {
     assert_eq!(m.functions.len(), 1);
 }
 
+#[test]
+fn a_register_beyond_its_declared_range_is_named() {
+    let head = ".version 7.8\n.target sm_80\n.address_size 64\n.entry k()\n{\n.reg .b32 %r<4>;\n";
+    let e = fails(&format!("{head}add.s32 %r1, %r7, 1;\n}}\n"));
+    assert_eq!(e.pos.map(|p| (p.line, p.col)), Some((7, 14)), "{e}");
+    assert!(
+        e.message
+            .contains("register `%r7` is not declared: `%r<4>` declares %r0 … %r3"),
+        "{e}"
+    );
+    // Within the range, and special registers, are fine.
+    parse_module(&format!("{head}mov.u32 %r3, %tid.x;\nret;\n}}\n")).unwrap();
+}
+
 /// Parses `src` expecting an error, and returns it.
 fn fails(src: &str) -> Error {
     match parse_module(src) {

@@ -197,7 +197,7 @@ fn lex_line(text: &str, line: u32) -> Result<Option<Line>> {
             i = j;
             continue;
         }
-        return Err(Error::syntax(pos(i), format!("unexpected character `{c}`")));
+        return Err(Error::syntax(pos(i), crate::diag::unexpected_char(c)));
     }
     if raws.is_empty() {
         return Ok(None);
