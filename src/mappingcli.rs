@@ -25,7 +25,8 @@ enum MappingCmd {
     /// every source program up to --events events, every execution of its
     /// compilation that the target model allows, lifted back to the source,
     /// must not be a race-free violation of the source axiom. Exit status 0:
-    /// no counterexample; 1: a counterexample; 2: bad input.
+    /// no counterexample; 1: a counterexample; 2: bad input; 3: no
+    /// counterexample, but --timeout stopped some axiom's search.
     Check(CheckArgs),
 }
 
@@ -71,6 +72,12 @@ struct CheckArgs {
     /// One JSON object per axiom (docs/JSON.md).
     #[arg(long)]
     json: bool,
+    /// Stop each axiom's search after this many seconds (0: no limit). An
+    /// axiom stopped without a counterexample is reported as undecided,
+    /// with how far the search got; exit status 3 when no axiom had a
+    /// counterexample but some was undecided.
+    #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
+    timeout: f64,
     #[command(flatten)]
     shard: crate::shardcli::ShardOpts,
 }
@@ -106,6 +113,15 @@ fn check(a: &CheckArgs) -> u8 {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
+    if sharding.is_some() && a.timeout > 0.0 {
+        return fail("--timeout is not available with --shard: a shard stopped early would leave its part unchecked; give the job engine's time limit instead (Slurm --time, a Job's activeDeadlineSeconds), and a shard that did not finish is named by `gpumc merge`");
+    }
+    if !(a.timeout >= 0.0 && a.timeout.is_finite()) {
+        return fail(format!(
+            "--timeout {}: expected seconds, 0 or more",
+            a.timeout
+        ));
+    }
     if sharding.is_some() && a.out.is_some() {
         return fail("--out is not available with --shard: give it to `gpumc merge`, which writes the counterexample that the unsharded run would");
     }
@@ -215,7 +231,10 @@ fn check(a: &CheckArgs) -> u8 {
         );
     }
     let mut code = 0u8;
+    let mut undecided = false;
     for axiom in &axioms {
+        let deadline = (a.timeout > 0.0)
+            .then(|| std::time::Instant::now() + std::time::Duration::from_secs_f64(a.timeout));
         let bar = Bar::new(0, !a.json);
         if bar.is_drawn() {
             bar.set_length(search::units(&space, engine));
@@ -235,14 +254,23 @@ fn check(a: &CheckArgs) -> u8 {
             source: &source_model,
             target: &target_model,
         };
-        let out =
-            match gpumc::mapping::check_axiom(models, &mapping, axiom, &space, engine, &progress) {
-                Ok(o) => o,
-                Err(e) => {
-                    bar.finish();
-                    return fail(e);
-                }
-            };
+        let out = match gpumc::mapping::check_axiom_selected(
+            models,
+            &mapping,
+            axiom,
+            &space,
+            engine,
+            &progress,
+            &|_| true,
+            deadline,
+        ) {
+            Ok(o) => o,
+            Err(e) => {
+                bar.finish();
+                return fail(e);
+            }
+        };
+        undecided |= out.timed_out;
         bar.finish();
         if let (Some(dir), Some(cx)) = (&a.out, &out.counterexample) {
             let src = dir.join(format!("{axiom}-source.litmus"));
@@ -277,7 +305,12 @@ fn check(a: &CheckArgs) -> u8 {
             return code;
         }
     }
-    code
+    // A counterexample is an answer; an axiom stopped by --timeout is not.
+    if code == 0 && undecided {
+        3
+    } else {
+        code
+    }
 }
 
 /// Prints `text`; false when stdout is closed (`| head`), which ends the
@@ -342,6 +375,7 @@ fn check_shard(
             engine,
             &|_, _| {},
             &keep,
+            None,
         )
         .map(|out| shard_record(header, axiom, &out))
         .map_err(|e| e.to_string())
@@ -455,6 +489,7 @@ pub fn merge(m: &gpumc_scale::Merged, a: &crate::shardcli::MergeArgs) -> u8 {
             counterexample: None,
             found_at: None,
             elapsed: std::time::Duration::ZERO,
+            timed_out: false,
         };
         let mut first: Option<(u64, &serde_json::Value)> = None;
         for r in recs {

@@ -197,3 +197,125 @@ fn a_rule_without_its_operation_is_an_error_in_every_mapping_command() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--timeout` stops each axiom's search: without a counterexample the
+/// axiom is UNDECIDED (JSON `"result": "undecided"`) and the status is 3;
+/// a counterexample found in time is still the answer (status 1).
+#[test]
+fn timeout_leaves_an_axiom_undecided_with_exit_status_3() {
+    // A millisecond: the first batch of 5-event shapes takes longer.
+    let (code, out, err) = gpumc(&[
+        "mapping",
+        "check",
+        "--to",
+        "ptx-v6.0",
+        "--events",
+        "5",
+        "--axiom",
+        "coherence",
+        "--timeout",
+        "0.001",
+        "--json",
+    ]);
+    assert_eq!(code, 3, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["result"], "undecided");
+    assert!(v["shapes"].as_u64().unwrap() > 0);
+    let (code, out, _) = gpumc(&[
+        "mapping",
+        "check",
+        "--to",
+        "ptx-v6.0",
+        "--events",
+        "5",
+        "--axiom",
+        "coherence",
+        "--timeout",
+        "0.001",
+    ]);
+    assert_eq!(code, 3);
+    assert!(
+        out.starts_with("coherence: UNDECIDED: --timeout stopped the search"),
+        "{out}"
+    );
+    // The flawed RMW_SC mapping's counterexample comes in the first batch.
+    let (code, out, err) = gpumc(&[
+        "mapping",
+        "check",
+        "--to",
+        "ptx-v6.0",
+        "--events",
+        "4",
+        "--axiom",
+        "coherence",
+        "--mapping",
+        "examples/mappings/ptx-rmw-sc-no-release.map",
+        "--timeout",
+        "600",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    let (code, _, err) = gpumc(&[
+        "mapping",
+        "check",
+        "--to",
+        "ptx-v6.0",
+        "--events",
+        "3",
+        "--timeout",
+        "5",
+        "--shard",
+        "0/2",
+        "--shard-out",
+        "/tmp",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--timeout is not available with --shard"),
+        "{err}"
+    );
+}
+
+/// Failing compare-exchanges are in the searched programs: an acquire
+/// compare-exchange compiled relaxed is found at 4 events with a failing
+/// one (a read with its failure order), and the written tests say so
+/// again under `gpumc check` (the C test's outcome forbidden, the PTX
+/// test's allowed).
+#[test]
+fn a_failing_compare_exchange_is_searched_and_its_tests_recheck() {
+    let dir = scratch("casfail");
+    let text = std::fs::read_to_string("crates/compile/mappings/ptx.map").unwrap();
+    let weak = text.replace(
+        "rmw   acq     $s -> atom.acquire.$s",
+        "rmw   acq     $s -> atom.relaxed.$s",
+    );
+    assert_ne!(weak, text);
+    let map = dir.join("cas-relaxed.map");
+    std::fs::write(&map, weak).unwrap();
+    let (code, out, err) = gpumc(&[
+        "mapping",
+        "check",
+        "--to",
+        "ptx-v7.5",
+        "--events",
+        "4",
+        "--axiom",
+        "coherence",
+        "--mapping",
+        map.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    let src = std::fs::read_to_string(dir.join("coherence-source.litmus")).unwrap();
+    assert!(
+        src.contains("atomic_compare_exchange_strong_explicit(x, &r0, -1, memory_order_acquire, memory_order_acquire"),
+        "{src}"
+    );
+    for (file, verdict) in [
+        ("coherence-source.litmus", "FAIL"),
+        ("coherence-target.litmus", "PASS"),
+    ] {
+        let (_, out, err) = gpumc(&["check", dir.join(file).to_str().unwrap()]);
+        assert!(out.contains(&format!(": {verdict} ")), "{file}: {out}{err}");
+    }
+}

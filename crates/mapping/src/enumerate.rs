@@ -22,10 +22,14 @@ pub enum Op {
     Store,
     Rmw,
     Fence,
+    /// A compare-exchange whose comparison fails: its read alone, with
+    /// its failure order (C11 7.17.7.4), which is also its success order
+    /// here (the expected value is one no write writes).
+    CasFail,
 }
 
 impl Op {
-    pub const ALL: [Op; 4] = [Op::Load, Op::Store, Op::Rmw, Op::Fence];
+    pub const ALL: [Op; 5] = [Op::Load, Op::Store, Op::Rmw, Op::Fence, Op::CasFail];
 
     /// Events the instruction produces (the paper's bound counts them).
     pub fn events(self) -> usize {
@@ -45,6 +49,8 @@ impl Op {
             Op::Store => &[Na, Rlx, Rel, Sc],
             Op::Rmw => &[Rlx, Acq, Rel, AcqRel, Sc],
             Op::Fence => &[Acq, Rel, AcqRel, Sc],
+            // A failure order is never release or acq_rel (C11 7.17.7.4).
+            Op::CasFail => &[Rlx, Acq, Sc],
         }
     }
 }
@@ -180,11 +186,11 @@ pub struct Space {
     /// models see scopes through scope inclusion alone and the mapping
     /// treats every scope alike (`crate::check` decides).
     pub normalize_scopes: bool,
-    /// Instruction kinds to use (all four by default).
+    /// Instruction kinds to use (all five by default).
     pub ops: Vec<Op>,
     /// Enumerate shapes only: each instruction gets one placeholder order
     /// (its kind's first) and no scope; the symbolic search leaves orders
-    /// and scopes open.
+    /// and scopes open, and whether a load is a failing compare-exchange.
     pub shapes: bool,
     /// One placement per program (every thread its own CTA of one GPU):
     /// the symbolic search leaves placement open.
@@ -385,7 +391,10 @@ impl Gen<'_, '_> {
             return self.thread(t + 1);
         }
         for &op in &self.space.ops.clone() {
-            if op.events() > left {
+            // A shape's load slot also stands for a failing
+            // compare-exchange (a read too): the symbolic search leaves
+            // that choice open with the order and scope.
+            if op.events() > left || (self.space.shapes && op == Op::CasFail) {
                 continue;
             }
             let locs: Vec<u8> = if op == Op::Fence {

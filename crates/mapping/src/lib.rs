@@ -50,12 +50,23 @@ pub fn check_axiom(
     engine: search::Engine,
     progress: &(dyn Fn(&explicit::Stats, &symbolic::SymStats) + Sync),
 ) -> Result<search::Outcome> {
-    check_axiom_selected(models, mapping, axiom, space, engine, progress, &|_| true)
+    check_axiom_selected(
+        models,
+        mapping,
+        axiom,
+        space,
+        engine,
+        progress,
+        &|_| true,
+        None,
+    )
 }
 
 /// [`check_axiom`] over the programs (or shapes) whose index in the
 /// enumeration order `keep` accepts (one shard's part; the indices and
-/// their costs: [`search::unit_costs`]).
+/// their costs: [`search::unit_costs`]), stopping at `deadline`
+/// (`--timeout`; [`search::Outcome::timed_out`]).
+#[allow(clippy::too_many_arguments)]
 pub fn check_axiom_selected(
     models: Models<'_>,
     mapping: &gpumc_compile::Mapping,
@@ -64,17 +75,13 @@ pub fn check_axiom_selected(
     engine: search::Engine,
     progress: &(dyn Fn(&explicit::Stats, &symbolic::SymStats) + Sync),
     keep: &dyn Fn(u64) -> bool,
+    deadline: Option<std::time::Instant>,
 ) -> Result<search::Outcome> {
     let target = mapping.target;
     let compile = move |p: &ir::Program| gpumc_compile::compile(p, mapping, target);
-    search::run_selected(
-        &models.problem(axiom),
-        &compile,
-        space,
-        engine,
-        progress,
-        keep,
-    )
+    let mut problem = models.problem(axiom);
+    problem.deadline = deadline;
+    search::run_selected(&problem, &compile, space, engine, progress, keep)
 }
 
 /// The source (C) and target models of a check.
@@ -91,6 +98,7 @@ impl<'a> Models<'a> {
             target_model: self.target,
             source_arch: ir::Arch::C,
             axiom: axiom.to_string(),
+            deadline: None,
         }
     }
 }

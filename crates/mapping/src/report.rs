@@ -185,6 +185,14 @@ pub fn text(h: &Header, axiom: &str, out: &Outcome) -> String {
 pub fn text_of(h: &Header, axiom: &str, out: &Outcome, cx: Option<(usize, &str)>) -> String {
     let effort = effort_text(h, out);
     match cx {
+        None if out.timed_out => format!(
+            "{axiom}: UNDECIDED: --timeout stopped the search before it went through every {} up to {} events; no counterexample among those checked ({effort})\n",
+            match h.engine {
+                Engine::Symbolic => "shape",
+                Engine::Explicit => "program",
+            },
+            h.events
+        ),
         None => format!(
             "{axiom}: no counterexample up to {} events ({effort})\n",
             h.events
@@ -297,7 +305,11 @@ pub fn json_of(h: &Header, axiom: &str, out: &Outcome, cx: Option<&Value>) -> Va
         "descoped": h.descoped,
         "engine": h.engine.name(),
         "axiom": axiom,
-        "result": if cx.is_some() { "counterexample" } else { "sound" },
+        "result": match (cx.is_some(), out.timed_out) {
+            (true, _) => "counterexample",
+            (false, true) => "undecided",
+            (false, false) => "sound",
+        },
         "programs": out.stats.programs,
         "shapes": out.sym.shapes,
         "solver_calls": out.sym.solver_calls,

@@ -20,6 +20,9 @@ pub struct Problem<'a> {
     pub source_arch: Arch,
     /// The source axiom to check (its `as` name).
     pub axiom: String,
+    /// Stop the search at this time (`--timeout`): the outcome is then
+    /// [`Outcome::timed_out`] unless a counterexample came first.
+    pub deadline: Option<Instant>,
 }
 
 /// How to search.
@@ -41,6 +44,10 @@ pub struct Outcome {
     /// the whole space, counted from 0 (shards compare theirs by it).
     pub found_at: Option<u64>,
     pub elapsed: Duration,
+    /// The search stopped at [`Problem::deadline`] before it went through
+    /// the space, without a counterexample: nothing is claimed for the
+    /// programs (or shapes) it did not reach.
+    pub timed_out: bool,
 }
 
 /// Programs per parallel batch.
@@ -266,6 +273,7 @@ fn search(
     let mut sym = SymStats::default();
     let mut found: Option<(u64, Box<Counterexample>)> = None;
     let mut error: Option<Error> = None;
+    let mut timed_out = false;
     let mut batch: Vec<(u64, Source)> = Vec::with_capacity(BATCH);
     let check = |p: &Source| -> (Stats, SymStats, Result<Option<Box<Counterexample>>>) {
         let mut s = Stats::default();
@@ -281,11 +289,13 @@ fn search(
         };
         (s, y, r)
     };
+    let deadline = problem.deadline;
     let flush = |batch: &mut Vec<(u64, Source)>,
                  stats: &mut Stats,
                  sym: &mut SymStats,
                  found: &mut Option<(u64, Box<Counterexample>)>,
-                 error: &mut Option<Error>| {
+                 error: &mut Option<Error>,
+                 timed_out: &mut bool| {
         let results: Vec<_> = batch.par_iter().map(|(i, p)| (*i, check(p))).collect();
         batch.clear();
         for (i, (s, y, r)) in results {
@@ -304,7 +314,10 @@ fn search(
             }
         }
         progress(stats, sym);
-        found.is_none() && error.is_none()
+        // Checked between batches: a batch is at most 64 shapes (a few
+        // seconds at 6 events) or 2,048 programs.
+        *timed_out = found.is_none() && deadline.is_some_and(|d| Instant::now() >= d);
+        found.is_none() && error.is_none() && !*timed_out
     };
     let batch_size = if engine == Engine::Symbolic {
         64
@@ -316,10 +329,24 @@ fn search(
         if batch.len() < batch_size {
             return true;
         }
-        flush(&mut batch, &mut stats, &mut sym, &mut found, &mut error)
+        flush(
+            &mut batch,
+            &mut stats,
+            &mut sym,
+            &mut found,
+            &mut error,
+            &mut timed_out,
+        )
     });
-    if found.is_none() && error.is_none() && !batch.is_empty() {
-        flush(&mut batch, &mut stats, &mut sym, &mut found, &mut error);
+    if found.is_none() && error.is_none() && !timed_out && !batch.is_empty() {
+        flush(
+            &mut batch,
+            &mut stats,
+            &mut sym,
+            &mut found,
+            &mut error,
+            &mut timed_out,
+        );
     }
     if let Some(e) = error {
         return Err(e);
@@ -334,5 +361,6 @@ fn search(
         counterexample,
         found_at,
         elapsed: start.elapsed(),
+        timed_out,
     })
 }

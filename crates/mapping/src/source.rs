@@ -16,6 +16,10 @@ pub fn loc_name(l: usize) -> String {
         .map_or_else(|| format!("l{l}"), |s| s.to_string())
 }
 
+/// The expected value of a compare-exchange that fails ([`Op::CasFail`]):
+/// no write writes it (writes write 1, 2, …, initial values are 0).
+pub const NEVER_WRITTEN: i64 = -1;
+
 /// The value written by the `k`-th write of the program (1, 2, ...: every
 /// write its own value, so a read names the write it reads from).
 fn values(src: &Source) -> Vec<Vec<i64>> {
@@ -86,6 +90,15 @@ pub fn to_program(src: &Source, arch: Arch, name: &str) -> Program {
                             operand: Operand::Const(vals[t][k]),
                         },
                         Op::Fence => InstrKind::Fence,
+                        // Its desired value is never written either.
+                        Op::CasFail => InstrKind::Rmw {
+                            dst: Some(fresh()),
+                            addr,
+                            op: RmwOp::Cas {
+                                expected: Operand::Const(NEVER_WRITTEN),
+                            },
+                            operand: Operand::Const(NEVER_WRITTEN),
+                        },
                     };
                     let mut tags = vec![i.order.tag().to_string()];
                     if i.op == Op::Fence {
@@ -167,6 +180,18 @@ pub fn paths(p: &Program) -> Vec<ThreadPath> {
                     InstrKind::Store { addr, value } => {
                         events.push(ev(PathEventKind::Write, addr.fixed(), konst(value), None))
                     }
+                    // A compare-exchange that expects a value no write
+                    // writes fails: its read alone.
+                    InstrKind::Rmw {
+                        addr,
+                        op:
+                            RmwOp::Cas {
+                                expected: Operand::Const(e),
+                            },
+                        ..
+                    } if *e == NEVER_WRITTEN => {
+                        events.push(ev(PathEventKind::Read, addr.fixed(), 0, None))
+                    }
                     InstrKind::Rmw { addr, operand, .. } => {
                         let r = events.len();
                         events.push(ev(PathEventKind::Read, addr.fixed(), 0, None));
@@ -227,6 +252,18 @@ fn c_statement(i: &crate::enumerate::Instr, reg: &mut usize, value: i64) -> Stri
             args(i)
         ),
         (Op::Fence, _) => format!("atomic_thread_fence({});", args(i)),
+        // The expected value's variable receives the value read when the
+        // comparison fails: it is the register the condition names.
+        (Op::CasFail, _) => {
+            let r = fresh();
+            let o = i.order.c_name();
+            let scope = i
+                .scope
+                .map_or(String::new(), |s| format!(", {}", c_scope(s)));
+            format!(
+                "int {r} = {NEVER_WRITTEN}; atomic_compare_exchange_strong_explicit({loc}, &{r}, {NEVER_WRITTEN}, {o}, {o}{scope});"
+            )
+        }
     }
 }
 

@@ -42,6 +42,10 @@ enum Role {
 /// One order/scope choice of an instruction kind.
 #[derive(Clone, Debug)]
 struct Choice {
+    /// The instruction kind the choice makes: the shape's own, or for a
+    /// load slot also a failing compare-exchange ([`Op::CasFail`]: a read
+    /// too, so one slot holds both and the shapes do not multiply).
+    op: Op,
     order: MemOrder,
     scope: Option<Scope>,
     /// Tags of the source events (read, write or fence), in order.
@@ -115,10 +119,16 @@ impl Table {
     pub fn new(setup: &Setup<'_>, compile: &CompileFn<'_>, space: &Space) -> Result<Table> {
         let descoped = space.descoped;
         let mut kinds = BTreeMap::new();
-        for op in Op::ALL {
+        for op in Op::ALL.into_iter().filter(|&o| o != Op::CasFail) {
             let mut choices = Vec::new();
             let mut src_kinds = Vec::new();
-            for order in space.orders(op) {
+            // A load slot is a load or a failing compare-exchange.
+            let members: Vec<(Op, MemOrder)> = std::iter::once(op)
+                .chain((op == Op::Load && space.ops.contains(&Op::CasFail)).then_some(Op::CasFail))
+                .flat_map(|m| space.orders(m).into_iter().map(move |o| (m, o)))
+                .collect();
+            for (member, order) in members {
+                let op = member;
                 let scopes: Vec<Option<Scope>> = if order == MemOrder::Na {
                     vec![None]
                 } else if descoped {
@@ -206,6 +216,7 @@ impl Table {
                         target.push((ev.kind, tag_names(&tsk, &setup.target, e), role));
                     }
                     choices.push(Choice {
+                        op,
                         order,
                         scope,
                         source: sevs
@@ -432,6 +443,7 @@ pub fn check_shape(
     for th in &mut first.threads {
         for i in &mut th.instrs {
             let c = &table.kinds[&i.op].choices[0];
+            i.op = c.op;
             i.order = c.order;
             i.scope = c.scope;
         }
@@ -648,6 +660,7 @@ pub fn check_shape(
                 let c = (0..kt.choices.len())
                     .find(|&c| f.value(sel[t][k][c]))
                     .expect("one choice holds");
+                i.op = kt.choices[c].op;
                 i.order = kt.choices[c].order;
                 i.scope = kt.choices[c].scope;
                 assignment.push(sel[t][k][c]);
