@@ -359,6 +359,24 @@ fn a_system_scope_leading_fence_closes_the_mixed_scope_sc_counterexample() {
         .unwrap();
         assert!(out.counterexample.is_none(), "{engine:?}");
     }
+    // With a CTA-scope seq_cst fence in place of the load (6 events): the
+    // fence's rule must be system-scope too (as it is in the file).
+    let fig11 = Mapping::builtin("ptx").unwrap();
+    let cx = |m: &Mapping| {
+        check_programs(
+            models,
+            m,
+            "sc",
+            &space(6, false),
+            Engine::Explicit,
+            &[sc_mixed_scopes_fence()],
+        )
+        .unwrap()
+        .counterexample
+        .is_some()
+    };
+    assert!(cx(&fig11), "Fig. 11 has this one too");
+    assert!(!cx(&repaired), "the repair closes it");
     for (axiom, events) in [("coherence", 3), ("atomicity", 3), ("sc", 4)] {
         let out = check(
             "ptx-v6.0",
@@ -368,6 +386,45 @@ fn a_system_scope_leading_fence_closes_the_mixed_scope_sc_counterexample() {
             Engine::Symbolic,
         );
         assert!(out.counterexample.is_none(), "{axiom}");
+    }
+}
+
+/// The mixed-scope SC counterexample with P1's CTA-scope seq_cst load
+/// replaced by a CTA-scope seq_cst fence and a relaxed load (6 events):
+/// the repair needs seq_cst fences at system scope too.
+fn sc_mixed_scopes_fence() -> Source {
+    use MemOrder::*;
+    let at = |op, order, loc, scope| Instr {
+        op,
+        order,
+        scope: Some(scope),
+        loc,
+    };
+    Source {
+        threads: vec![
+            Thread {
+                gpu: 0,
+                cta: 0,
+                instrs: vec![
+                    at(Op::Load, Sc, 0, Scope::Gpu),
+                    at(Op::Load, Sc, 1, Scope::Gpu),
+                ],
+            },
+            Thread {
+                gpu: 0,
+                cta: 1,
+                instrs: vec![
+                    at(Op::Store, Sc, 1, Scope::Gpu),
+                    at(Op::Fence, Sc, 0, Scope::Cta),
+                    at(Op::Load, Rlx, 0, Scope::Cta),
+                ],
+            },
+            Thread {
+                gpu: 0,
+                cta: 1,
+                instrs: vec![at(Op::Store, Sc, 0, Scope::Sys)],
+            },
+        ],
     }
 }
 
