@@ -753,7 +753,7 @@ fn run_check(
 }
 
 /// `1 test`, `3 tests`.
-fn count_of(n: usize, noun: &str) -> String {
+pub(crate) fn count_of(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {

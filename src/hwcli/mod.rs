@@ -518,9 +518,8 @@ fn summarize(
         let secs: f64 = reports.iter().map(|r| r.elapsed_s).sum();
         let _ = writeln!(
             out,
-            "{} test{}: {ok} conform, {viol} with violations, {unsup} unsupported, {err} errors; {instances} instances in {secs:.1} s",
-            reports.len(),
-            if reports.len() == 1 { "" } else { "s" }
+            "{}: {ok} conform, {viol} with violations, {unsup} unsupported, {err} errors; {instances} instances in {secs:.1} s",
+            crate::count_of(reports.len(), "test")
         );
     }
     if viol > 0 {

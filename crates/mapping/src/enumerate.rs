@@ -31,6 +31,16 @@ pub enum Op {
 impl Op {
     pub const ALL: [Op; 5] = [Op::Load, Op::Store, Op::Rmw, Op::Fence, Op::CasFail];
 
+    /// The kind of a shape's slot that stands for this kind (the symbolic
+    /// search leaves the rest open): a failing compare-exchange is a read,
+    /// so a load slot stands for it too and the shapes do not multiply.
+    pub fn shape_kind(self) -> Op {
+        match self {
+            Op::CasFail => Op::Load,
+            k => k,
+        }
+    }
+
     /// Events the instruction produces (the paper's bound counts them).
     pub fn events(self) -> usize {
         match self {
@@ -391,10 +401,9 @@ impl Gen<'_, '_> {
             return self.thread(t + 1);
         }
         for &op in &self.space.ops.clone() {
-            // A shape's load slot also stands for a failing
-            // compare-exchange (a read too): the symbolic search leaves
-            // that choice open with the order and scope.
-            if op.events() > left || (self.space.shapes && op == Op::CasFail) {
+            // A shape has slots of the kinds that stand for others
+            // (`Op::shape_kind`) only.
+            if op.events() > left || (self.space.shapes && op.shape_kind() != op) {
                 continue;
             }
             let locs: Vec<u8> = if op == Op::Fence {

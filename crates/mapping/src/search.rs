@@ -269,11 +269,7 @@ fn search(
         Engine::Symbolic => Some(Table::new(&setup, compile, space)?),
         Engine::Explicit => None,
     };
-    let mut stats = Stats::default();
-    let mut sym = SymStats::default();
-    let mut found: Option<(u64, Box<Counterexample>)> = None;
-    let mut error: Option<Error> = None;
-    let mut timed_out = false;
+    let mut st = Progress::default();
     let mut batch: Vec<(u64, Source)> = Vec::with_capacity(BATCH);
     let check = |p: &Source| -> (Stats, SymStats, Result<Option<Box<Counterexample>>>) {
         let mut s = Stats::default();
@@ -290,34 +286,30 @@ fn search(
         (s, y, r)
     };
     let deadline = problem.deadline;
-    let flush = |batch: &mut Vec<(u64, Source)>,
-                 stats: &mut Stats,
-                 sym: &mut SymStats,
-                 found: &mut Option<(u64, Box<Counterexample>)>,
-                 error: &mut Option<Error>,
-                 timed_out: &mut bool| {
+    // Checks a batch in parallel; whether to go on.
+    let flush = |batch: &mut Vec<(u64, Source)>, st: &mut Progress| {
         let results: Vec<_> = batch.par_iter().map(|(i, p)| (*i, check(p))).collect();
         batch.clear();
         for (i, (s, y, r)) in results {
-            stats.add(&s);
-            sym.add(&y);
+            st.stats.add(&s);
+            st.sym.add(&y);
             match r {
                 Ok(Some(cx)) => {
-                    *found = Some((i, cx));
+                    st.found = Some((i, cx));
                     break;
                 }
                 Ok(None) => {}
                 Err(e) => {
-                    *error = Some(e);
+                    st.error = Some(e);
                     break;
                 }
             }
         }
-        progress(stats, sym);
+        progress(&st.stats, &st.sym);
         // Checked between batches: a batch is at most 64 shapes (a few
         // seconds at 6 events) or 2,048 programs.
-        *timed_out = found.is_none() && deadline.is_some_and(|d| Instant::now() >= d);
-        found.is_none() && error.is_none() && !*timed_out
+        st.timed_out = st.found.is_none() && deadline.is_some_and(|d| Instant::now() >= d);
+        st.going()
     };
     let batch_size = if engine == Engine::Symbolic {
         64
@@ -326,41 +318,40 @@ fn search(
     };
     programs(&mut |i, p| {
         batch.push((i, p.clone()));
-        if batch.len() < batch_size {
-            return true;
-        }
-        flush(
-            &mut batch,
-            &mut stats,
-            &mut sym,
-            &mut found,
-            &mut error,
-            &mut timed_out,
-        )
+        batch.len() < batch_size || flush(&mut batch, &mut st)
     });
-    if found.is_none() && error.is_none() && !timed_out && !batch.is_empty() {
-        flush(
-            &mut batch,
-            &mut stats,
-            &mut sym,
-            &mut found,
-            &mut error,
-            &mut timed_out,
-        );
+    if st.going() && !batch.is_empty() {
+        flush(&mut batch, &mut st);
     }
-    if let Some(e) = error {
+    if let Some(e) = st.error {
         return Err(e);
     }
-    let (found_at, counterexample) = match found {
+    let (found_at, counterexample) = match st.found {
         Some((i, cx)) => (Some(i), Some(cx)),
         None => (None, None),
     };
     Ok(Outcome {
-        stats,
-        sym,
+        stats: st.stats,
+        sym: st.sym,
         counterexample,
         found_at,
         elapsed: start.elapsed(),
-        timed_out,
+        timed_out: st.timed_out,
     })
+}
+
+/// A search's counts so far and why it stopped, if it did.
+#[derive(Default)]
+struct Progress {
+    stats: Stats,
+    sym: SymStats,
+    found: Option<(u64, Box<Counterexample>)>,
+    error: Option<Error>,
+    timed_out: bool,
+}
+
+impl Progress {
+    fn going(&self) -> bool {
+        self.found.is_none() && self.error.is_none() && !self.timed_out
+    }
 }

@@ -119,16 +119,17 @@ impl Table {
     pub fn new(setup: &Setup<'_>, compile: &CompileFn<'_>, space: &Space) -> Result<Table> {
         let descoped = space.descoped;
         let mut kinds = BTreeMap::new();
-        for op in Op::ALL.into_iter().filter(|&o| o != Op::CasFail) {
+        for slot in Op::ALL.into_iter().filter(|&o| o.shape_kind() == o) {
             let mut choices = Vec::new();
             let mut src_kinds = Vec::new();
-            // A load slot is a load or a failing compare-exchange.
-            let members: Vec<(Op, MemOrder)> = std::iter::once(op)
-                .chain((op == Op::Load && space.ops.contains(&Op::CasFail)).then_some(Op::CasFail))
+            // A slot's choices: every kind it stands for (a load slot: a
+            // load or a failing compare-exchange), each order, each scope.
+            let members: Vec<(Op, MemOrder)> = Op::ALL
+                .into_iter()
+                .filter(|&m| m.shape_kind() == slot && (m == slot || space.ops.contains(&m)))
                 .flat_map(|m| space.orders(m).into_iter().map(move |o| (m, o)))
                 .collect();
-            for (member, order) in members {
-                let op = member;
+            for (op, order) in members {
                 let scopes: Vec<Option<Scope>> = if order == MemOrder::Na {
                     vec![None]
                 } else if descoped {
@@ -241,7 +242,7 @@ impl Table {
                 .max()
                 .unwrap_or(0);
             kinds.insert(
-                op,
+                slot,
                 KindTable {
                     choices,
                     kinds: src_kinds,

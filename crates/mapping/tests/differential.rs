@@ -54,10 +54,7 @@ fn key(p: &Source) -> Key {
                                 let n = names.len() as u8;
                                 *names.entry(x.loc).or_insert(n)
                             };
-                            // A shape's load slot stands for a failing
-                            // compare-exchange too.
-                            let op = if x.op == Op::CasFail { Op::Load } else { x.op };
-                            (op, l)
+                            (x.op.shape_kind(), l)
                         })
                         .collect()
                 })

@@ -44,10 +44,9 @@ pub fn race_picture(r: &FileReport, focus: bool) -> Option<(Witness, String)> {
         (Some(w), true) => (w.clone(), View::Full),
         _ => (two_accesses(pair), View::TwoAccesses),
     };
-    let (a, b) = if pair.in_witness && r.witness.is_some() {
-        pair.events
-    } else {
-        (0, 1)
+    let (a, b) = match view {
+        View::TwoAccesses => (0, 1),
+        View::Full | View::TwoThreads => pair.events,
     };
     let label = if pair.kind.is_empty() || pair.kind == "-" {
         "race".to_string()

@@ -71,9 +71,7 @@ pub fn drawings_with(r: &FileReport, all: bool, full: bool) -> Vec<Drawing> {
     }
     use crate::driver::Property;
     let focused = match r.property {
-        Property::Races if r.verdict != "PASS" => {
-            focus::race_picture(r, !full && focus::is_kernel(r))
-        }
+        Property::Races => focus::race_picture(r, !full && focus::is_kernel(r)),
         Property::Liveness => focus::liveness_picture(r),
         _ => None,
     };

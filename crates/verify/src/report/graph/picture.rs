@@ -355,20 +355,18 @@ impl Picture {
         }
         let mut renumber = vec![0; legend.len()];
         let mut kept = Vec::new();
-        for (k, l) in legend.into_iter().enumerate() {
+        for (k, mut l) in legend.into_iter().enumerate() {
             // Base relations only when drawn; relations asked for with
             // `--show` always (with a note when this execution has none).
             if used[k] || l.cycle || k >= BASE {
+                if !used[k] && !l.cycle && l.note.is_empty() {
+                    l.note = "none in this execution".into();
+                }
                 renumber[k] = kept.len();
                 kept.push(l);
             }
         }
-        let mut legend = kept;
-        for l in &mut legend {
-            if l.note.is_empty() && !l.cycle && !edges.iter().any(|e| e.rel == l.rel) {
-                l.note = "none in this execution".into();
-            }
-        }
+        let legend = kept;
         for e in &mut edges {
             e.style = renumber[e.style];
         }
