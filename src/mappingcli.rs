@@ -61,6 +61,12 @@ struct CheckArgs {
     /// SC access as an SC fence and an acquire/release access first.
     #[arg(long)]
     no_sc_accesses: bool,
+    /// Straight-line programs only (the space of Lustig et al.'s Alloy
+    /// model). By default, where the source or the target model reads
+    /// `ctrl`, each read that is not its thread's last may be followed by
+    /// a branch on the value it read (a control dependency).
+    #[arg(long)]
+    no_branches: bool,
     /// symbolic (one SAT query per program shape, orders, scopes and
     /// placement open) or explicit (every program, every execution).
     #[arg(long, default_value = "symbolic", value_name = "ENGINE")]
@@ -197,6 +203,8 @@ fn check(a: &CheckArgs) -> u8 {
     let mut space = Space::new(a.events);
     space.descoped = a.descoped;
     space.sc_accesses = !a.no_sc_accesses;
+    space.branches = !a.no_branches
+        && (gpumc::mapping::uses_ctrl(&source_model) || gpumc::mapping::uses_ctrl(&target_model));
     // Scope normalisation only where it is exact for every mapping: never.
     space.normalize_scopes = false;
     let header = Header {
@@ -205,18 +213,11 @@ fn check(a: &CheckArgs) -> u8 {
         mapping: mapping.describe(),
         events: a.events,
         descoped: a.descoped,
+        branches: space.branches,
         engine,
     };
     if !a.json {
-        eprintln!(
-            "gpumc mapping check: {} -> {} with mapping {}, up to {} events{} ({} engine)",
-            header.from,
-            header.to,
-            header.mapping,
-            header.events,
-            if a.descoped { ", de-scoped" } else { "" },
-            engine.name()
-        );
+        eprintln!("{}", header.banner());
     }
     if let Some(sh) = &sharding {
         return check_shard(
@@ -356,6 +357,7 @@ fn check_shard(
         "mapping": header.mapping,
         "events": header.events,
         "descoped": header.descoped,
+        "branches": header.branches,
         "engine": engine.name(),
         "axioms": axioms,
         "units": costs.len(),
@@ -452,19 +454,12 @@ pub fn merge(m: &gpumc_scale::Merged, a: &crate::shardcli::MergeArgs) -> u8 {
         mapping: c["mapping"].as_str().unwrap_or_default().to_string(),
         events: c["events"].as_u64().unwrap_or(0) as usize,
         descoped: c["descoped"].as_bool().unwrap_or(false),
+        branches: c["branches"].as_bool().unwrap_or(false),
         engine,
     };
     let json = a.json;
     if !json {
-        eprintln!(
-            "gpumc mapping check: {} -> {} with mapping {}, up to {} events{} ({} engine)",
-            header.from,
-            header.to,
-            header.mapping,
-            header.events,
-            if header.descoped { ", de-scoped" } else { "" },
-            engine.name()
-        );
+        eprintln!("{}", header.banner());
     }
     if let Some(dir) = &a.out {
         if let Err(e) = std::fs::create_dir_all(dir) {

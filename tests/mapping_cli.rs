@@ -319,3 +319,43 @@ fn a_failing_compare_exchange_is_searched_and_its_tests_recheck() {
         assert!(out.contains(&format!(": {verdict} ")), "{file}: {out}{err}");
     }
 }
+
+/// Branches on read values: a source model that keeps control dependencies
+/// (`crates/mapping/tests/models/c-ctrl-order.cat`) is violated on Vulkan
+/// by load buffering through two branches (4 events), not on PTX (whose
+/// no-thin-air axiom keeps them); straight-line programs cannot violate
+/// it. The written tests say so again, the branches' values included.
+#[test]
+fn branches_on_read_values_are_searched_and_their_tests_recheck() {
+    let dir = scratch("branches");
+    let model = "crates/mapping/tests/models/c-ctrl-order.cat";
+    let check = |to: &str, extra: &[&str]| {
+        let mut args = vec![
+            "mapping", "check", "--from", model, "--to", to, "--events", "4",
+        ];
+        args.extend_from_slice(extra);
+        gpumc(&args)
+    };
+    let (code, out, err) = check("vulkan", &["--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("branches on read values"), "{err}");
+    let src = std::fs::read_to_string(dir.join("ctrl-order-source.litmus")).unwrap();
+    assert_eq!(src.matches("if (r0 == ").count(), 2, "{src}");
+    let (_, out, err) = gpumc(&[
+        "check",
+        "--model",
+        model,
+        dir.join("ctrl-order-source.litmus").to_str().unwrap(),
+    ]);
+    assert!(out.contains(": FAIL "), "{out}{err}");
+    let (_, out, err) = gpumc(&[
+        "check",
+        dir.join("ctrl-order-target.litmus").to_str().unwrap(),
+    ]);
+    assert!(out.contains(": PASS "), "{out}{err}");
+    let (code, out, err) = check("vulkan", &["--no-branches"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("straight-line"), "{err}");
+    let (code, out, err) = check("ptx-v7.5", &[]);
+    assert_eq!(code, 0, "{out}{err}");
+}

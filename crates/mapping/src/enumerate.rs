@@ -1,9 +1,10 @@
 //! Every source program up to a number of events, once per symmetry class.
 //!
-//! A source program is straight-line: threads of loads, stores,
-//! read-modify-writes (two events: a read and a write) and fences, each
-//! access of a location, each atomic with a memory order and a scope, each
-//! thread placed in a CTA of a GPU. Two programs that differ only by the
+//! A source program's threads are loads, stores, read-modify-writes (two
+//! events: a read and a write) and fences, each access of a location, each
+//! atomic with a memory order and a scope, each thread placed in a CTA of a
+//! GPU; an instruction that reads may be followed by a branch on the value
+//! it read, which the rest of its thread depends on (a control dependency). Two programs that differ only by the
 //! order of their threads, the names of their locations or the names of
 //! their CTAs and GPUs are the same program; [`programs`] yields one of
 //! them (the canonical one, [`is_canonical`]).
@@ -39,6 +40,11 @@ impl Op {
             Op::CasFail => Op::Load,
             k => k,
         }
+    }
+
+    /// Whether the instruction reads (a branch may test what it read).
+    pub fn reads(self) -> bool {
+        matches!(self, Op::Load | Op::Rmw | Op::CasFail)
     }
 
     /// Events the instruction produces (the paper's bound counts them).
@@ -124,22 +130,53 @@ impl Scope {
     }
 }
 
+/// A branch after an instruction that reads: the rest of the thread runs
+/// only if the value read equals the branch's value (`if (r0 == 1) { … }`);
+/// every later event of the thread is control-dependent on the read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Branch {
+    /// The value the execution at hand reads: a program with such a branch
+    /// stands for every program whose branch names one value, and is
+    /// checked as the family (an execution in which the branch is taken is
+    /// an execution of the member that names the value read). A
+    /// counterexample is always reported with [`Branch::Value`].
+    AnyValue,
+    Value(i64),
+}
+
 /// One source instruction. `loc` is meaningless for a fence (0);
-/// `scope` is `None` exactly for plain accesses.
+/// `scope` is `None` exactly for plain accesses; `branch` only follows an
+/// instruction that reads ([`Op::reads`]) and is not its thread's last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Instr {
     pub op: Op,
     pub order: MemOrder,
     pub scope: Option<Scope>,
     pub loc: u8,
+    pub branch: Option<Branch>,
 }
 
 impl Instr {
+    /// A plain instruction of the given kind, order, scope and location,
+    /// without a branch.
+    pub fn new(op: Op, order: MemOrder, scope: Option<Scope>, loc: u8) -> Instr {
+        Instr {
+            op,
+            order,
+            scope,
+            loc,
+            branch: None,
+        }
+    }
+
     /// A small number that orders instructions, given the (renamed)
-    /// location.
+    /// location. (A branch's value is not part of it: the enumeration only
+    /// makes [`Branch::AnyValue`].)
     fn code(&self, loc: u8) -> u32 {
         let scope = self.scope.map_or(0, |s| s as u32 + 1);
-        (((self.op as u32 * 6 + self.order as u32) * 4 + scope) << 8) | loc as u32
+        let kind = ((self.op as u32 * 6 + self.order as u32) * 4 + scope) * 2
+            + self.branch.is_some() as u32;
+        (kind << 8) | loc as u32
     }
 }
 
@@ -205,6 +242,13 @@ pub struct Space {
     /// One placement per program (every thread its own CTA of one GPU):
     /// the symbolic search leaves placement open.
     pub open_placement: bool,
+    /// Branches on read values (control dependencies): each instruction
+    /// that reads and is not its thread's last is also enumerated with a
+    /// [`Branch::AnyValue`] after it; in shapes the branch is left open
+    /// (the symbolic search). Only worth it when a model reads `ctrl`
+    /// ([`crate::uses_ctrl`]): otherwise a taken branch changes nothing
+    /// the models see.
+    pub branches: bool,
     /// Seq_cst loads and stores (RMWs and fences keep `SC` either way).
     /// Without them the space is the one of Lustig et al.'s Alloy model,
     /// whose reads are NA, RLX or ACQ and writes NA, RLX or REL: their
@@ -235,6 +279,7 @@ impl Space {
             ops: Op::ALL.to_vec(),
             shapes: false,
             open_placement: false,
+            branches: false,
             sc_accesses: true,
         }
     }
@@ -421,23 +466,34 @@ impl Gen<'_, '_> {
                 } else {
                     scopes.iter().map(|&s| Some(s)).collect()
                 };
+                // A branch after a read that is not the thread's last
+                // (shapes leave it open).
+                let branches: &[Option<Branch>] = if self.space.branches
+                    && !self.space.shapes
+                    && op.reads()
+                    && left > op.events()
+                {
+                    &[None, Some(Branch::AnyValue)]
+                } else {
+                    &[None]
+                };
                 for &scope in &sc {
                     for &loc in &locs {
-                        let saved = self.next_loc;
-                        if op != Op::Fence && loc == self.next_loc {
-                            self.next_loc += 1;
-                        }
-                        self.threads[t].instrs.push(Instr {
-                            op,
-                            order,
-                            scope,
-                            loc,
-                        });
-                        let ok = self.instr(t, left - op.events(), scopes);
-                        self.threads[t].instrs.pop();
-                        self.next_loc = saved;
-                        if !ok {
-                            return false;
+                        for &branch in branches {
+                            let saved = self.next_loc;
+                            if op != Op::Fence && loc == self.next_loc {
+                                self.next_loc += 1;
+                            }
+                            self.threads[t].instrs.push(Instr {
+                                branch,
+                                ..Instr::new(op, order, scope, loc)
+                            });
+                            let ok = self.instr(t, left - op.events(), scopes);
+                            self.threads[t].instrs.pop();
+                            self.next_loc = saved;
+                            if !ok {
+                                return false;
+                            }
                         }
                     }
                 }
@@ -610,12 +666,8 @@ mod tests {
                     for la in 0..2u8 {
                         for lc in 0..3u8 {
                             for place in [[(0, 0), (0, 0)], [(0, 0), (0, 1)], [(0, 0), (1, 1)]] {
-                                let mk = |op, loc| Instr {
-                                    op,
-                                    order: MemOrder::Rlx,
-                                    scope: Some(Scope::Sys),
-                                    loc,
-                                };
+                                let mk =
+                                    |op, loc| Instr::new(op, MemOrder::Rlx, Some(Scope::Sys), loc);
                                 let p = Source {
                                     threads: vec![
                                         Thread {
@@ -639,6 +691,37 @@ mod tests {
             }
         }
         assert!(raw > 0);
+    }
+
+    #[test]
+    fn branches_follow_reads_that_are_not_last_each_class_once() {
+        let mut space = Space::new(3);
+        space.ops = vec![Op::Load, Op::Store, Op::Rmw];
+        let plain = all(&space);
+        space.branches = true;
+        let with = all(&space);
+        let mut seen = HashSet::new();
+        let mut branched = 0;
+        for p in &with {
+            assert!(
+                seen.insert(brute_canon(p)),
+                "two programs of one class: {p:?}"
+            );
+            for th in &p.threads {
+                for (k, i) in th.instrs.iter().enumerate() {
+                    if let Some(b) = i.branch {
+                        assert!(i.op.reads() && k + 1 < th.instrs.len(), "{p:?}");
+                        assert_eq!(b, Branch::AnyValue);
+                        branched += 1;
+                    }
+                }
+            }
+        }
+        // Every straight-line program is still there, and some branch.
+        for p in &plain {
+            assert!(seen.contains(&brute_canon(p)), "missing {p:?}");
+        }
+        assert!(branched > 0 && with.len() > plain.len());
     }
 
     #[test]

@@ -16,7 +16,7 @@
 use crate::engine::exec::{EventKind, Skeleton};
 use crate::engine::explicit::Prepared;
 use crate::engine::orders::Order;
-use crate::enumerate::Source;
+use crate::enumerate::{Branch, Source};
 use crate::ir::{Arch, Program};
 use crate::rel::Relation;
 use crate::source;
@@ -249,7 +249,19 @@ pub fn check_program(
         ));
     }
     let spaths = source::paths(&sp);
-    let sk = skeleton(&sp, &setup.source, &spaths);
+    let mut sk = skeleton(&sp, &setup.source, &spaths);
+    // A branch that names a value lets its read read only writes of it.
+    for (t, k, v) in source::pinned_reads(src) {
+        let events = &sk.events;
+        for (r, cands) in sk.reads.iter_mut() {
+            if events[*r].thread == Some(t) && events[*r].instr == Some(k) {
+                cands.retain(|&w| events[w].value == v);
+                if cands.is_empty() {
+                    return Ok(None);
+                }
+            }
+        }
+    }
     let n = sk.n();
     let mut ev = setup.source.evaluator(&sk);
     let mo_choices = CoChoices::new(&sk, setup.source.partial_co());
@@ -296,10 +308,21 @@ pub fn check_program(
             let t = target.as_mut().expect("built above");
             if let Some(cx) = t.search(setup, &sk, &rf, &bad, stats)? {
                 let srf = Relation::from_pairs(n, cx.source_rf.iter().copied());
+                let source_events = event_infos(&sk, &setup.source, &srf);
+                if let Some(pinned) = pin_branches(src, &source_events)? {
+                    // The member of the family that this execution runs:
+                    // re-checked, so the counterexample names its values.
+                    return match check_program(setup, compile, &pinned, stats)? {
+                        Some(cx) => Ok(Some(cx)),
+                        None => Err(internal(
+                            "a program with its branches pinned to the values read has no counterexample",
+                        )),
+                    };
+                }
                 return Ok(Some(Counterexample {
                     source: src.clone(),
                     source_program: sp.clone(),
-                    source_events: event_infos(&sk, &setup.source, &srf),
+                    source_events,
                     ..cx
                 }));
             }
@@ -309,6 +332,30 @@ pub fn check_program(
         }
     }
     Ok(None)
+}
+
+/// `src` with each [`Branch::AnyValue`] replaced by the value its read
+/// reads in `events` (the source execution); `None` if it has none.
+fn pin_branches(src: &Source, events: &[EventInfo]) -> Result<Option<Source>> {
+    let mut out = src.clone();
+    let mut any = false;
+    for (t, th) in out.threads.iter_mut().enumerate() {
+        let positions: Vec<usize> = (0..th.instrs.len())
+            .map(|k| source::ir_index(th, k))
+            .collect();
+        for (k, i) in th.instrs.iter_mut().enumerate() {
+            if i.branch == Some(Branch::AnyValue) {
+                let value = events
+                    .iter()
+                    .find(|e| e.kind == "R" && e.at == Some((t, positions[k])))
+                    .and_then(|e| e.value)
+                    .ok_or_else(|| internal("a branch's read is not in the execution"))?;
+                i.branch = Some(Branch::Value(value));
+                any = true;
+            }
+        }
+    }
+    Ok(any.then_some(out))
 }
 
 /// The compiled program and the correspondence of its events.

@@ -23,6 +23,14 @@ pub use gpumc_compile::Compiled;
 /// Compiles a source program (the mapping and target are fixed).
 pub type CompileFn<'a> = dyn Fn(&ir::Program) -> Result<Compiled> + Sync + 'a;
 
+/// Whether a model reads the `ctrl` relation: only then can a branch on a
+/// read value change what it allows (a taken branch adds control
+/// dependencies and nothing else the model sees), so only then are the
+/// searched programs given branches ([`enumerate::Space::branches`]).
+pub fn uses_ctrl(model: &cat::Model) -> bool {
+    model.inputs().iter().any(|(name, _)| name == "ctrl")
+}
+
 /// The axioms `spec` names in the source model: one name, or `all` — every
 /// consistency axiom but `no-thin-air`, which the scoped model of Lustig
 /// et al., ASPLOS'19 (sec. 4.1) drops and PTX does not give (load

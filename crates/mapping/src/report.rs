@@ -20,7 +20,29 @@ pub struct Header {
     pub mapping: String,
     pub events: usize,
     pub descoped: bool,
+    /// The programs had branches on read values ([`crate::enumerate::Space::branches`]).
+    pub branches: bool,
     pub engine: Engine,
+}
+
+impl Header {
+    /// The line that says what is checked (stderr, before the results).
+    pub fn banner(&self) -> String {
+        format!(
+            "gpumc mapping check: {} -> {} with mapping {}, up to {} events{}{} ({} engine)",
+            self.from,
+            self.to,
+            self.mapping,
+            self.events,
+            if self.descoped { ", de-scoped" } else { "" },
+            if self.branches {
+                ", branches on read values"
+            } else {
+                ", straight-line"
+            },
+            self.engine.name()
+        )
+    }
 }
 
 impl Engine {
@@ -303,6 +325,7 @@ pub fn json_of(h: &Header, axiom: &str, out: &Outcome, cx: Option<&Value>) -> Va
         "mapping": h.mapping,
         "events": h.events,
         "descoped": h.descoped,
+        "branches": h.branches,
         "engine": h.engine.name(),
         "axiom": axiom,
         "result": match (cx.is_some(), out.timed_out) {

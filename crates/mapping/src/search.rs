@@ -70,12 +70,7 @@ pub fn universal() -> Source {
                 threads.push(Thread {
                     gpu: 0,
                     cta: c,
-                    instrs: vec![enumerate::Instr {
-                        op,
-                        order,
-                        scope,
-                        loc: 0,
-                    }],
+                    instrs: vec![enumerate::Instr::new(op, order, scope, 0)],
                 });
             }
         }

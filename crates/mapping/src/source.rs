@@ -1,12 +1,14 @@
-//! Enumerated source programs as IR ([`to_program`]), their straight-line
-//! thread paths ([`paths`]), and as C litmus text ([`c_litmus`]).
+//! Enumerated source programs as IR ([`to_program`]), their thread paths
+//! with every branch taken ([`paths`]), and as C litmus text
+//! ([`c_litmus`]).
 
-use crate::enumerate::{MemOrder, Op, Scope, Source};
+use crate::enumerate::{Branch, MemOrder, Op, Scope, Source};
 use crate::frontend::tagging;
 use crate::ir::{
-    Addr, Arch, Instr, InstrKind, Location, Operand, Placement, Pos, Program, RmwOp, Thread,
+    Addr, Arch, CmpOp, Instr, InstrKind, Location, Operand, Placement, Pos, Program, RmwOp, Thread,
 };
 use gpumc_verify::engine::paths::{PathEnd, PathEvent, PathEventKind, ThreadPath};
+use std::collections::BTreeMap;
 
 /// Location names in order of first use.
 pub fn loc_name(l: usize) -> String {
@@ -19,6 +21,20 @@ pub fn loc_name(l: usize) -> String {
 /// The expected value of a compare-exchange that fails ([`Op::CasFail`]):
 /// no write writes it (writes write 1, 2, …, initial values are 0).
 pub const NEVER_WRITTEN: i64 = -1;
+
+/// The label a thread's branches skip to (its end).
+const SKIP: &str = "skip";
+
+/// The value a [`Branch::AnyValue`] names in the IR: a placeholder that
+/// nothing reads (paths take every branch, and a counterexample is pinned
+/// to [`Branch::Value`] before it is printed or re-checked by the verifier).
+const ANY_VALUE_PLACEHOLDER: i64 = 0;
+
+/// The index in the IR thread of source instruction `k` of `th` (each
+/// branch is an IR instruction of its own).
+pub fn ir_index(th: &crate::enumerate::Thread, k: usize) -> usize {
+    k + th.instrs[..k].iter().filter(|i| i.branch.is_some()).count()
+}
 
 /// The value written by the `k`-th write of the program (1, 2, ...: every
 /// write its own value, so a read names the write it reads from).
@@ -46,7 +62,8 @@ fn values(src: &Source) -> Vec<Vec<i64>> {
 /// order and its scope; an RMW's halves as the front-end splits them
 /// (`tagging::finish`). Thread `t` is `Pt` at its CTA and GPU; every
 /// location starts at 0; loads write registers `r0`, `r1`, ... of their
-/// thread. `arch` is the source architecture (`Arch::C`).
+/// thread; a branch after a read is `if r != v goto skip`, `skip` the
+/// thread's end. `arch` is the source architecture (`Arch::C`).
 pub fn to_program(src: &Source, arch: Arch, name: &str) -> Program {
     let vals = values(src);
     let locations = (0..src.locations())
@@ -71,11 +88,13 @@ pub fn to_program(src: &Source, arch: Arch, name: &str) -> Program {
                 reg += 1;
                 r
             };
-            let instrs = th
-                .instrs
-                .iter()
-                .enumerate()
-                .map(|(k, i)| {
+            let mut instrs: Vec<Instr> = Vec::new();
+            for (k, i) in th.instrs.iter().enumerate() {
+                let pos = Pos {
+                    line: (k + 1) as u32,
+                    col: 1,
+                };
+                let ins = {
                     let addr = Addr::Fixed(i.loc as usize);
                     let kind = match i.op {
                         Op::Load => InstrKind::Load { dst: fresh(), addr },
@@ -107,19 +126,44 @@ pub fn to_program(src: &Source, arch: Arch, name: &str) -> Program {
                     if let Some(s) = i.scope {
                         tags.push(s.tag().to_string());
                     }
-                    let mut ins = Instr::new(
-                        kind,
-                        tags,
-                        Pos {
-                            line: (k + 1) as u32,
-                            col: 1,
-                        },
-                        c_statement(i, &mut text_reg, vals[t][k]),
-                    );
+                    let mut ins =
+                        Instr::new(kind, tags, pos, c_statement(i, &mut text_reg, vals[t][k]));
                     tagging::finish(arch, &mut ins);
                     ins
-                })
-                .collect();
+                };
+                let dst = match &ins.kind {
+                    InstrKind::Load { dst, .. } | InstrKind::Rmw { dst: Some(dst), .. } => {
+                        Some(dst.clone())
+                    }
+                    _ => None,
+                };
+                instrs.push(ins);
+                if let (Some(b), Some(r)) = (i.branch, dst) {
+                    let v = branch_value(b);
+                    instrs.push(Instr::new(
+                        InstrKind::Branch {
+                            op: CmpOp::Ne,
+                            a: Operand::Reg(r.clone()),
+                            b: Operand::Const(v),
+                            target: SKIP.to_string(),
+                        },
+                        Vec::new(),
+                        pos,
+                        format!("if ({r} == {v})"),
+                    ));
+                }
+            }
+            if th.instrs.iter().any(|i| i.branch.is_some()) {
+                instrs.push(Instr::new(
+                    InstrKind::Label(SKIP.to_string()),
+                    Vec::new(),
+                    Pos {
+                        line: (th.instrs.len() + 1) as u32,
+                        col: 1,
+                    },
+                    String::new(),
+                ));
+            }
             Thread {
                 name: format!("P{t}"),
                 placement: Placement {
@@ -149,15 +193,30 @@ pub fn to_program(src: &Source, arch: Arch, name: &str) -> Program {
     }
 }
 
-/// The thread paths of a straight-line program (one per thread), as the
-/// explicit engine's unrolling gives them; read values are 0 (the checker
-/// chooses rf itself).
+fn branch_value(b: Branch) -> i64 {
+    match b {
+        Branch::Value(v) => v,
+        Branch::AnyValue => ANY_VALUE_PLACEHOLDER,
+    }
+}
+
+/// The thread paths of a program of [`to_program`] or its compilation (one
+/// per thread, every branch taken), as the explicit engine's unrolling
+/// gives them: every event after a branch is control-dependent on the
+/// reads its registers come from (through register copies and arithmetic
+/// too). Read values are 0 (the checker chooses rf itself, and pins a
+/// branch's value by rf: [`pinned_reads`]).
 pub fn paths(p: &Program) -> Vec<ThreadPath> {
     p.threads
         .iter()
         .map(|th| {
             let mut events = Vec::new();
+            // Per register, the reads (path indices) its value comes from;
+            // the reads every later event is control-dependent on.
+            let mut from: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+            let mut ctrl: Vec<usize> = Vec::new();
             for (k, ins) in th.instrs.iter().enumerate() {
+                let ctrl_now = ctrl.clone();
                 let ev = |kind, loc, value, rmw_read| PathEvent {
                     kind,
                     instr: k,
@@ -166,16 +225,35 @@ pub fn paths(p: &Program) -> Vec<ThreadPath> {
                     rmw_read,
                     addr_deps: Vec::new(),
                     data_deps: Vec::new(),
-                    ctrl_deps: Vec::new(),
+                    ctrl_deps: ctrl_now.clone(),
                     spinning: false,
                 };
+                let reads = |o: &Operand, from: &BTreeMap<&str, Vec<usize>>| match o {
+                    Operand::Reg(r) => from.get(r.as_str()).cloned().unwrap_or_default(),
+                    Operand::Const(_) => Vec::new(),
+                };
+                let first = events.len();
                 let konst = |o: &Operand| match o {
                     Operand::Const(v) => *v,
                     Operand::Reg(_) => 0,
                 };
                 match &ins.kind {
-                    InstrKind::Load { addr, .. } => {
-                        events.push(ev(PathEventKind::Read, addr.fixed(), 0, None))
+                    InstrKind::Load { addr, dst } => {
+                        events.push(ev(PathEventKind::Read, addr.fixed(), 0, None));
+                        from.insert(dst, vec![first]);
+                    }
+                    InstrKind::Local { dst, a, b, .. } => {
+                        let mut d = reads(a, &from);
+                        d.extend(reads(b, &from));
+                        d.sort_unstable();
+                        d.dedup();
+                        from.insert(dst, d);
+                    }
+                    InstrKind::Branch { a, b, .. } => {
+                        ctrl.extend(reads(a, &from));
+                        ctrl.extend(reads(b, &from));
+                        ctrl.sort_unstable();
+                        ctrl.dedup();
                     }
                     InstrKind::Store { addr, value } => {
                         events.push(ev(PathEventKind::Write, addr.fixed(), konst(value), None))
@@ -193,17 +271,19 @@ pub fn paths(p: &Program) -> Vec<ThreadPath> {
                         events.push(ev(PathEventKind::Read, addr.fixed(), 0, None))
                     }
                     InstrKind::Rmw { addr, operand, .. } => {
-                        let r = events.len();
                         events.push(ev(PathEventKind::Read, addr.fixed(), 0, None));
                         events.push(ev(
                             PathEventKind::Write,
                             addr.fixed(),
                             konst(operand),
-                            Some(r),
+                            Some(first),
                         ));
                     }
                     InstrKind::Fence => events.push(ev(PathEventKind::Fence, None, 0, None)),
                     _ => {}
+                }
+                if let InstrKind::Rmw { dst: Some(d), .. } = &ins.kind {
+                    from.insert(d, vec![first]);
                 }
             }
             ThreadPath {
@@ -215,6 +295,20 @@ pub fn paths(p: &Program) -> Vec<ThreadPath> {
             }
         })
         .collect()
+}
+
+/// The reads whose value a [`Branch::Value`] pins: (thread, IR
+/// instruction, the value it must read), for the explicit check's rf.
+pub fn pinned_reads(src: &Source) -> Vec<(usize, usize, i64)> {
+    let mut out = Vec::new();
+    for (t, th) in src.threads.iter().enumerate() {
+        for (k, i) in th.instrs.iter().enumerate() {
+            if let Some(Branch::Value(v)) = i.branch {
+                out.push((t, ir_index(th, k), v));
+            }
+        }
+    }
+    out
 }
 
 fn c_scope(s: Scope) -> &'static str {
@@ -303,8 +397,32 @@ pub fn c_litmus(src: &Source, name: &str, cond: Option<&str>) -> String {
             params.join(", ")
         ));
         let mut reg = 0;
+        let mut indent = "  ".to_string();
         for (k, i) in th.instrs.iter().enumerate() {
-            out.push_str(&format!("  {}\n", c_statement(i, &mut reg, vals[t][k])));
+            let read_reg = reg;
+            out.push_str(&format!(
+                "{indent}{}\n",
+                c_statement(i, &mut reg, vals[t][k])
+            ));
+            match i.branch {
+                Some(Branch::Value(v)) => {
+                    out.push_str(&format!("{indent}if (r{read_reg} == {v}) {{\n"));
+                    indent.push_str("  ");
+                }
+                // Never printed by a report (counterexamples are pinned);
+                // a debugging print says what it stands for.
+                Some(Branch::AnyValue) => {
+                    out.push_str(&format!(
+                        "{indent}if (r{read_reg} == /* any value */ r{read_reg}) {{\n"
+                    ));
+                    indent.push_str("  ");
+                }
+                None => {}
+            }
+        }
+        while indent.len() > 2 {
+            indent.truncate(indent.len() - 2);
+            out.push_str(&format!("{indent}}}\n"));
         }
         out.push_str("}\n");
     }

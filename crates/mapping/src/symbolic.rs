@@ -1,6 +1,9 @@
 //! The symbolic search: one SAT query per program *shape* (threads, their
 //! placement, the kind and location of each instruction), with the memory
-//! order and scope of every instruction left open.
+//! order and scope of every instruction left open, and (with
+//! [`Space::branches`]) whether a branch on its value follows each read
+//! that is not its thread's last: a literal that puts the read in `ctrl`
+//! before every later event of the thread, in both programs.
 //!
 //! The formula holds both executions: the source program's under the
 //! source model, with the chosen axiom violated and no race flag firing,
@@ -21,7 +24,7 @@
 use crate::engine::exec::{EventKind, Skeleton};
 use crate::engine::explicit::Prepared;
 use crate::engine::symbolic::open::{encode, Formula, Lit, OpenEvent, OpenStructure, LIT_TRUE};
-use crate::enumerate::{Instr, MemOrder, Op, Scope, Source, Space, Thread};
+use crate::enumerate::{Branch, Instr, MemOrder, Op, Scope, Source, Space, Thread};
 use crate::explicit::{self, covers, Counterexample, Setup, Stats};
 use crate::{source, CompileFn, Result};
 use gpumc_core::diag::{Error, ErrorKind};
@@ -84,6 +87,9 @@ pub struct Table {
     target_levels: Vec<Vec<bool>>,
     /// Orders and scopes left open, but not placement.
     descoped: bool,
+    /// Whether a branch may follow each read that is not its thread's
+    /// last (left open per slot: [`Space::branches`]).
+    branches: bool,
 }
 
 /// Per scope level of `p` (innermost first), whether threads 0 and 1
@@ -142,12 +148,7 @@ impl Table {
                         threads: vec![Thread {
                             gpu: 0,
                             cta: 0,
-                            instrs: vec![Instr {
-                                op,
-                                order,
-                                scope,
-                                loc: 0,
-                            }],
+                            instrs: vec![Instr::new(op, order, scope, 0)],
                         }],
                     };
                     let sp = source::to_program(&src, setup.source_arch, "probe");
@@ -257,12 +258,7 @@ impl Table {
             let load = |gpu, cta| Thread {
                 gpu,
                 cta,
-                instrs: vec![Instr {
-                    op: Op::Load,
-                    order: MemOrder::Na,
-                    scope: None,
-                    loc: 0,
-                }],
+                instrs: vec![Instr::new(Op::Load, MemOrder::Na, None, 0)],
             };
             let probe = Source {
                 threads: vec![load(0, 0), load(gpu, cta)],
@@ -282,6 +278,7 @@ impl Table {
             source_levels,
             target_levels,
             descoped,
+            branches: space.branches,
         })
     }
 }
@@ -372,6 +369,21 @@ pub fn check_shape(
         }
         sel.push(row);
     }
+    // Per instruction that reads and is not its thread's last, whether a
+    // branch on its value follows (every later event of the thread then
+    // depends on the read).
+    let branch: Vec<Vec<Option<Lit>>> = shape
+        .threads
+        .iter()
+        .map(|th| {
+            let n = th.instrs.len();
+            th.instrs
+                .iter()
+                .enumerate()
+                .map(|(k, i)| (table.branches && i.op.reads() && k + 1 < n).then(|| f.var()))
+                .collect()
+        })
+        .collect();
     // Placement: per pair of threads, the relation (same CTA, same GPU,
     // other GPU), left open unless de-scoped.
     let k = shape.threads.len();
@@ -458,10 +470,14 @@ pub fn check_shape(
     let mut srmw = Vec::new();
     // (thread, instruction, access index) -> source event.
     let mut src_access: BTreeMap<(usize, usize, usize), usize> = BTreeMap::new();
+    // (thread, instruction) -> its source events, its target events.
+    let mut src_of: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
+    let mut tgt_of: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
     for (t, th) in shape.threads.iter().enumerate() {
         for (k, i) in th.instrs.iter().enumerate() {
             let kt = &table.kinds[&i.op];
             let first = sev.len();
+            src_of.insert((t, k), (first..first + kt.kinds.len()).collect());
             let mut acc = 0;
             for (j, &kind) in kt.kinds.iter().enumerate() {
                 let mut tags = Tags::default();
@@ -539,6 +555,7 @@ pub fn check_shape(
                     down.insert(src_access[&(t, k, j)], tev.len());
                     access_events.push(tev.len());
                 }
+                tgt_of.entry((t, k)).or_default().push(tev.len());
                 tev.push(OpenEvent {
                     thread: Some(t),
                     instr: None,
@@ -554,16 +571,39 @@ pub fn check_shape(
         }
     }
     let up: BTreeMap<usize, usize> = down.iter().map(|(&s, &t)| (t, s)).collect();
+    // Control dependencies: from a branch's read to every event of the
+    // later instructions of its thread (in the compiled program the
+    // branch follows the read's whole code, its fences after it included).
+    let (mut sctrl, mut tctrl) = (Vec::new(), Vec::new());
+    for (t, th) in shape.threads.iter().enumerate() {
+        for (j, b) in branch[t].iter().enumerate() {
+            let Some(b) = *b else { continue };
+            let read = src_access[&(t, j, 0)];
+            for k in j + 1..th.instrs.len() {
+                sctrl.extend(src_of[&(t, k)].iter().map(|&e| (read, e, b)));
+                let tread = down[&read];
+                tctrl.extend(
+                    tgt_of
+                        .get(&(t, k))
+                        .into_iter()
+                        .flatten()
+                        .map(|&e| (tread, e, b)),
+                );
+            }
+        }
+    }
     let s_struct = OpenStructure {
         program: &sp,
         events: sev,
         rmw: srmw,
+        ctrl: sctrl,
         shares: placement.as_ref().map(|p| p.2.clone()),
     };
     let t_struct = OpenStructure {
         program: tp,
         events: tev,
         rmw: trmw,
+        ctrl: tctrl,
         shares: placement.as_ref().map(|p| p.3.clone()),
     };
     let mut tests = vec![(setup.axiom, false)];
@@ -665,6 +705,11 @@ pub fn check_shape(
                 i.order = kt.choices[c].order;
                 i.scope = kt.choices[c].scope;
                 assignment.push(sel[t][k][c]);
+                if let Some(b) = branch[t][k] {
+                    let taken = f.value(b);
+                    i.branch = taken.then_some(Branch::AnyValue);
+                    assignment.push(if taken { b } else { -b });
+                }
             }
         }
         if let Some(cx) = explicit::check_program(setup, compile, &concrete, xstats)? {

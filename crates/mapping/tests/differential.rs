@@ -150,6 +150,30 @@ fn symbolic_and_explicit_agree_shape_by_shape() {
     assert!(found >= 8, "{found}");
 }
 
+/// Branches on read values, with a source model that only they can
+/// violate (`tests/models/c-ctrl-order.cat`): Vulkan ignores control
+/// dependencies (a counterexample: load buffering through two branches),
+/// PTX keeps them (its no-thin-air axiom; no counterexample). De-scoped, 4
+/// events, loads and stores (a branch follows a load): every
+/// program of the explicit search, every shape of the symbolic one.
+#[test]
+fn branches_agree_shape_by_shape() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models/c-ctrl-order.cat");
+    let ctrl = gpumc_core::models::load(path.to_str().unwrap()).unwrap();
+    let mut found = 0;
+    for (target, mapping) in [("vulkan", "vulkan"), ("ptx-v6.0", "ptx")] {
+        let model = gpumc_core::models::load(target).unwrap();
+        let models = Models {
+            source: &ctrl,
+            target: &model,
+        };
+        let cases = [(Mapping::builtin(mapping).unwrap(), "ctrl-order")];
+        let ops = vec![Op::Load, Op::Store];
+        found += differential_in(models, 4, true, false, true, ops, &cases);
+    }
+    assert_eq!(found, 1, "Vulkan has the counterexample, PTX not");
+}
+
 fn differential(
     models: Models<'_>,
     events: usize,
@@ -168,9 +192,23 @@ fn differential(
     } else {
         Op::ALL.into_iter().filter(|&o| o != Op::CasFail).collect()
     };
+    differential_in(models, events, descoped, normalize, false, ops, cases)
+}
+
+/// [`differential`] with the instruction kinds and branches chosen.
+fn differential_in(
+    models: Models<'_>,
+    events: usize,
+    descoped: bool,
+    normalize: bool,
+    branches: bool,
+    ops: Vec<Op>,
+    cases: &[(Mapping, &str)],
+) -> usize {
     let mut all = Space::new(events);
     all.normalize_scopes = normalize;
     all.descoped = descoped;
+    all.branches = branches;
     all.ops = ops.clone();
     let mut progs = Vec::new();
     programs(&all, &mut |p| {
@@ -178,6 +216,7 @@ fn differential(
         true
     });
     let mut shape_space = Space::new(events);
+    shape_space.branches = branches;
     shape_space.ops = ops;
     shape_space.descoped = descoped;
     shape_space.shapes = true;

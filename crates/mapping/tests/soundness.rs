@@ -182,12 +182,12 @@ fn the_flawed_rmw_sc_mapping_of_fig12_is_found_at_4_events() {
 }
 
 fn at(op: Op, order: MemOrder, loc: u8) -> Instr {
-    Instr {
+    Instr::new(
         op,
         order,
-        scope: (order != MemOrder::Na).then_some(Scope::Gpu),
+        (order != MemOrder::Na).then_some(Scope::Gpu),
         loc,
-    }
+    )
 }
 
 /// Fig. 12 of Lustig et al., ASPLOS'19: (a) W^NA x; (b) W^REL y || (c)
@@ -270,12 +270,7 @@ fn fig12_itself_separates_the_two_rmw_sc_rules() {
 /// scope-inclusive pair by pair (5 events).
 fn sc_mixed_scopes() -> Source {
     use MemOrder::*;
-    let sc = |op, loc, scope| Instr {
-        op,
-        order: Sc,
-        scope: Some(scope),
-        loc,
-    };
+    let sc = |op, loc, scope| Instr::new(op, Sc, Some(scope), loc);
     Source {
         threads: vec![
             Thread {
@@ -394,12 +389,7 @@ fn a_system_scope_leading_fence_closes_the_mixed_scope_sc_counterexample() {
 /// the repair needs seq_cst fences at system scope too.
 fn sc_mixed_scopes_fence() -> Source {
     use MemOrder::*;
-    let at = |op, order, loc, scope| Instr {
-        op,
-        order,
-        scope: Some(scope),
-        loc,
-    };
+    let at = |op, order, loc, scope| Instr::new(op, order, Some(scope), loc);
     Source {
         threads: vec![
             Thread {

@@ -126,6 +126,9 @@ pub struct OpenStructure<'p> {
     pub events: Vec<OpenEvent>,
     /// RMW pairs (read, write).
     pub rmw: Vec<(usize, usize)>,
+    /// Control dependencies (read, later event of its thread, literal):
+    /// the pair is in `ctrl` iff the literal holds.
+    pub ctrl: Vec<(usize, usize, Lit)>,
     /// Placement left open: `shares[k][t][u]` holds iff threads `t` and
     /// `u` share their scope instance at level `k` (innermost first, as
     /// [`Program::scope_levels`]); `None`: the program's placement.
@@ -264,15 +267,19 @@ pub fn encode(
             guarded: None,
         })
         .collect();
+    let mut sat = f.sat.take().expect("the formula is not lent twice");
+    let mut ctrl = RelAcc::new(n);
+    for &(a, b, l) in &s.ctrl {
+        ctrl.add(a, b, l);
+    }
     let rels = [
         SymRel::sure(po),
         SymRel::empty(n),
         SymRel::empty(n),
-        SymRel::empty(n),
+        ctrl.finish(&mut sat),
         SymRel::sure(Relation::from_pairs(n, s.rmw.iter().copied())),
     ];
     let u = Unrolled::assemble(p, 1, vocab, events, threads, init_of, rels);
-    let sat = f.sat.take().expect("the formula is not lent twice");
     let mut enc = Enc::new(sat, u, model.partial_co(p.arch));
     let result = (|| {
         enc.sat.check()?;
