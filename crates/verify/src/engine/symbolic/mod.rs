@@ -1318,10 +1318,20 @@ pub fn check_races_stats(
     let either = enc.sat.or2(race, cut);
     let mut bound_hit = None;
     let mut assumptions = vec![either, sym];
+    // After a cut, the verdict is UNKNOWN unless a race is found: a
+    // resource limit on the race query then stops that search, and the
+    // report says both (the bound was hit; no race within it so far).
+    let mut stopped = None;
     // The re-check also requires a flag to fire on the rebuilt execution.
     loop {
-        if !solve_checked(&mut enc, model, &assumptions, &mut stats)? {
-            break;
+        match solve_checked(&mut enc, model, &assumptions, &mut stats) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) if e.kind == ErrorKind::Limit && bound_hit == Some(true) => {
+                stopped = Some(e.message);
+                break;
+            }
+            Err(e) => return Err(e),
         }
         if !enc.sat.value(race) {
             bound_hit = Some(true);
@@ -1375,6 +1385,15 @@ pub fn check_races_stats(
     if collected.capped {
         races_note = Some(cap_note(opts.max_races));
     }
+    // (A note also keeps the driver from trying to show the verdict
+    // bound-independent: no race within the bound is not established.)
+    let note = stopped.map(|why| {
+        races_note = Some(format!("the search for races was stopped: {why}"));
+        format!(
+            "the loop bound (--bound {}) cut an execution, so a larger --bound is needed to decide; the search for a race among the executions within the bound was stopped before it finished ({why})",
+            enc.u.bound
+        )
+    });
     let bound_hit = !found && bound_hit.unwrap_or(false);
     let verdict = if found {
         Verdict::Fail
@@ -1393,7 +1412,7 @@ pub fn check_races_stats(
             races_note,
             witness,
             bound_hit,
-            note: None,
+            note,
         },
         stats,
     ))

@@ -1,0 +1,59 @@
+//! A race check whose loop bound cuts an execution and whose race search
+//! then runs out of time says both: UNKNOWN because of the bound (so a
+//! larger `--bound` is needed whatever the race search would say), and
+//! that the search for a race within the bound was stopped. The kernel is
+//! the corpus's test-and-test-and-set lock with six contenders: at bound 4
+//! a contender can fail its exchange four times (each time another one
+//! takes the lock), which the solver finds at once, while proving that no
+//! two contenders race takes it minutes.
+
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn a_cut_execution_and_a_stopped_race_search_are_both_reported() {
+    let kernel =
+        gpumc_testutil::shared_corpus().join("dat3m/spirv/vulkan/benchmarks/ttaslock-2.1.1.spvasm");
+    let src = match std::fs::read_to_string(&kernel) {
+        Ok(s) => s,
+        Err(_) => {
+            eprintln!(
+                "skipped: {} not found (the Dat3M corpus is not beside the repository)",
+                kernel.display()
+            );
+            return;
+        }
+    };
+    // Three invocations per workgroup, two workgroups; the output buffer
+    // one element per invocation.
+    let grown = src
+        .replace("; @Config: 2, 1, 1", "; @Config: 3, 1, 2")
+        .replace(
+            "; @Input: %19 = {{-1, -1}}",
+            "; @Input: %19 = {{-1, -1, -1, -1, -1, -1}}",
+        );
+    assert!(grown.contains("@Config: 3, 1, 2") && grown.contains("-1, -1, -1, -1, -1, -1"));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bound_cut");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ttaslock-3.2.spvasm");
+    std::fs::write(&file, grown).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
+        .args(["check", "--property", "races", "--engine", "symbolic"])
+        .args(["--bound", "4", "--timeout", "8", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let r: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(r["verdict"], "UNKNOWN", "{stdout}");
+    assert_eq!(r["bound_hit"], true, "{stdout}");
+    assert_eq!(r["races_complete"], false, "{stdout}");
+    let msg = r["message"].as_str().unwrap();
+    assert!(
+        msg.contains("the loop bound (--bound 4) cut an execution")
+            && msg.contains(
+                "the search for a race among the executions within the bound was stopped"
+            ),
+        "{msg}"
+    );
+}
