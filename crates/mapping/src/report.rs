@@ -29,11 +29,11 @@ impl Header {
     /// The line that says what is checked (stderr, before the results).
     pub fn banner(&self) -> String {
         format!(
-            "gpumc mapping check: {} -> {} with mapping {}, up to {} events{}{} ({} engine)",
+            "gpumc mapping check: {} -> {} with mapping {}, up to {}{}{} ({} engine)",
             self.from,
             self.to,
             self.mapping,
-            self.events,
+            events(self.events),
             if self.descoped { ", de-scoped" } else { "" },
             if self.branches {
                 ", branches on read values"
@@ -42,6 +42,15 @@ impl Header {
             },
             self.engine.name()
         )
+    }
+}
+
+/// `1 event`, `5 events`.
+fn events(n: usize) -> String {
+    if n == 1 {
+        "1 event".to_string()
+    } else {
+        format!("{n} events")
     }
 }
 
@@ -208,19 +217,19 @@ pub fn text_of(h: &Header, axiom: &str, out: &Outcome, cx: Option<(usize, &str)>
     let effort = effort_text(h, out);
     match cx {
         None if out.timed_out => format!(
-            "{axiom}: UNDECIDED: --timeout stopped the search before it went through every {} up to {} events; no counterexample among those checked ({effort})\n",
+            "{axiom}: UNDECIDED: --timeout stopped the search before it went through every {} up to {}; no counterexample among those checked ({effort})\n",
             match h.engine {
                 Engine::Symbolic => "shape",
                 Engine::Explicit => "program",
             },
-            h.events
+            events(h.events)
         ),
         None => format!(
-            "{axiom}: no counterexample up to {} events ({effort})\n",
-            h.events
+            "{axiom}: no counterexample up to {} ({effort})\n",
+            events(h.events)
         ),
-        Some((events, body)) => {
-            format!("{axiom}: COUNTEREXAMPLE with {events} events ({effort})\n{body}")
+        Some((n, body)) => {
+            format!("{axiom}: COUNTEREXAMPLE with {} ({effort})\n{body}", events(n))
         }
     }
 }

@@ -579,9 +579,9 @@ pub fn check_shape(
         for (j, b) in branch[t].iter().enumerate() {
             let Some(b) = *b else { continue };
             let read = src_access[&(t, j, 0)];
+            let tread = down[&read];
             for k in j + 1..th.instrs.len() {
                 sctrl.extend(src_of[&(t, k)].iter().map(|&e| (read, e, b)));
-                let tread = down[&read];
                 tctrl.extend(
                     tgt_of
                         .get(&(t, k))
