@@ -102,6 +102,8 @@ struct Request {
     max_races: usize,
     #[serde(default = "yes")]
     symmetry: bool,
+    #[serde(default = "yes")]
+    futile_drop: bool,
     #[serde(default)]
     max_bound: Option<u32>,
     #[serde(default)]
@@ -135,6 +137,7 @@ impl Request {
             launch: cfg.launch.clone(),
             max_races: cfg.max_races,
             symmetry: cfg.symmetry,
+            futile_drop: cfg.futile_drop,
             max_bound: cfg.max_bound,
             flags: cfg.flags,
             co: cfg.co,
@@ -156,6 +159,7 @@ impl Request {
             launch: self.launch.clone(),
             max_races: self.max_races,
             symmetry: self.symmetry,
+            futile_drop: self.futile_drop,
             max_bound: self.max_bound,
             flags: self.flags,
             co: self.co,

@@ -89,6 +89,12 @@ struct CheckOpts {
     /// default; docs/SYMBOLIC.md, "Symmetry").
     #[arg(long)]
     no_symmetry: bool,
+    /// Symbolic race checks: count every futile iteration of a loop (one
+    /// whose only writes are RMWs writing the value they read) towards
+    /// the bound instead of dropping those nothing needs (on by default;
+    /// docs/SEMANTICS.md, "Futile iterations").
+    #[arg(long)]
+    no_futile_drop: bool,
     /// Wall-clock limit per test, seconds (0: none); past it the verdict is UNKNOWN.
     #[arg(long, default_value_t = gpumc::guard::DEFAULT_TIMEOUT_S, value_name = "SECS")]
     timeout: f64,
@@ -396,6 +402,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
         graph: None,
         max_races: opts.max_races,
         symmetry: !opts.no_symmetry,
+        futile_drop: !opts.no_futile_drop,
         max_bound: opts.max_bound,
         co: opts.co,
         launch: launch(opts)?,

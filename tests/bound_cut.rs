@@ -5,13 +5,17 @@
 //! the corpus's test-and-test-and-set lock with six contenders: at bound 4
 //! a contender can fail its exchange four times (each time another one
 //! takes the lock), which the solver finds at once, while proving that no
-//! two contenders race takes it minutes.
+//! two contenders race takes it minutes — when every failed attempt counts
+//! (`--no-futile-drop`). Dropping futile iterations (docs/SEMANTICS.md,
+//! "Futile iterations") decides the same kernel at bound 1.
 
 use std::path::Path;
 use std::process::Command;
 
-#[test]
-fn a_cut_execution_and_a_stopped_race_search_are_both_reported() {
+/// The corpus's test-and-test-and-set lock kernel with six contenders
+/// (three invocations per workgroup, two workgroups), written to a file;
+/// `None` (skipped) without the corpus.
+fn six_contenders() -> Option<std::path::PathBuf> {
     let kernel =
         gpumc_testutil::shared_corpus().join("dat3m/spirv/vulkan/benchmarks/ttaslock-2.1.1.spvasm");
     let src = match std::fs::read_to_string(&kernel) {
@@ -21,7 +25,7 @@ fn a_cut_execution_and_a_stopped_race_search_are_both_reported() {
                 "skipped: {} not found (the Dat3M corpus is not beside the repository)",
                 kernel.display()
             );
-            return;
+            return None;
         }
     };
     // Three invocations per workgroup, two workgroups; the output buffer
@@ -37,9 +41,22 @@ fn a_cut_execution_and_a_stopped_race_search_are_both_reported() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("ttaslock-3.2.spvasm");
     std::fs::write(&file, grown).unwrap();
+    Some(file)
+}
+
+#[test]
+fn a_cut_execution_and_a_stopped_race_search_are_both_reported() {
+    let Some(file) = six_contenders() else { return };
     let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
         .args(["check", "--property", "races", "--engine", "symbolic"])
-        .args(["--bound", "4", "--timeout", "8", "--json"])
+        .args([
+            "--bound",
+            "4",
+            "--timeout",
+            "8",
+            "--json",
+            "--no-futile-drop",
+        ])
         .arg(&file)
         .output()
         .unwrap();
@@ -56,4 +73,19 @@ fn a_cut_execution_and_a_stopped_race_search_are_both_reported() {
             ),
         "{msg}"
     );
+}
+
+#[test]
+fn dropping_futile_iterations_decides_the_lock_at_bound_one() {
+    let Some(file) = six_contenders() else { return };
+    let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
+        .args(["check", "--property", "races", "--engine", "symbolic"])
+        .args(["--bound", "1", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let r: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(r["verdict"], "PASS", "{stdout}");
+    assert_eq!(r["bound_hit"], false, "{stdout}");
 }

@@ -51,6 +51,9 @@ struct Gen {
     /// read locations only: the symbolic engine's symmetry reduction
     /// applies (docs/SYMBOLIC.md, "Symmetry").
     symmetric: bool,
+    /// Threads may take a test-and-set lock on location `l` (an exchange
+    /// loop, whose failed attempts are futile iterations) and release it.
+    lock_loops: bool,
 }
 
 impl Gen {
@@ -144,6 +147,37 @@ impl Gen {
                 regs += 1;
                 out.push(self.instr(r, &reg2, loc, false));
                 out.push(format!("{l}:"));
+            } else if (shape == 2 || shape == 3) && self.lock_loops {
+                let loc = "l";
+                // Test-and-test-and-set: a failed exchange writes the
+                // value it read (docs/SEMANTICS.md, "Futile iterations").
+                let l = format!("LK{t}{label}");
+                label += 1;
+                let (ra, rb) = (format!("r{regs}"), format!("r{}", regs + 1));
+                regs += 2;
+                let s = if r.chance(80) { "gpu" } else { self.scope(r) };
+                out.push(format!("{l}:"));
+                match self.arch {
+                    Arch::Ptx | Arch::C => {
+                        out.push(format!("ld.relaxed.gpu {ra}, {loc}"));
+                        out.push(format!("bne {ra}, 0, {l}"));
+                        out.push(format!("atom.acquire.{s}.exch {rb}, {loc}, 1"));
+                        out.push(format!("bne {rb}, 0, {l}"));
+                        if r.chance(70) {
+                            out.push(format!("st.release.gpu {loc}, 0"));
+                        }
+                    }
+                    Arch::Vulkan => {
+                        let s = if s == "gpu" { "dv" } else { s };
+                        out.push(format!("ld.atom.dv.sc0 {ra}, {loc}"));
+                        out.push(format!("bne {ra}, 0, {l}"));
+                        out.push(format!("rmw.atom.acq.{s}.sc0.semsc0 {rb}, {loc}, 1"));
+                        out.push(format!("bne {rb}, 0, {l}"));
+                        if r.chance(70) {
+                            out.push(format!("st.atom.rel.dv.sc0.semsc0 {loc}, 0"));
+                        }
+                    }
+                }
             } else if shape == 1 {
                 // A loop: spinloop (a load) or a bounded loop with a store.
                 let l = format!("LC{t}{label}");
@@ -200,6 +234,9 @@ impl Gen {
         let mut s = format!("{head} gen\n{{\n");
         for l in &self.locs {
             s.push_str(&format!("{l}={}; ", if r.chance(15) { 1 } else { 0 }));
+        }
+        if self.lock_loops {
+            s.push_str("l=0; ");
         }
         s.push_str("\n}\n");
         let table: Vec<Vec<String>> = cols
@@ -535,6 +572,7 @@ fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, mutate: Mutate, sym
             threads,
             locs,
             symmetric,
+            lock_loops: false,
         };
         let src = g.test(&mut r);
         let path = std::path::Path::new("gen.litmus");
@@ -639,6 +677,94 @@ fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, mutate: Mutate, sym
             "{undefined} of {checked}"
         );
     }
+}
+
+/// Races in programs with lock loops: the symbolic engine drops futile
+/// iterations (docs/SEMANTICS.md, "Futile iterations"); the explicit
+/// engine counts them. Where the explicit engine decides, both agree;
+/// the reduced verdict never contradicts the unreduced symbolic one at a
+/// bound two higher; and the reduction decides tests the bound leaves
+/// open without it.
+fn run_futile(arch: Arch, seed_salt: u64) {
+    let Some(model) = model(arch) else { return };
+    let n: usize = std::env::var("GPUMC_GEN_TESTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
+    let seed: u64 = std::env::var("GPUMC_GEN_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5eed);
+    let mut r = Rng((seed ^ seed_salt).max(1));
+    let (mut checked, mut decided_more, mut skipped) = (0, 0, 0);
+    let mut disagree = Vec::new();
+    for i in 0..n {
+        let g = Gen {
+            arch,
+            threads: 2 + r.below(2),
+            locs: if r.chance(50) {
+                vec!["x", "y"]
+            } else {
+                vec!["x"]
+            },
+            symmetric: false,
+            lock_loops: true,
+        };
+        let src = g.test(&mut r);
+        let Ok(p) = gpumc::frontend::litmus::parse(&src, std::path::Path::new("gen.litmus")) else {
+            skipped += 1;
+            continue;
+        };
+        let bound = 1 + r.below(2) as u32;
+        if !small_enough(&p, bound) {
+            skipped += 1;
+            continue;
+        }
+        let opts = |bound, futile_drop| Options {
+            bound,
+            futile_drop,
+            ..Options::default()
+        };
+        let explicit = races::check(&p, &model, &opts(bound, false)).map(Outcome::races);
+        let reduced = symbolic::check_races(&p, &model, &opts(bound, true)).map(Outcome::races);
+        let higher = symbolic::check_races(&p, &model, &opts(bound + 2, false)).map(Outcome::races);
+        let (Ok(e), Ok(s), Ok(h)) = (explicit, reduced, higher) else {
+            skipped += 1;
+            continue;
+        };
+        checked += 1;
+        let open = |o: &Outcome| o.verdict == Verdict::Unknown;
+        let contradicts = |a: &Outcome, b: &Outcome| {
+            matches!(
+                (a.verdict, b.verdict),
+                (Verdict::Pass, Verdict::Fail) | (Verdict::Fail, Verdict::Pass)
+            )
+        };
+        if (!open(&e) && e != s) || contradicts(&s, &h) {
+            disagree.push(format!(
+                "#{i} (bound {bound}): explicit {e:?}, reduced {s:?}, unreduced at bound {} {h:?}\n{src}",
+                bound + 2
+            ));
+        }
+        decided_more += usize::from(open(&e) && !open(&s));
+    }
+    eprintln!(
+        "{arch:?} races with lock loops: {checked} checked, {decided_more} decided only with futile iterations dropped, {skipped} skipped, {} disagree",
+        disagree.len()
+    );
+    assert!(disagree.is_empty(), "{}", disagree.join("\n"));
+    assert!(checked > n / 2, "too many generated tests skipped");
+    assert!(decided_more > 0, "the reduction never decided an open test");
+}
+
+#[test]
+fn generated_ptx_races_futile() {
+    run_futile(Arch::Ptx, 11);
+}
+
+#[test]
+fn generated_vulkan_races_futile() {
+    run_futile(Arch::Vulkan, 12);
 }
 
 #[test]
@@ -803,6 +929,7 @@ fn bound_free_race_verdicts_hold_at_larger_bounds() {
                 threads: 2 + r.below(2),
                 locs: vec!["x", "y"],
                 symmetric: false,
+                lock_loops: false,
             };
             let src = spinning_rmw_test(&g, &mut r);
             let p = gpumc::frontend::litmus::parse(&src, std::path::Path::new("g.litmus"))

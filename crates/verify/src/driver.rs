@@ -139,6 +139,9 @@ pub struct Config {
     /// The symbolic engine's symmetry reduction (`--no-symmetry` turns it
     /// off, for comparison).
     pub symmetry: bool,
+    /// Symbolic race checks drop futile iterations nothing needs
+    /// (`--no-futile-drop` counts them, for comparison).
+    pub futile_drop: bool,
     /// Raise the loop bound, one at a time from `bound` up to this, while
     /// an execution cut by the bound leaves the verdict `UNKNOWN`
     /// (`--max-bound`); `None`: `bound` only.
@@ -178,6 +181,7 @@ impl Default for Config {
             launch: Launch::default(),
             max_races: DEFAULT_MAX_RACES,
             symmetry: true,
+            futile_drop: true,
             max_bound: None,
             flags: false,
             co: None,
@@ -1118,6 +1122,7 @@ fn run_engine_here(
         graph: cfg.graph.clone(),
         max_races: cfg.max_races,
         symmetry: cfg.symmetry,
+        futile_drop: cfg.futile_drop,
         ..Options::default()
     };
     let symbolic = engine == Engine::Symbolic;

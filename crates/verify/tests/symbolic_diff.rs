@@ -77,6 +77,7 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
         graph: None,
         max_races: driver::DEFAULT_MAX_RACES,
         symmetry: true,
+        futile_drop: true,
         max_bound: None,
         launch: Default::default(),
         flags: false,

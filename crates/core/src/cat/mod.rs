@@ -78,6 +78,7 @@ pub mod lexer;
 mod load;
 pub mod parser;
 pub mod prelude;
+mod restrict;
 
 #[cfg(test)]
 mod stdlib_tests;

@@ -8,7 +8,9 @@ use std::collections::HashMap;
 
 // ---------- helpers ----------
 
-const SETS: &[&str] = &["R", "W", "M", "F", "IW", "A", "B", "ACQ", "REL", "SC", "X"];
+const SETS: &[&str] = &[
+    "R", "W", "M", "F", "IW", "A", "B", "ACQ", "REL", "SC", "X", "RMW",
+];
 const RELS: &[&str] = &[
     "po", "rf", "co", "fr", "loc", "r", "s", "t", "ext", "int", "rmw", "vloc", "sr",
 ];
@@ -1612,4 +1614,43 @@ fn axioms_read_only_the_inputs_their_tests_reach() {
     assert!(m.axioms_read("po") && m.axioms_read("r") && m.axioms_read("X"));
     assert!(!m.axioms_read("s") && !m.axioms_read("t"));
     assert!(!m.axioms_read("no-such-input"));
+}
+
+/// The futile-iteration check (`restrict.rs`): which axioms keep holding,
+/// and which flagged pairs stay flagged, when events are dropped.
+#[test]
+fn restriction_stability_of_axioms_and_flags() {
+    let flags = |m: &Model| -> Vec<usize> {
+        (0..m.axioms().len())
+            .filter(|&i| m.axioms()[i].flag)
+            .collect()
+    };
+    let stable = |src: &str| {
+        let m = model(src);
+        m.restriction_stable(&flags(&m))
+    };
+    // Compositions and closures only lose pairs: monotone.
+    assert!(stable("let hb = (po | rf)+\nacyclic hb | co | fr as c\n").is_ok());
+    // A race flag subtracting a monotone order gains pairs: antitone.
+    assert!(stable("let hb = (po | rf)+\nflag ~empty (loc \\ hb) as race\n").is_ok());
+    // Composing with a part of the identity keeps exactness.
+    assert!(stable("empty ([W]; loc; [W]) \\ (co | co^-1) as total\n").is_ok());
+    // Subtracting a composition from a consistency axiom's relation may
+    // add pairs.
+    let e = stable("acyclic po \\ (po; po) as c\n").unwrap_err();
+    assert!(e.contains("axiom c"), "{e}");
+    // A flag that needs a path may lose it.
+    let e = stable("flag ~empty (po; rf) as r\n").unwrap_err();
+    assert!(e.contains("flag r"), "{e}");
+    // A consistency axiom that needs pairs present may lose them.
+    assert!(stable("~empty rf as c\n").is_err());
+    // Immediate pairs of an exact order: only through a closure of steps
+    // into RMW events (Vulkan's release sequences).
+    let imm = "let i = co \\ (co; co+)\n";
+    assert!(stable(&format!("{imm}acyclic ([W]; (i; [RMW])*) | po as c\n")).is_ok());
+    assert!(stable(&format!("{imm}acyclic i | po as c\n")).is_err());
+    assert!(stable(&format!("{imm}acyclic (i; [W])* | po as c\n")).is_err());
+    // Flags other than those checked are not asked about.
+    let m = model("flag ~empty (po; rf) as r\n");
+    assert!(m.restriction_stable(&[]).is_ok());
 }

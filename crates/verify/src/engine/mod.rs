@@ -63,6 +63,11 @@ pub struct Options {
     /// interchangeable threads and workgroups (`symmetry`); off: every
     /// execution (for comparison).
     pub symmetry: bool,
+    /// Symbolic race checks: a futile iteration (its only writes are RMWs
+    /// writing the value they read) goes on only if an event a race needs
+    /// reads one of its writes (docs/SEMANTICS.md, "Futile iterations");
+    /// off: every iteration counts towards the bound (for comparison).
+    pub futile_drop: bool,
 }
 
 impl Default for Options {
@@ -78,6 +83,7 @@ impl Default for Options {
             max_races: races::DEFAULT_MAX_RACES,
             only_flag: None,
             symmetry: true,
+            futile_drop: true,
         }
     }
 }

@@ -31,7 +31,7 @@ use crate::engine::exec::{Event, EventKind, Vocabulary};
 use crate::engine::loops::Cfg;
 use crate::ir::{Addr, InstrKind, LocId, Operand, Program, RmwOp};
 use crate::rel::EventSet;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Nodes above which a thread's unrolling is refused.
 const MAX_NODES: usize = 200_000;
@@ -46,6 +46,23 @@ pub struct GuardedThread {
     pub ident: Vec<Lit>,
     /// How the thread stops (liveness unrollings only).
     pub live: Option<LiveStatus>,
+    /// Where a race-prefix unrolling lets the thread stop early.
+    pub prefix: Option<PrefixStops>,
+}
+
+/// The stops a race-prefix unrolling adds (docs/SEMANTICS.md, "Futile
+/// iterations"); event indices are the unrolling's.
+#[derive(Default)]
+pub struct PrefixStops {
+    /// The thread stops before some iteration of a loop, or at the
+    /// back-edge of a futile iteration that is not justified.
+    pub halted: Lit,
+    /// Per stop at the back-edge of a spinning or futile iteration: its
+    /// literal and the iteration's events.
+    pub stops: Vec<(Lit, Vec<usize>)>,
+    /// Per futile iteration that may go on: the literal that lets it, and
+    /// the iteration's writes, one of which some event must then read.
+    pub justify: Vec<(Lit, Vec<usize>)>,
 }
 
 /// Which stops a liveness unrolling offers besides running to the end,
@@ -96,6 +113,10 @@ struct Iter {
     effects: Vec<Lit>,
     /// Its reads (thread-local event indices).
     reads: Vec<usize>,
+    /// Race prefixes only: its events, and the literals of its effects
+    /// that change memory (an RMW writing the value it read does not).
+    events: Vec<usize>,
+    changes: Vec<Lit>,
 }
 
 fn unsupported(msg: impl Into<String>) -> Error {
@@ -369,12 +390,26 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
             .collect();
         reads.sort_unstable();
         reads.dedup();
+        let mut events: Vec<usize> = incoming
+            .iter()
+            .flat_map(|(_, s)| s.iter[&h].events.iter().copied())
+            .collect();
+        events.sort_unstable();
+        events.dedup();
+        let mut changes: Vec<Lit> = incoming
+            .iter()
+            .flat_map(|(_, s)| s.iter[&h].changes.iter().copied())
+            .collect();
+        changes.sort_unstable();
+        changes.dedup();
         out.iter.insert(
             h,
             Iter {
                 live,
                 effects,
                 reads,
+                events,
+                changes,
             },
         );
     }
@@ -546,6 +581,7 @@ fn unroll_thread(
     pass: Pass<'_>,
     inputs: &[Bv],
     pausing: Option<Pausing>,
+    prefixes: bool,
     sat: &mut Sat,
 ) -> Result<ThreadOut> {
     let known = pass.known;
@@ -571,6 +607,16 @@ fn unroll_thread(
     let mut paused: Vec<Lit> = Vec::new();
     let mut spins: Vec<(Lit, Vec<usize>)> = Vec::new();
     let starve_started = pausing.is_some_and(|z| z.starve_started);
+    // Race prefixes: loops whose futile iterations may stop the thread
+    // (no register live at the header is assigned in the body, so
+    // dropping an iteration changes no later event's dependencies).
+    let futile_loops: BTreeSet<usize> = match prefixes {
+        false => BTreeSet::new(),
+        true => futile_loops(p, t, &cfg),
+    };
+    let mut halts: Vec<Lit> = Vec::new();
+    let mut stops: Vec<(Lit, Vec<usize>)> = Vec::new();
+    let mut justify: Vec<(Lit, Vec<usize>)> = Vec::new();
     // Starved before its first step: a thread that never starts.
     let root = match pausing {
         Some(z) if z.starve && !z.starve_started => {
@@ -621,6 +667,10 @@ fn unroll_thread(
         }
         // A new iteration of the loops with this header starts here.
         if let Some(live) = cfg.live.get(&pc) {
+            if prefixes {
+                // A race may need only the events before this iteration.
+                g = pause_point(sat, g, &mut halts, &mut ident);
+            }
             let vals: Vec<Bv> = live
                 .iter()
                 .map(|r| st.regs.get(r).cloned().unwrap_or_else(|| bv::constant(0)))
@@ -664,9 +714,19 @@ fn unroll_thread(
         let new_event = |events: &mut Vec<SymEvent>, kind: EventKind, exec: Lit| {
             new_at(events, kind, exec, None)
         };
-        let effect = |st: &mut St, l: Lit| {
+        let effect = |st: &mut St, l: Lit, change: Lit| {
             for it in st.iter.values_mut() {
                 it.effects.push(l);
+                if prefixes {
+                    it.changes.push(change);
+                }
+            }
+        };
+        let member = |st: &mut St, e: usize| {
+            if prefixes {
+                for it in st.iter.values_mut() {
+                    it.events.push(e);
+                }
             }
         };
         let read = |st: &mut St, e: usize| {
@@ -744,7 +804,8 @@ fn unroll_thread(
                 for &(r, l) in &st.ctrl {
                     deps[1].push((r, e, l));
                 }
-                effect(&mut st, g);
+                effect(&mut st, g, g);
+                member(&mut st, e);
                 ident.push(g);
                 // Only a quorum lets an arrival wait forever: without one
                 // anywhere in the program, no barrier blocks (and every
@@ -838,6 +899,8 @@ fn unroll_thread(
                     }
                     _ => None,
                 };
+                // Race prefixes: per write of an RMW, "it changes memory".
+                let mut changes: Vec<(usize, Lit)> = Vec::new();
                 if let Some((bits, from, ok)) = written {
                     let data = taint(&st, from);
                     for (k, &(c, gk)) in cells.iter().enumerate() {
@@ -852,6 +915,10 @@ fn unroll_thread(
                         );
                         events[w].bits = bits.clone();
                         ident.push(wexec);
+                        if prefixes && reads.get(k).is_some() {
+                            let same = bv::eq(sat, &bits, &old);
+                            changes.push((w, sat.and2(wexec, -same)));
+                        }
                         for &(d, l) in &data {
                             deps[0].push((d, w, l));
                         }
@@ -863,9 +930,13 @@ fn unroll_thread(
                 // Iteration bookkeeping (after the cases above, which
                 // borrow the state).
                 for (e, ev) in events.iter().enumerate().skip(first) {
+                    member(&mut st, e);
                     match ev.ev.kind {
                         EventKind::Read => read(&mut st, e),
-                        _ => effect(&mut st, ev.exec),
+                        _ => {
+                            let change = changes.iter().find(|c| c.0 == e).map_or(ev.exec, |c| c.1);
+                            effect(&mut st, ev.exec, change)
+                        }
                     }
                 }
                 let dst = match &ins.kind {
@@ -914,6 +985,42 @@ fn unroll_thread(
                     // `encode_spinning`), or be paused.
                     let spin = spin_lit(sat, &cfg, target, &st);
                     let mut stop = sat.and2(tg, spin);
+                    let iter_events = || {
+                        st.iter
+                            .get(&target)
+                            .map(|i| i.events.clone())
+                            .unwrap_or_default()
+                    };
+                    if prefixes && stop != FALSE {
+                        stops.push((stop, iter_events()));
+                    }
+                    let tracked = st
+                        .iter
+                        .get(&target)
+                        .filter(|_| futile_loops.contains(&target));
+                    if let Some(it) = tracked {
+                        // A futile iteration (its only writes are RMWs
+                        // writing what they read) goes on only if some
+                        // event reads one of its writes; otherwise the
+                        // thread stops there, as after a spinning one.
+                        let futile =
+                            spinning(sat, &cfg.live[&target], &it.live, &it.changes, &st.regs);
+                        let on = sat.var();
+                        let halt = sat.and(&[tg, -spin, futile, -on]);
+                        if halt != FALSE {
+                            let evs = iter_events();
+                            let writes: Vec<usize> = evs
+                                .iter()
+                                .copied()
+                                .filter(|&e| events[e].ev.kind == EventKind::Write)
+                                .collect();
+                            ident.push(halt);
+                            halts.push(halt);
+                            stops.push((halt, evs));
+                            justify.push((on, writes));
+                            tg = sat.and2(tg, -halt);
+                        }
+                    }
                     if stop != FALSE {
                         if starve_started {
                             stop = pause_point(sat, stop, &mut paused, &mut ident);
@@ -1002,8 +1109,105 @@ fn unroll_thread(
             regs: regs.into_iter().collect(),
             ident,
             live,
+            prefix: prefixes.then(|| PrefixStops {
+                halted: sat.or(&halts),
+                stops,
+                justify,
+            }),
         },
     })
+}
+
+/// The loops of `t` whose futile iterations a race-prefix unrolling may
+/// drop: no register live at the header is assigned in the body (so the
+/// registers after a dropped iteration carry the same values *and* the
+/// same dependencies as before it), and every location an RMW of the body
+/// may write is written with one set of scope tags only (so that the
+/// scoped order of its writes is transitive and dropping some of them
+/// does not join two writes that no kept write separated before,
+/// docs/SEMANTICS.md, "Futile iterations").
+fn futile_loops(p: &Program, t: &crate::ir::Thread, cfg: &Cfg) -> BTreeSet<usize> {
+    let uniform = uniform_scope_locations(p);
+    let mut out = BTreeSet::new();
+    for (&h, &end) in &cfg.loop_end {
+        let live = &cfg.live[&h];
+        let body = &t.instrs[h..=end];
+        let assigned = body.iter().any(|ins| {
+            crate::engine::loops::uses_defs(&ins.kind)
+                .1
+                .is_some_and(|d| live.contains(&d))
+        });
+        let scoped = body.iter().all(|ins| match &ins.kind {
+            InstrKind::Rmw { addr, .. } => {
+                !addr.cells().is_empty()
+                    && addr
+                        .cells()
+                        .iter()
+                        .all(|&c| uniform.contains(&p.locations[c].phys))
+            }
+            _ => true,
+        });
+        if !assigned && scoped {
+            out.insert(h);
+        }
+    }
+    out
+}
+
+/// Whether some loop of the program may have futile iterations: an RMW
+/// in a loop that [`futile_loops`] accepts.
+fn has_futile_loops(p: &Program) -> Result<bool> {
+    for (th, t) in p.threads.iter().enumerate() {
+        let cfg = Cfg::new(p, th)?;
+        let rmw_in = |h: usize| {
+            t.instrs[h..=cfg.loop_end[&h]]
+                .iter()
+                .any(|i| matches!(i.kind, InstrKind::Rmw { .. }))
+        };
+        if futile_loops(p, t, &cfg).into_iter().any(rmw_in) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Tags naming a memory scope (PTX, Vulkan).
+const SCOPE_TAGS: &[&str] = &["CTA", "GPU", "SYS", "SG", "WG", "QF", "DV"];
+
+/// The physical locations every write instruction of the program that may
+/// write them gives the same scope tags (none if some write's address is
+/// not a list of cells).
+fn uniform_scope_locations(p: &Program) -> BTreeSet<LocId> {
+    let mut scopes: BTreeMap<LocId, Option<Vec<&str>>> = BTreeMap::new();
+    for ins in p.threads.iter().flat_map(|t| &t.instrs) {
+        let addr = match &ins.kind {
+            InstrKind::Store { addr, .. } | InstrKind::Rmw { addr, .. } => addr,
+            _ => continue,
+        };
+        if addr.cells().is_empty() {
+            return BTreeSet::new();
+        }
+        let mut tags: Vec<&str> = ins
+            .tags
+            .iter()
+            .map(String::as_str)
+            .filter(|t| SCOPE_TAGS.contains(t))
+            .collect();
+        tags.sort_unstable();
+        for &c in addr.cells() {
+            let e = scopes
+                .entry(p.locations[c].phys)
+                .or_insert_with(|| Some(tags.clone()));
+            if e.as_ref().is_some_and(|x| *x != tags) {
+                *e = None;
+            }
+        }
+    }
+    scopes
+        .into_iter()
+        .filter(|(_, s)| s.is_some())
+        .map(|(l, _)| l)
+        .collect()
 }
 
 /// "The iteration of the loop with header `h` ending in state `st` is a
@@ -1055,8 +1259,11 @@ pub fn unroll<'p>(
     p: &'p Program,
     bound: u32,
     pausing: Option<Pausing>,
+    prefixes: bool,
     sat: &mut Sat,
 ) -> Result<Unrolled<'p>> {
+    // Early stops only where some loop has futile iterations to drop.
+    let prefixes = prefixes && has_futile_loops(p)?;
     let mut known: Vec<Vec<Option<bool>>> = vec![];
     for _ in 0..KNOWN_BITS_PASSES {
         let mut scratch = Sat::new();
@@ -1064,7 +1271,7 @@ pub fn unroll<'p>(
             known: &known,
             scratch: true,
         };
-        let u = unroll_with(p, bound, pass, pausing, &mut scratch)?;
+        let u = unroll_with(p, bound, pass, pausing, prefixes, &mut scratch)?;
         let next = known_bits(p, &u);
         if next == known {
             break;
@@ -1075,7 +1282,7 @@ pub fn unroll<'p>(
         known: &known,
         scratch: false,
     };
-    let u = unroll_with(p, bound, pass, pausing, sat)?;
+    let u = unroll_with(p, bound, pass, pausing, prefixes, sat)?;
     restrict_to_domains(p, bound, &u, sat);
     Ok(u)
 }
@@ -1140,6 +1347,7 @@ fn unroll_with<'p>(
     bound: u32,
     pass: Pass<'_>,
     pausing: Option<Pausing>,
+    prefixes: bool,
     sat: &mut Sat,
 ) -> Result<Unrolled<'p>> {
     let vocab = Vocabulary::for_program(p);
@@ -1160,8 +1368,15 @@ fn unroll_with<'p>(
     let mut po = Vec::new();
     let mut dep_lists: [Vec<(usize, usize, Lit)>; 4] = Default::default();
     for th in 0..p.threads.len() {
-        let mut out = unroll_thread(p, th, bound, &vocab, pass, &inputs, pausing, sat)?;
+        let mut out = unroll_thread(p, th, bound, &vocab, pass, &inputs, pausing, prefixes, sat)?;
         let base = events.len();
+        if let Some(pre) = &mut out.guarded.prefix {
+            for (_, evs) in pre.stops.iter_mut().chain(pre.justify.iter_mut()) {
+                for e in evs.iter_mut() {
+                    *e += base;
+                }
+            }
+        }
         if let Some(live) = &mut out.guarded.live {
             for (_, reads) in &mut live.spins {
                 for r in reads.iter_mut() {
@@ -1191,6 +1406,7 @@ fn unroll_with<'p>(
             done: out.done,
             cut: out.cut,
             spinning: out.spinning,
+            paused: out.guarded.prefix.as_ref().map_or(FALSE, |x| x.halted),
             ub: out.ub,
             sym: None,
             guarded: Some(out.guarded),

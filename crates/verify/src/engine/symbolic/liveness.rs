@@ -64,7 +64,7 @@ pub fn stuck(
         starve_started: spec.may_starve_started(p.arch),
     };
     let needed = consistency_axioms(model);
-    let mut enc = build(p, model, opts, &needed, Some(pausing))?;
+    let mut enc = build(p, model, opts, &needed, Some(pausing), false)?;
     if opts.symmetry {
         // An exchange permutes the children of one scope instance (see
         // `Group::level`): it maps stuck configurations to stuck ones only

@@ -36,6 +36,7 @@ mod encode;
 pub(crate) mod guarded;
 mod liveness;
 pub mod open;
+mod prefix;
 mod rel;
 pub(crate) mod sat;
 mod symmetry;
@@ -111,16 +112,18 @@ fn build<'p>(
     opts: &Options,
     needed: &[usize],
     pausing: Option<guarded::Pausing>,
+    prefixes: bool,
 ) -> Result<Enc<'p>> {
     let debug = std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some();
     let t0 = std::time::Instant::now();
     let mut sat = Sat::new();
     // The guarded unrolling, unless asked otherwise or it cannot express
     // the program (barrier ids computed at run time): then the paths.
-    let paths_only = pausing.is_none() && std::env::var("GPUMC_UNROLL").is_ok_and(|v| v == "paths");
+    let paths_only =
+        pausing.is_none() && !prefixes && std::env::var("GPUMC_UNROLL").is_ok_and(|v| v == "paths");
     let u = match paths_only {
         true => Unrolled::new(p, opts.bound, &mut sat)?,
-        false => match guarded::unroll(p, opts.bound, pausing, &mut sat) {
+        false => match guarded::unroll(p, opts.bound, pausing, prefixes, &mut sat) {
             Ok(u) => u,
             Err(e)
                 if e.kind == ErrorKind::Unsupported
@@ -382,7 +385,7 @@ impl<'p> Enc<'p> {
             PathEnd::Stuck
         } else if self.sat.value(t.cut) {
             PathEnd::Cut
-        } else if live.is_some_and(|l| self.sat.value(l.paused)) {
+        } else if live.is_some_and(|l| self.sat.value(l.paused)) || self.sat.value(t.paused) {
             PathEnd::Paused
         } else if self.sat.value(t.spinning) {
             PathEnd::Spinning
@@ -412,8 +415,16 @@ impl<'p> Enc<'p> {
                 _ => usize::MAX,
             },
         };
-        let candidates = replay_paths(u.program, ti, u.bound, forced)?;
+        // A race-prefix stop after a futile iteration at the bound: the
+        // replay takes that back-edge once more before it pauses.
+        let early = self.sat.value(t.paused);
+        let bound = u.bound + u32::from(early);
+        let candidates = replay_paths(u.program, ti, bound, forced)?;
         let found = candidates.into_iter().find_map(|mut c| {
+            // A race prefix stops wherever its events end.
+            if early && c.events.len() == executed.len() {
+                c.end = PathEnd::Paused;
+            }
             // Paused right after a spinning iteration.
             if end == PathEnd::Paused && c.end == PathEnd::Spinning {
                 c.end = PathEnd::Paused;
@@ -572,7 +583,7 @@ pub fn check_safety_stats(
 ) -> Result<(SafetyResult, Stats)> {
     let mut stats = Stats::default();
     let needed = consistency_axioms(model);
-    let mut enc = build(p, model, opts, &needed, None)?;
+    let mut enc = build(p, model, opts, &needed, None, false)?;
     let obs = observables(p);
     if opts.symmetry {
         // The states list reads every observable: no exchange may move one.
@@ -942,7 +953,7 @@ fn rejected_candidate(
     let Some(a) = &p.assertion else {
         return Ok(None);
     };
-    let mut enc = build(p, model, opts, &[], None)?;
+    let mut enc = build(p, model, opts, &[], None, false)?;
     let complete = complete_lit(&mut enc);
     let mut finals = HashMap::new();
     let filter = match (&p.filter, opts.ignore_filter) {
@@ -1206,8 +1217,8 @@ fn ub_states(
 fn ended_lit(enc: &mut Enc<'_>) -> Lit {
     let mut parts: Vec<Lit> = Vec::new();
     for t in &enc.u.threads {
-        let (done, spinning) = (t.done, t.spinning);
-        parts.push(enc.sat.or2(done, spinning));
+        let (done, spinning, paused) = (t.done, t.spinning, t.paused);
+        parts.push(enc.sat.or(&[done, spinning, paused]));
     }
     parts.push(-enc.bar_stuck);
     enc.sat.and(&parts)
@@ -1267,7 +1278,19 @@ pub fn check_races_stats(
     let mut stats = Stats::default();
     let mut needed = consistency_axioms(model);
     needed.extend(&flags);
-    let mut enc = build(p, model, opts, &needed, None)?;
+    // Futile iterations are dropped where every thread may stop early
+    // (no filter reads a final state) and the model keeps consistency and
+    // flagged pairs when events are dropped.
+    let filtered = p.filter.is_some() && !opts.ignore_filter;
+    let stable = model.restriction_stable(&flags);
+    if std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some() {
+        eprintln!("symbolic: futile iterations dropped: {stable:?}");
+    }
+    let prefixes = opts.futile_drop && !filtered && stable.is_ok();
+    let mut enc = build(p, model, opts, &needed, None, prefixes)?;
+    if prefixes {
+        prefix::encode_justification(&mut enc, model, &flags)?;
+    }
     // Symmetry breaking between threads at different positions holds only
     // for the verdict's query, not for the listing of racing pairs.
     let sym = enc.sat.var();

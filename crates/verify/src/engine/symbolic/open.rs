@@ -262,6 +262,7 @@ pub fn encode(
             done: TRUE,
             cut: FALSE,
             spinning: FALSE,
+            paused: FALSE,
             ub: FALSE,
             sym: None,
             guarded: None,

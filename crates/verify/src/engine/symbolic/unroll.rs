@@ -68,6 +68,10 @@ pub struct ThreadUnroll {
     /// another thread may be cut by the bound or reach undefined
     /// behaviour, as in the explicit engine.
     pub spinning: Lit,
+    /// The thread stops early in a race-prefix unrolling (before an
+    /// iteration, or after a futile one): an execution prefix, replayed
+    /// as [`PathEnd::Paused`].
+    pub paused: Lit,
     /// The thread reaches undefined behaviour (`Unreachable`, an address
     /// out of bounds); it then counts as done.
     pub ub: Lit,
@@ -714,6 +718,7 @@ impl<'p> Unrolled<'p> {
                 done,
                 cut,
                 spinning,
+                paused: FALSE,
                 ub,
                 sym: sym_thread,
                 guarded: None,
