@@ -581,9 +581,10 @@ fn unroll_thread(
     pass: Pass<'_>,
     inputs: &[Bv],
     pausing: Option<Pausing>,
-    prefixes: bool,
+    futile_locs: &BTreeSet<LocId>,
     sat: &mut Sat,
 ) -> Result<ThreadOut> {
+    let prefixes = !futile_locs.is_empty();
     let known = pass.known;
     let t = &p.threads[th];
     let cfg = Cfg::new(p, th)?;
@@ -614,6 +615,25 @@ fn unroll_thread(
         false => BTreeSet::new(),
         true => futile_loops(p, t, &cfg),
     };
+    // Pauses before the iterations of loops that may read what a futile
+    // iteration wrote (a stopped iteration of theirs may be dropped).
+    let pause_at: BTreeSet<usize> = cfg
+        .loop_end
+        .iter()
+        .filter(|(&h, &end)| {
+            t.instrs[h..=end].iter().any(|ins| match &ins.kind {
+                InstrKind::Load { addr, .. } | InstrKind::Rmw { addr, .. } => {
+                    addr.cells().is_empty()
+                        || addr
+                            .cells()
+                            .iter()
+                            .any(|&c| futile_locs.contains(&p.locations[c].phys))
+                }
+                _ => false,
+            })
+        })
+        .map(|(&h, _)| h)
+        .collect();
     let mut halts: Vec<Lit> = Vec::new();
     let mut stops: Vec<(Lit, Vec<usize>)> = Vec::new();
     let mut justify: Vec<(Lit, Vec<usize>)> = Vec::new();
@@ -667,7 +687,7 @@ fn unroll_thread(
         }
         // A new iteration of the loops with this header starts here.
         if let Some(live) = cfg.live.get(&pc) {
-            if prefixes {
+            if pause_at.contains(&pc) {
                 // A race may need only the events before this iteration.
                 g = pause_point(sat, g, &mut halts, &mut ident);
             }
@@ -915,7 +935,7 @@ fn unroll_thread(
                         );
                         events[w].bits = bits.clone();
                         ident.push(wexec);
-                        if prefixes && reads.get(k).is_some() {
+                        if prefixes && reads.get(k).is_some() && futile_rmw(ins) {
                             let same = bv::eq(sat, &bits, &old);
                             changes.push((w, sat.and2(wexec, -same)));
                         }
@@ -1154,21 +1174,29 @@ fn futile_loops(p: &Program, t: &crate::ir::Thread, cfg: &Cfg) -> BTreeSet<usize
     out
 }
 
-/// Whether some loop of the program may have futile iterations: an RMW
-/// in a loop that [`futile_loops`] accepts.
-fn has_futile_loops(p: &Program) -> Result<bool> {
+/// An RMW whose write may be futile (write the value it read): any but a
+/// compare-and-swap, whose failure writes nothing (a spinning iteration)
+/// and whose success is counted.
+fn futile_rmw(ins: &crate::ir::Instr) -> bool {
+    matches!(&ins.kind, InstrKind::Rmw { op, .. } if !matches!(op, RmwOp::Cas { .. }))
+}
+
+/// The physical locations that the futile-capable RMWs of loops that
+/// [`futile_loops`] accepts may write: empty when no loop of the program
+/// may have a futile iteration to drop.
+fn futile_locations(p: &Program) -> Result<BTreeSet<LocId>> {
+    let mut out = BTreeSet::new();
     for (th, t) in p.threads.iter().enumerate() {
         let cfg = Cfg::new(p, th)?;
-        let rmw_in = |h: usize| {
-            t.instrs[h..=cfg.loop_end[&h]]
-                .iter()
-                .any(|i| matches!(i.kind, InstrKind::Rmw { .. }))
-        };
-        if futile_loops(p, t, &cfg).into_iter().any(rmw_in) {
-            return Ok(true);
+        for h in futile_loops(p, t, &cfg) {
+            for ins in &t.instrs[h..=cfg.loop_end[&h]] {
+                if let (true, Some(addr)) = (futile_rmw(ins), ins.kind.addr()) {
+                    out.extend(addr.cells().iter().map(|&c| p.locations[c].phys));
+                }
+            }
         }
     }
-    Ok(false)
+    Ok(out)
 }
 
 /// Tags naming a memory scope (PTX, Vulkan).
@@ -1263,7 +1291,10 @@ pub fn unroll<'p>(
     sat: &mut Sat,
 ) -> Result<Unrolled<'p>> {
     // Early stops only where some loop has futile iterations to drop.
-    let prefixes = prefixes && has_futile_loops(p)?;
+    let futile_locs = match prefixes {
+        true => futile_locations(p)?,
+        false => BTreeSet::new(),
+    };
     let mut known: Vec<Vec<Option<bool>>> = vec![];
     for _ in 0..KNOWN_BITS_PASSES {
         let mut scratch = Sat::new();
@@ -1271,7 +1302,7 @@ pub fn unroll<'p>(
             known: &known,
             scratch: true,
         };
-        let u = unroll_with(p, bound, pass, pausing, prefixes, &mut scratch)?;
+        let u = unroll_with(p, bound, pass, pausing, &futile_locs, &mut scratch)?;
         let next = known_bits(p, &u);
         if next == known {
             break;
@@ -1282,7 +1313,7 @@ pub fn unroll<'p>(
         known: &known,
         scratch: false,
     };
-    let u = unroll_with(p, bound, pass, pausing, prefixes, sat)?;
+    let u = unroll_with(p, bound, pass, pausing, &futile_locs, sat)?;
     restrict_to_domains(p, bound, &u, sat);
     Ok(u)
 }
@@ -1347,7 +1378,7 @@ fn unroll_with<'p>(
     bound: u32,
     pass: Pass<'_>,
     pausing: Option<Pausing>,
-    prefixes: bool,
+    futile_locs: &BTreeSet<LocId>,
     sat: &mut Sat,
 ) -> Result<Unrolled<'p>> {
     let vocab = Vocabulary::for_program(p);
@@ -1368,7 +1399,17 @@ fn unroll_with<'p>(
     let mut po = Vec::new();
     let mut dep_lists: [Vec<(usize, usize, Lit)>; 4] = Default::default();
     for th in 0..p.threads.len() {
-        let mut out = unroll_thread(p, th, bound, &vocab, pass, &inputs, pausing, prefixes, sat)?;
+        let mut out = unroll_thread(
+            p,
+            th,
+            bound,
+            &vocab,
+            pass,
+            &inputs,
+            pausing,
+            futile_locs,
+            sat,
+        )?;
         let base = events.len();
         if let Some(pre) = &mut out.guarded.prefix {
             for (_, evs) in pre.stops.iter_mut().chain(pre.justify.iter_mut()) {
