@@ -544,16 +544,18 @@ fn run_with(arch: Arch, property_races: bool, seed_salt: u64, mutate: Mutate) {
     run_gen(arch, property_races, seed_salt, mutate, false);
 }
 
+/// `GPUMC_GEN_TESTS` (default 300) and `GPUMC_GEN_SEED`.
+fn tests_and_seed() -> (usize, u64) {
+    let var = |name: &str| std::env::var(name).ok().and_then(|s| s.parse().ok());
+    (
+        var("GPUMC_GEN_TESTS").unwrap_or(300) as usize,
+        var("GPUMC_GEN_SEED").unwrap_or(0x5eed),
+    )
+}
+
 fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, mutate: Mutate, symmetric: bool) {
     let Some(model) = model(arch) else { return };
-    let n: usize = std::env::var("GPUMC_GEN_TESTS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(300);
-    let seed: u64 = std::env::var("GPUMC_GEN_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed);
+    let (n, seed) = tests_and_seed();
     let mut r = Rng((seed ^ seed_salt).max(1));
     let (mut checked, mut skipped, mut mismatches, mut undefined) = (0, 0, 0, 0);
     let mut reduced = 0;
@@ -687,14 +689,7 @@ fn run_gen(arch: Arch, property_races: bool, seed_salt: u64, mutate: Mutate, sym
 /// open without it.
 fn run_futile(arch: Arch, seed_salt: u64) {
     let Some(model) = model(arch) else { return };
-    let n: usize = std::env::var("GPUMC_GEN_TESTS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(300);
-    let seed: u64 = std::env::var("GPUMC_GEN_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed);
+    let (n, seed) = tests_and_seed();
     let mut r = Rng((seed ^ seed_salt).max(1));
     let (mut checked, mut decided_more, mut skipped) = (0, 0, 0);
     let mut disagree = Vec::new();

@@ -378,30 +378,12 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
             let vals: Vec<&Bv> = incoming.iter().map(|(_, s)| &s.iter[&h].live[j]).collect();
             live.push(mux_over(sat, &guards, &vals));
         }
-        let mut effects: Vec<Lit> = incoming
-            .iter()
-            .flat_map(|(_, s)| s.iter[&h].effects.iter().copied())
-            .collect();
-        effects.sort_unstable();
-        effects.dedup();
-        let mut reads: Vec<usize> = incoming
-            .iter()
-            .flat_map(|(_, s)| s.iter[&h].reads.iter().copied())
-            .collect();
-        reads.sort_unstable();
-        reads.dedup();
-        let mut events: Vec<usize> = incoming
-            .iter()
-            .flat_map(|(_, s)| s.iter[&h].events.iter().copied())
-            .collect();
-        events.sort_unstable();
-        events.dedup();
-        let mut changes: Vec<Lit> = incoming
-            .iter()
-            .flat_map(|(_, s)| s.iter[&h].changes.iter().copied())
-            .collect();
-        changes.sort_unstable();
-        changes.dedup();
+        let of =
+            |f: fn(&Iter) -> &Vec<Lit>| sorted_union(incoming.iter().map(|(_, s)| f(&s.iter[&h])));
+        let effects = of(|i| &i.effects);
+        let changes = of(|i| &i.changes);
+        let reads = sorted_union(incoming.iter().map(|(_, s)| &s.iter[&h].reads));
+        let events = sorted_union(incoming.iter().map(|(_, s)| &s.iter[&h].events));
         out.iter.insert(
             h,
             Iter {
@@ -414,6 +396,14 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
         );
     }
     (guard, out)
+}
+
+/// The sorted union of some lists.
+fn sorted_union<'a, T: Ord + Copy + 'a>(lists: impl Iterator<Item = &'a Vec<T>>) -> Vec<T> {
+    let mut v: Vec<T> = lists.flatten().copied().collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 fn operand(st: &St, o: &Operand) -> Bv {
