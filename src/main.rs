@@ -90,7 +90,7 @@ struct CheckOpts {
     #[arg(long)]
     no_symmetry: bool,
     /// Symbolic race checks: count every futile iteration of a loop (one
-    /// whose only writes are RMWs writing the value they read) towards
+    /// whose only writes are RMWs, not CAS, writing the value they read) towards
     /// the bound instead of dropping those nothing needs (on by default;
     /// docs/SEMANTICS.md, "Futile iterations").
     #[arg(long)]

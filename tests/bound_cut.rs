@@ -44,24 +44,32 @@ fn six_contenders() -> Option<std::path::PathBuf> {
     Some(file)
 }
 
+/// `gpumc check --property races --engine symbolic --json ARGS FILE`: the
+/// report, and stdout for messages.
+fn races_json(file: &Path, args: &[&str]) -> (serde_json::Value, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
+        .args([
+            "check",
+            "--property",
+            "races",
+            "--engine",
+            "symbolic",
+            "--json",
+        ])
+        .args(args)
+        .arg(file)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let r = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    (r, stdout)
+}
+
 #[test]
 fn a_cut_execution_and_a_stopped_race_search_are_both_reported() {
     let Some(file) = six_contenders() else { return };
-    let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
-        .args(["check", "--property", "races", "--engine", "symbolic"])
-        .args([
-            "--bound",
-            "4",
-            "--timeout",
-            "8",
-            "--json",
-            "--no-futile-drop",
-        ])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let r: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    let args = ["--bound", "4", "--timeout", "8", "--no-futile-drop"];
+    let (r, stdout) = races_json(&file, &args);
     assert_eq!(r["verdict"], "UNKNOWN", "{stdout}");
     assert_eq!(r["bound_hit"], true, "{stdout}");
     assert_eq!(r["races_complete"], false, "{stdout}");
@@ -78,14 +86,7 @@ fn a_cut_execution_and_a_stopped_race_search_are_both_reported() {
 #[test]
 fn dropping_futile_iterations_decides_the_lock_at_bound_one() {
     let Some(file) = six_contenders() else { return };
-    let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
-        .args(["check", "--property", "races", "--engine", "symbolic"])
-        .args(["--bound", "1", "--json"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let r: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    let (r, stdout) = races_json(&file, &["--bound", "1"]);
     assert_eq!(r["verdict"], "PASS", "{stdout}");
     assert_eq!(r["bound_hit"], false, "{stdout}");
 }

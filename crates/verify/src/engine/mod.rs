@@ -63,8 +63,8 @@ pub struct Options {
     /// interchangeable threads and workgroups (`symmetry`); off: every
     /// execution (for comparison).
     pub symmetry: bool,
-    /// Symbolic race checks: a futile iteration (its only writes are RMWs
-    /// writing the value they read) goes on only if an event a race needs
+    /// Symbolic race checks: a futile iteration (its only writes are RMWs,
+    /// not compare-and-swaps, writing the value they read) goes on only if an event a race needs
     /// reads one of its writes (docs/SEMANTICS.md, "Futile iterations");
     /// off: every iteration counts towards the bound (for comparison).
     pub futile_drop: bool,

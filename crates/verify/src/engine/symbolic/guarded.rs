@@ -571,10 +571,11 @@ fn unroll_thread(
     pass: Pass<'_>,
     inputs: &[Bv],
     pausing: Option<Pausing>,
-    futile_locs: &BTreeSet<LocId>,
+    futile: &Futile,
     sat: &mut Sat,
 ) -> Result<ThreadOut> {
-    let prefixes = !futile_locs.is_empty();
+    let prefixes = !futile.locs.is_empty();
+    let futile_locs = &futile.locs;
     let known = pass.known;
     let t = &p.threads[th];
     let cfg = Cfg::new(p, th)?;
@@ -601,9 +602,10 @@ fn unroll_thread(
     // Race prefixes: loops whose futile iterations may stop the thread
     // (no register live at the header is assigned in the body, so
     // dropping an iteration changes no later event's dependencies).
-    let futile_loops: BTreeSet<usize> = match prefixes {
-        false => BTreeSet::new(),
-        true => futile_loops(p, t, &cfg),
+    let empty = BTreeSet::new();
+    let futile_loops = match prefixes {
+        true => &futile.loops[th],
+        false => &empty,
     };
     // Pauses before the iterations of loops that may read what a futile
     // iteration wrote (a stopped iteration of theirs may be dropped).
@@ -1136,8 +1138,12 @@ fn unroll_thread(
 /// scoped order of its writes is transitive and dropping some of them
 /// does not join two writes that no kept write separated before,
 /// docs/SEMANTICS.md, "Futile iterations").
-fn futile_loops(p: &Program, t: &crate::ir::Thread, cfg: &Cfg) -> BTreeSet<usize> {
-    let uniform = uniform_scope_locations(p);
+fn futile_loops(
+    p: &Program,
+    t: &crate::ir::Thread,
+    cfg: &Cfg,
+    uniform: &BTreeSet<LocId>,
+) -> BTreeSet<usize> {
     let mut out = BTreeSet::new();
     for (&h, &end) in &cfg.loop_end {
         let live = &cfg.live[&h];
@@ -1171,22 +1177,34 @@ fn futile_rmw(ins: &crate::ir::Instr) -> bool {
     matches!(&ins.kind, InstrKind::Rmw { op, .. } if !matches!(op, RmwOp::Cas { .. }))
 }
 
-/// The physical locations that the futile-capable RMWs of loops that
-/// [`futile_loops`] accepts may write: empty when no loop of the program
-/// may have a futile iteration to drop.
-fn futile_locations(p: &Program) -> Result<BTreeSet<LocId>> {
-    let mut out = BTreeSet::new();
-    for (th, t) in p.threads.iter().enumerate() {
-        let cfg = Cfg::new(p, th)?;
-        for h in futile_loops(p, t, &cfg) {
-            for ins in &t.instrs[h..=cfg.loop_end[&h]] {
-                if let (true, Some(addr)) = (futile_rmw(ins), ins.kind.addr()) {
-                    out.extend(addr.cells().iter().map(|&c| p.locations[c].phys));
+/// Where a race-prefix unrolling drops futile iterations: per thread, the
+/// loops [`futile_loops`] accepts, and the physical locations their
+/// futile-capable RMWs may write (empty: nothing to drop, no early stops).
+#[derive(Default)]
+struct Futile {
+    loops: Vec<BTreeSet<usize>>,
+    locs: BTreeSet<LocId>,
+}
+
+impl Futile {
+    fn of(p: &Program) -> Result<Futile> {
+        let uniform = uniform_scope_locations(p);
+        let mut out = Futile::default();
+        for (th, t) in p.threads.iter().enumerate() {
+            let cfg = Cfg::new(p, th)?;
+            let loops = futile_loops(p, t, &cfg, &uniform);
+            for &h in &loops {
+                for ins in &t.instrs[h..=cfg.loop_end[&h]] {
+                    if let (true, Some(addr)) = (futile_rmw(ins), ins.kind.addr()) {
+                        out.locs
+                            .extend(addr.cells().iter().map(|&c| p.locations[c].phys));
+                    }
                 }
             }
+            out.loops.push(loops);
         }
+        Ok(out)
     }
-    Ok(out)
 }
 
 /// Tags naming a memory scope (PTX, Vulkan).
@@ -1281,9 +1299,9 @@ pub fn unroll<'p>(
     sat: &mut Sat,
 ) -> Result<Unrolled<'p>> {
     // Early stops only where some loop has futile iterations to drop.
-    let futile_locs = match prefixes {
-        true => futile_locations(p)?,
-        false => BTreeSet::new(),
+    let futile = match prefixes {
+        true => Futile::of(p)?,
+        false => Futile::default(),
     };
     let mut known: Vec<Vec<Option<bool>>> = vec![];
     for _ in 0..KNOWN_BITS_PASSES {
@@ -1292,7 +1310,7 @@ pub fn unroll<'p>(
             known: &known,
             scratch: true,
         };
-        let u = unroll_with(p, bound, pass, pausing, &futile_locs, &mut scratch)?;
+        let u = unroll_with(p, bound, pass, pausing, &futile, &mut scratch)?;
         let next = known_bits(p, &u);
         if next == known {
             break;
@@ -1303,7 +1321,7 @@ pub fn unroll<'p>(
         known: &known,
         scratch: false,
     };
-    let u = unroll_with(p, bound, pass, pausing, &futile_locs, sat)?;
+    let u = unroll_with(p, bound, pass, pausing, &futile, sat)?;
     restrict_to_domains(p, bound, &u, sat);
     Ok(u)
 }
@@ -1368,7 +1386,7 @@ fn unroll_with<'p>(
     bound: u32,
     pass: Pass<'_>,
     pausing: Option<Pausing>,
-    futile_locs: &BTreeSet<LocId>,
+    futile: &Futile,
     sat: &mut Sat,
 ) -> Result<Unrolled<'p>> {
     let vocab = Vocabulary::for_program(p);
@@ -1389,17 +1407,7 @@ fn unroll_with<'p>(
     let mut po = Vec::new();
     let mut dep_lists: [Vec<(usize, usize, Lit)>; 4] = Default::default();
     for th in 0..p.threads.len() {
-        let mut out = unroll_thread(
-            p,
-            th,
-            bound,
-            &vocab,
-            pass,
-            &inputs,
-            pausing,
-            futile_locs,
-            sat,
-        )?;
+        let mut out = unroll_thread(p, th, bound, &vocab, pass, &inputs, pausing, futile, sat)?;
         let base = events.len();
         if let Some(pre) = &mut out.guarded.prefix {
             for (_, evs) in pre.stops.iter_mut().chain(pre.justify.iter_mut()) {

@@ -119,8 +119,7 @@ fn build<'p>(
     let mut sat = Sat::new();
     // The guarded unrolling, unless asked otherwise or it cannot express
     // the program (barrier ids computed at run time): then the paths.
-    let paths_only =
-        pausing.is_none() && !prefixes && std::env::var("GPUMC_UNROLL").is_ok_and(|v| v == "paths");
+    let paths_only = pausing.is_none() && std::env::var("GPUMC_UNROLL").is_ok_and(|v| v == "paths");
     let u = match paths_only {
         true => Unrolled::new(p, opts.bound, &mut sat)?,
         false => match guarded::unroll(p, opts.bound, pausing, prefixes, &mut sat) {
