@@ -139,6 +139,29 @@ fn kernels_get_the_same_answers_with_and_without_the_reduction() {
     }
 }
 
+/// A lock never released: one thread takes it and writes the counter,
+/// the others spin for ever on it after reading the counter unlocked —
+/// a race that only executions with threads stopped in a spinning
+/// iteration (no write to the lock, so sorted after every unit that
+/// wrote it) contain.
+#[test]
+fn races_beside_threads_spinning_for_ever_are_found_with_the_reduction() {
+    let mut params = buffers();
+    params[0].1 = ParamValue::Buffer {
+        bytes: 8,
+        zero: true,
+    };
+    let body = "\tld.global.u32 %r9, [%rd1+4];\nL1:\n\tatom.global.cas.b32 %r5, [%rd1], 0, 1;\n\tsetp.ne.s32 %p1, %r5, 0;\n\t@%p1 bra L1;\n\tmembar.gl;\n\tld.global.u32 %r6, [%rd1+4];\n\tadd.s32 %r7, %r6, 1;\n\tst.global.u32 [%rd1+4], %r7;\n\tst.global.u32 [%rd4], %r9;";
+    let p = kernel(body, 2, 2, params);
+    assert!(!groups(&p, &[]).is_empty());
+    let on = races(&p, true, 1);
+    let off = races(&p, false, 1);
+    assert_eq!(on.verdict, Verdict::Fail);
+    assert_eq!(off.verdict, Verdict::Fail);
+    assert_eq!(pairs(&on), pairs(&off));
+    assert!(!pairs(&on).is_empty());
+}
+
 #[test]
 fn corpus_locks_at_larger_grids_agree_with_and_without_the_reduction() {
     let Some(corpus) = common::corpus() else {

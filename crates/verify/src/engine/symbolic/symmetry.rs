@@ -1,9 +1,10 @@
 //! Symmetry breaking (`engine::symmetry`): of interchangeable units, only
 //! the executions in which they are sorted are asked for — for units
 //! `a < b` of a group, the first write of `b` to the shared location of
-//! the group's sorting instruction is never coherence-before that of `a`.
+//! the group's sorting instruction is never coherence-before that of `a`,
+//! and `b` makes such a write only if `a` does.
 //! Any execution is exchanged into such a one (sort the units along a
-//! linear extension of `co` on those writes; units without one anywhere),
+//! linear extension of `co` on those writes, then the units without one),
 //! and the exchange preserves the property asked, so a formula with the
 //! clauses is satisfiable iff it is without.
 
@@ -60,6 +61,15 @@ fn breaking_clauses(enc: &mut Enc<'_>, p: &Program, g: &Group, guard: Option<Lit
     }
     if firsts.iter().any(Vec::is_empty) {
         return false;
+    }
+    // Units that write come first: if unit `a + 1` writes, so does `a`.
+    for a in 0..firsts.len().saturating_sub(1) {
+        for &(_, fb) in &firsts[a + 1] {
+            let mut c = vec![-fb];
+            c.extend(firsts[a].iter().map(|&(_, fa)| fa));
+            c.extend(guard.map(|s| -s));
+            enc.sat.clause(&c);
+        }
     }
     for a in 0..firsts.len() {
         for b in a + 1..firsts.len() {
