@@ -228,3 +228,48 @@ fn launch_lines_before_a_kernel_are_that_kernels() {
         assert_eq!(v["verdict"], verdict, "{kernel}: {v}");
     }
 }
+
+/// Atomics of two sizes on overlapping bytes are never morally strong
+/// (they overlap in part); the parametric engine's judgement of a pair on
+/// one location would call them race-free, so it refuses them, as the
+/// concrete engines do: an error at the source line, never a PASS.
+#[test]
+fn atomics_overlapping_in_part_are_refused_not_passed() {
+    if !have_clang() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("gpumc-mixed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("mixed.cu");
+    std::fs::write(
+        &f,
+        "extern \"C\" __global__ void mixed(unsigned long long *c) {\n  if (threadIdx.x == 0)\n    atomicAdd(c, 1ull);\n  else\n    atomicAdd((unsigned *)c + 1, 1u);\n}\n",
+    )
+    .unwrap();
+    let path = f.to_str().unwrap();
+    for engine in ["auto", "parametric"] {
+        let (code, out, err) = gpumc(
+            &[
+                "check",
+                "--property",
+                "races",
+                "--engine",
+                engine,
+                path,
+                "--kernel",
+                "mixed",
+                "--grid",
+                "1",
+                "--block",
+                "2",
+            ],
+            &[],
+        );
+        assert_eq!(code, 2, "{engine}: {out}{err}");
+        assert!(
+            (out.clone() + &err).contains("mixed-size access"),
+            "{engine}: {out}{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -128,6 +128,11 @@ pub struct GenericParts {
     /// The ids the thread reads (a dimension of extent 1 is the constant
     /// 0 and has none).
     pub ids: Vec<GenericId>,
+    /// Every id dimension of the launch whose extent is above 1, read or
+    /// not: name (as in [`GenericId::name`]), extent and level. Two threads
+    /// are one thread only when all of them agree; a kernel that never
+    /// reads `%tid.y` still has threads that differ only there.
+    pub dims: Vec<(String, u32, usize)>,
     /// Every region, by [`crate::ir::RegionAddr::region`].
     pub buffers: Vec<Buffer>,
     /// The launch as grid × block (SPIR-V: `[workgroups, 1, 1]` ×

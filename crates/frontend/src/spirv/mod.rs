@@ -623,8 +623,14 @@ fn parse_generic_inner(src: &str, path: &Path) -> Result<(Program, GenericParts)
         .unwrap_or("spirv")
         .to_string();
     let wg = grid.wg_size();
+    let dims = ids_spec
+        .iter()
+        .filter(|&&(_, extent, _)| extent > 1)
+        .map(|&(name, extent, level)| (name.to_string(), extent, level))
+        .collect();
     let parts = GenericParts {
         ids,
+        dims,
         buffers,
         grid: [grid.wgs, 1, 1],
         block: [wg, 1, 1],

@@ -318,8 +318,17 @@ fn translate_launch(
                         }
                     })
                     .collect();
+                let mut dims = Vec::new();
+                for (base, level, ext) in [("%tid", 0, block), ("%ctaid", 1, grid)] {
+                    for (d, c) in ["x", "y", "z"].iter().enumerate() {
+                        if ext[d] > 1 {
+                            dims.push((format!("{base}.{c}"), ext[d], level));
+                        }
+                    }
+                }
                 let parts = GenericParts {
                     ids,
+                    dims,
                     buffers: sh.mem.buffers.clone(),
                     grid,
                     block,

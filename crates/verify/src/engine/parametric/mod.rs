@@ -164,11 +164,28 @@ pub fn check(
     let mut sat = Sat::new();
     // Inputs: the launch's arguments and read-only cells, one value for
     // every thread; the ids, one per copy.
-    let id_inputs: BTreeMap<usize, (&str, u32, usize)> = parts
+    // The ids the thread reads, and one more per dimension it does not
+    // read (under an index past the program's inputs, which no thread
+    // reads): the two copies must be able to differ there too.
+    let mut id_inputs: BTreeMap<usize, (&str, u32, usize)> = parts
         .ids
         .iter()
         .map(|g| (g.input, (g.name.as_str(), g.extent, g.level)))
         .collect();
+    let mut all_parts = parts.clone();
+    for (name, extent, level) in &parts.dims {
+        if !parts.ids.iter().any(|g| &g.name == name) {
+            let input = program.inputs.len() + all_parts.ids.len();
+            id_inputs.insert(input, (name.as_str(), *extent, *level));
+            all_parts.ids.push(crate::frontend::generic::GenericId {
+                input,
+                name: name.clone(),
+                extent: *extent,
+                level: *level,
+            });
+        }
+    }
+    let parts = &all_parts;
     let inputs: Vec<Bv> = program
         .inputs
         .iter()
@@ -616,7 +633,12 @@ fn races(
                     let Some(space) = shared_region(parts.buffers[a.region].kind) else {
                         continue;
                     };
+                    let ((oa, ia), (ob, ib)) = (numbered[0][i], numbered[1][j]);
+                    let overlap = cmp.overlap(sat, (oa, a.bytes), (ob, b.bytes));
                     let mut flags = Vec::new();
+                    // Splits where the model finds the two, on one
+                    // location, no race (morally strong accesses).
+                    let mut silent = Vec::new();
                     for (split, &lit) in splits.iter().enumerate() {
                         // (a split no two threads of the launch have, or a
                         // block's own memory seen from another block)
@@ -633,15 +655,27 @@ fn races(
                                 f
                             }
                         };
-                        if let Some(f) = flag {
-                            flags.push((split, lit, f));
+                        match flag {
+                            Some(f) => flags.push((split, lit, f)),
+                            None => silent.push(lit),
                         }
+                    }
+                    if !silent.is_empty() {
+                        let some = sat.or(&silent);
+                        let pairable = sat.and2(some, distinct);
+                        partial_overlap(
+                            sat,
+                            &mut cmp,
+                            program,
+                            [a, b],
+                            [oa, ob],
+                            overlap,
+                            pairable,
+                        )?;
                     }
                     if flags.is_empty() {
                         continue;
                     }
-                    let ((oa, ia), (ob, ib)) = (numbered[0][i], numbered[1][j]);
-                    let overlap = cmp.overlap(sat, (oa, a.bytes), (ob, b.bytes));
                     let together = sat.and(&[a.guard, b.guard, overlap]);
                     let confirmed = barriers_only && !a.tainted && !b.tainted;
                     for (split, lit, flag) in flags {
@@ -1028,6 +1062,45 @@ fn judge(
             vec![loc],
         ),
     }
+}
+
+/// Refuses two accesses of the copies (`pair`, at operand numbers
+/// `offsets`) that the model judges not to race on one location (morally
+/// strong: atomics of a common scope) but that may overlap in part —
+/// different sizes, or one size at different offsets — where `pairable`
+/// lets the copies meet: operations that overlap in part are never
+/// morally strong (PTX ISA, memory consistency model: morally strong
+/// operations overlap completely), which the judgement on one location
+/// cannot see. (Pairs the model finds racing are races on any overlap;
+/// the concrete engines refuse mixed sizes too.)
+fn partial_overlap(
+    sat: &mut Sat,
+    cmp: &mut Comparisons,
+    program: &Program,
+    [a, b]: [&thread::Access; 2],
+    [oa, ob]: [usize; 2],
+    overlap: Lit,
+    pairable: Lit,
+) -> Result<()> {
+    let partial = match a.bytes == b.bytes {
+        true => {
+            let same = cmp.eq_ids(sat, oa, ob);
+            sat.and2(overlap, -same)
+        }
+        false => overlap,
+    };
+    if partial == FALSE || !solve(sat, &[a.guard, b.guard, partial, pairable])? {
+        return Ok(());
+    }
+    let t = &program.threads[0];
+    Err(Error::new(
+        ErrorKind::Unsupported,
+        format!(
+            "unsupported: mixed-size access: a {}-byte access (`{}`) and a {}-byte one (`{}`) of two threads may overlap in part, and one of them writes",
+            b.bytes, t.instrs[b.instr].text, a.bytes, t.instrs[a.instr].text
+        ),
+    )
+    .at(t.instrs[b.instr].pos))
 }
 
 /// Whether `i` may be a barrier of every thread of a block (the
