@@ -41,7 +41,8 @@ for f in "$@"; do
     ptx="$out/$name.$opt.ptx"
     log="$out/$name.$opt.log"
     if "$clang" -x cuda --cuda-device-only -nocudainc -nocudalib \
-        --cuda-gpu-arch=sm_70 -S -"$opt" -gline-tables-only \
+        --cuda-gpu-arch=sm_70 -Xclang -target-feature -Xclang +ptx64 \
+        -S -"$opt" -gline-tables-only \
         -I "$here" "$f" -o "$ptx" 2>"$log"; then
       if [ -s "$log" ]; then
         echo "warning: $f (-$opt):" >&2; cat "$log" >&2; status=1

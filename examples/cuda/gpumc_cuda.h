@@ -1,5 +1,6 @@
-// gpumc_cuda.h: the few CUDA device-side names the kernels of this suite use,
-// for clang's CUDA front-end without the CUDA toolkit
+// gpumc_cuda.h: the CUDA device-side names kernels commonly use (qualifiers,
+// built-in variables, barriers and fences, atomics, warp primitives, bit
+// tricks), for clang's CUDA front-end without the CUDA toolkit
 // (clang -x cuda --cuda-device-only -nocudainc -nocudalib, see compile.sh).
 //
 // Written for gpumc's race-checker tests; it is not a CUDA runtime header.
@@ -21,6 +22,14 @@
 #define __constant__ __attribute__((constant))
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
+#define __restrict__ __restrict
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+
+typedef __SIZE_TYPE__ size_t;
+typedef unsigned int uint32_t;
+typedef int int32_t;
+typedef unsigned long long uint64_t;
+typedef long long int64_t;
 
 // ---- Built-in variables ---------------------------------------------------
 // `threadIdx.x` reads %tid.x: each built-in variable is an empty object whose
@@ -66,33 +75,139 @@ struct gpumc_gridDim_t {
 // __syncthreads() is a clang builtin already: `bar.sync 0`.
 #define __threadfence() __nvvm_membar_gl()        // membar.gl  (= fence.sc.gpu)
 #define __threadfence_block() __nvvm_membar_cta() // membar.cta (= fence.sc.cta)
+#define __threadfence_system() __nvvm_membar_sys() // membar.sys (= fence.sc.sys)
+// A barrier that also reduces a predicate over the block: `bar.red`.
+#define __syncthreads_count(p) __nvvm_bar0_popc((p) != 0)
+#define __syncthreads_and(p) __nvvm_bar0_and((p) != 0)
+#define __syncthreads_or(p) __nvvm_bar0_or((p) != 0)
 
-// ---- Atomics on int and unsigned (generic addressing, `atom` with no
-// ---- .sem/.scope: relaxed, .gpu scope) -------------------------------------
-// The value returned has the type of *p.  The operations whose bits do not
-// depend on signedness go through the int builtin; min and max pick the
-// signed or unsigned builtin from the type of *p (a constant condition:
-// clang emits only the arm it selects, even at -O0).
+// ---- Warp-level primitives (PTX ISA 6.0, sm_70) ---------------------------
+// __syncwarp is `bar.warp.sync`: a barrier of the warp's threads in `mask`.
+// Shuffles and votes (`shfl.sync`, `vote.sync`, `activemask`) exchange
+// registers, not memory: gpumc gives their results arbitrary values (they
+// order nothing, docs/PTX-KERNELS.md), so they are plain inline functions.
+static __device__ __forceinline__ unsigned gpumc_mask_(int) { return 0xffffffffu; }
+static __device__ __forceinline__ unsigned gpumc_mask_(int, unsigned m) { return m; }
+#define __syncwarp(...) __nvvm_bar_warp_sync(gpumc_mask_(0, ##__VA_ARGS__))
+// The `c` operand of shfl.sync packs the segment width (its upper bits)
+// and the lane clamp (its lower bits), as the PTX ISA describes.
+#define GPUMC_SHFL(name, kind, clamp)                                        \
+  static __device__ __forceinline__ int name(unsigned m, int v, int l,      \
+                                             int w = 32) {                  \
+    return __nvvm_shfl_sync_##kind##_i32(m, v, l, ((32 - w) << 8) | (clamp)); \
+  }                                                                         \
+  static __device__ __forceinline__ unsigned name(unsigned m, unsigned v,   \
+                                                  int l, int w = 32) {      \
+    return (unsigned)__nvvm_shfl_sync_##kind##_i32(m, (int)v, l,            \
+                                                   ((32 - w) << 8) | (clamp)); \
+  }                                                                         \
+  static __device__ __forceinline__ float name(unsigned m, float v, int l,  \
+                                               int w = 32) {                \
+    return __nvvm_shfl_sync_##kind##_f32(m, v, l, ((32 - w) << 8) | (clamp)); \
+  }
+GPUMC_SHFL(__shfl_sync, idx, 0x1f)
+GPUMC_SHFL(__shfl_up_sync, up, 0)
+GPUMC_SHFL(__shfl_down_sync, down, 0x1f)
+GPUMC_SHFL(__shfl_xor_sync, bfly, 0x1f)
+#undef GPUMC_SHFL
+#define __ballot_sync(m, p) __nvvm_vote_ballot_sync((m), (p) != 0)
+#define __any_sync(m, p) __nvvm_vote_any_sync((m), (p) != 0)
+#define __all_sync(m, p) __nvvm_vote_all_sync((m), (p) != 0)
+#define __activemask()                                                      \
+  ({                                                                        \
+    unsigned gpumc_m_;                                                      \
+    asm volatile("activemask.b32 %0;" : "=r"(gpumc_m_));                    \
+    gpumc_m_;                                                               \
+  })
+
+// ---- Bits, conversions and arithmetic ------------------------------------
+#define __float_as_int(f) __builtin_bit_cast(int, (float)(f))
+#define __float_as_uint(f) __builtin_bit_cast(unsigned, (float)(f))
+#define __int_as_float(i) __builtin_bit_cast(float, (int)(i))
+#define __uint_as_float(i) __builtin_bit_cast(float, (unsigned)(i))
+#define __popc(x) __builtin_popcount((unsigned)(x))
+#define __popcll(x) __builtin_popcountll((unsigned long long)(x))
+#define __clz(x) ((x) == 0 ? 32 : __builtin_clz((unsigned)(x)))
+#define __ffs(x) __builtin_ffs((int)(x))
+static __device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }
+static __device__ __forceinline__ unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+static __device__ __forceinline__ float min(float a, float b) { return __builtin_fminf(a, b); }
+static __device__ __forceinline__ int max(int a, int b) { return a > b ? a : b; }
+static __device__ __forceinline__ unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+static __device__ __forceinline__ float max(float a, float b) { return __builtin_fmaxf(a, b); }
+#define fminf(a, b) __builtin_fminf((a), (b))
+#define fmaxf(a, b) __builtin_fmaxf((a), (b))
+#define fabsf(a) __builtin_fabsf(a)
+#define sqrtf(a) __builtin_sqrtf(a)
+// A read through the read-only data cache (`ld.global.nc`) is a plain load
+// in the memory model.
+#define __ldg(p) (*(p))
+
+// ---- Atomics (generic addressing, `atom` with no .sem/.scope: relaxed,
+// ---- .gpu scope; the _block and _system forms: .cta and .sys scope) -------
+// The value returned has the type of *p.  Each macro picks the builtin
+// from the type of *p with a constant condition (clang emits only the arm
+// it selects, even at -O0): 64-bit integers use the `ll` builtins, float
+// and double the floating-point ones (atomicAdd) or the bits of the value
+// (atomicExch), every other type the 32-bit integer ones.  The operations
+// whose bits do not depend on signedness go through the signed builtin;
+// min and max pick the signed or unsigned one.
 #define GPUMC_IS_UNSIGNED(p) ((__typeof__(*(p)))-1 > (__typeof__(*(p)))0)
-#define GPUMC_ATOM_INT(op, p, v)                                            \
-  ((__typeof__(*(p)))__nvvm_atom_##op##_gen_i((int *)(p), (int)(v)))
+#define GPUMC_IS(p, T) __is_same(__typeof__(*(p)), T)
+#define GPUMC_ATOM_INT_S(scope, op, p, v)                                   \
+  (sizeof(*(p)) == 8                                                        \
+       ? (__typeof__(*(p)))__nvvm_atom##scope##_##op##_gen_ll(              \
+             (long long *)(p), (long long)(v))                              \
+       : (__typeof__(*(p)))__nvvm_atom##scope##_##op##_gen_i((int *)(p),    \
+                                                           (int)(v)))
+#define GPUMC_ATOM_INT(op, p, v) GPUMC_ATOM_INT_S(, op, p, v)
+#define GPUMC_ATOM_ADD(scope, p, v)                                         \
+  (GPUMC_IS(p, float)                                                       \
+       ? (__typeof__(*(p)))__nvvm_atom##scope##_add_gen_f((float *)(p),     \
+                                                          (float)(v))       \
+   : GPUMC_IS(p, double)                                                    \
+       ? (__typeof__(*(p)))__nvvm_atom##scope##_add_gen_d((double *)(p),    \
+                                                          (double)(v))      \
+       : GPUMC_ATOM_INT_S(scope, add, p, v))
+#define GPUMC_ATOM_EXCH(scope, p, v)                                        \
+  (GPUMC_IS(p, float)                                                       \
+       ? (__typeof__(*(p)))__builtin_bit_cast(                              \
+             float, __nvvm_atom##scope##_xchg_gen_i(                        \
+                        (int *)(p), __builtin_bit_cast(int, (float)(v))))   \
+       : GPUMC_ATOM_INT_S(scope, xchg, p, v))
+#define GPUMC_ATOM_CAS(scope, p, cmp, v)                                    \
+  (sizeof(*(p)) == 8                                                        \
+       ? (__typeof__(*(p)))__nvvm_atom##scope##_cas_gen_ll(                 \
+             (long long *)(p), (long long)(cmp), (long long)(v))            \
+       : (__typeof__(*(p)))__nvvm_atom##scope##_cas_gen_i(                  \
+             (int *)(p), (int)(cmp), (int)(v)))
 
-#define atomicAdd(p, v) GPUMC_ATOM_INT(add, p, v)
+#define atomicAdd(p, v) GPUMC_ATOM_ADD(, p, v)
+#define atomicAdd_block(p, v) GPUMC_ATOM_ADD(_cta, p, v)
+#define atomicAdd_system(p, v) GPUMC_ATOM_ADD(_sys, p, v)
 #define atomicSub(p, v) GPUMC_ATOM_INT(add, p, -(int)(v))
-#define atomicExch(p, v) GPUMC_ATOM_INT(xchg, p, v)
+#define atomicExch(p, v) GPUMC_ATOM_EXCH(, p, v)
+#define atomicExch_block(p, v) GPUMC_ATOM_EXCH(_cta, p, v)
+#define atomicExch_system(p, v) GPUMC_ATOM_EXCH(_sys, p, v)
 #define atomicAnd(p, v) GPUMC_ATOM_INT(and, p, v)
 #define atomicOr(p, v) GPUMC_ATOM_INT(or, p, v)
 #define atomicXor(p, v) GPUMC_ATOM_INT(xor, p, v)
-#define atomicCAS(p, cmp, v)                                                \
-  ((__typeof__(*(p)))__nvvm_atom_cas_gen_i((int *)(p), (int)(cmp), (int)(v)))
-#define atomicMin(p, v)                                                     \
-  (GPUMC_IS_UNSIGNED(p)                                                     \
-       ? (__typeof__(*(p)))__nvvm_atom_min_gen_ui((unsigned *)(p), (unsigned)(v)) \
-       : (__typeof__(*(p)))__nvvm_atom_min_gen_i((int *)(p), (int)(v)))
-#define atomicMax(p, v)                                                     \
-  (GPUMC_IS_UNSIGNED(p)                                                     \
-       ? (__typeof__(*(p)))__nvvm_atom_max_gen_ui((unsigned *)(p), (unsigned)(v)) \
-       : (__typeof__(*(p)))__nvvm_atom_max_gen_i((int *)(p), (int)(v)))
+#define atomicCAS(p, cmp, v) GPUMC_ATOM_CAS(, p, cmp, v)
+#define atomicCAS_block(p, cmp, v) GPUMC_ATOM_CAS(_cta, p, cmp, v)
+#define atomicCAS_system(p, cmp, v) GPUMC_ATOM_CAS(_sys, p, cmp, v)
+#define GPUMC_ATOM_MINMAX(op, p, v)                                         \
+  (sizeof(*(p)) == 8                                                        \
+       ? (GPUMC_IS_UNSIGNED(p)                                              \
+              ? (__typeof__(*(p)))__nvvm_atom_##op##_gen_ull(               \
+                    (unsigned long long *)(p), (unsigned long long)(v))     \
+              : (__typeof__(*(p)))__nvvm_atom_##op##_gen_ll(                \
+                    (long long *)(p), (long long)(v)))                      \
+   : GPUMC_IS_UNSIGNED(p)                                                   \
+       ? (__typeof__(*(p)))__nvvm_atom_##op##_gen_ui((unsigned *)(p),       \
+                                                     (unsigned)(v))         \
+       : (__typeof__(*(p)))__nvvm_atom_##op##_gen_i((int *)(p), (int)(v)))
+#define atomicMin(p, v) GPUMC_ATOM_MINMAX(min, p, v)
+#define atomicMax(p, v) GPUMC_ATOM_MINMAX(max, p, v)
 // atomicInc(p, m): old = *p; *p = (old >= m) ? 0 : old + 1 (unsigned).
 #define atomicInc(p, m)                                                     \
   ((__typeof__(*(p)))__nvvm_atom_inc_gen_ui((unsigned *)(p), (unsigned)(m)))

@@ -33,6 +33,13 @@ pub const FLAGS: &[&str] = &[
     "-nocudainc",
     "-nocudalib",
     "--cuda-gpu-arch=sm_70",
+    // PTX ISA 6.4: the warp primitives of the header (`shfl.sync`,
+    // `vote.sync`, `bar.warp.sync`) need 6.0 or later, which clang does not
+    // assume without a CUDA installation.
+    "-Xclang",
+    "-target-feature",
+    "-Xclang",
+    "+ptx64",
     "-S",
     "-O1",
     "-gline-tables-only",
