@@ -25,6 +25,33 @@
 #define __restrict__ __restrict
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 
+#define __align__(n) __attribute__((aligned(n)))
+
+// CUDA's vector types (members x, y, z, w; aligned to their size, so a
+// whole one is loaded or stored by one vector instruction) and their
+// make_ functions.
+#define GPUMC_VEC2(T, name, al)                                             \
+  struct __align__(al) name { T x, y; };                                    \
+  static __device__ __forceinline__ name make_##name(T x, T y) {            \
+    name v = {x, y};                                                        \
+    return v;                                                               \
+  }
+#define GPUMC_VEC4(T, name, al)                                             \
+  struct __align__(al) name { T x, y, z, w; };                              \
+  static __device__ __forceinline__ name make_##name(T x, T y, T z, T w) {  \
+    name v = {x, y, z, w};                                                  \
+    return v;                                                               \
+  }
+GPUMC_VEC2(int, int2, 8)
+GPUMC_VEC2(unsigned, uint2, 8)
+GPUMC_VEC2(float, float2, 8)
+GPUMC_VEC2(double, double2, 16)
+GPUMC_VEC4(int, int4, 16)
+GPUMC_VEC4(unsigned, uint4, 16)
+GPUMC_VEC4(float, float4, 16)
+#undef GPUMC_VEC2
+#undef GPUMC_VEC4
+
 typedef __SIZE_TYPE__ size_t;
 typedef unsigned int uint32_t;
 typedef int int32_t;

@@ -88,3 +88,21 @@ extern "C" __global__ void barrier_count(const int *in, int *out) {
   int c = __syncthreads_count(s[tid] > 0);
   out[tid] = s[tid ^ 1] + c;
 }
+
+// gpumc-launch: --grid 2 --block 2 --param in=buf:64 --param out=buf:64
+// gpumc-expect: no race
+// why: each thread copies its own float4 (16 bytes) with vector accesses.
+extern "C" __global__ void copy_float4(const float4 *in, float4 *out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  float4 v = in[i];
+  out[i] = make_float4(v.x * 2, v.y, v.z, v.w);
+}
+
+// gpumc-launch: --grid 1 --block 4 --param in=buf:64 --param out=buf:64
+// gpumc-expect: race 107 107
+// why: thread i stores 16 bytes at out + 8 i: the upper half of thread
+// why: i's store is the lower half of thread i + 1's.
+extern "C" __global__ void copy_float4_overlapping(const float4 *in, float *out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  *(float4 *)(out + 2 * i) = in[i];
+}

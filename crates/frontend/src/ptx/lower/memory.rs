@@ -60,6 +60,9 @@ pub struct Memory {
     /// The address of each function of the module, by name (an
     /// initialiser may store one).
     pub fn_addrs: HashMap<String, i64>,
+    /// The alignment a variable was declared with (`.align N`): its
+    /// address is a multiple of it.
+    pub align: HashMap<BufId, u32>,
 }
 
 /// The most cells a run-time index may choose between.
@@ -77,6 +80,7 @@ impl Memory {
             dynamic_shared,
             broken: HashMap::new(),
             fn_addrs: HashMap::new(),
+            align: HashMap::new(),
         }
     }
 

@@ -717,6 +717,9 @@ pub(super) fn declare_var(mem: &mut Memory, v: &VarDecl) -> Result<Option<BufId>
             .then(|| " (give the dynamic shared memory with `--shared-bytes N`)".to_string()),
         pointers,
     });
+    if let Some(a) = v.align {
+        mem.align.insert(b, a);
+    }
     if extern_ && kind == BufKind::Shared {
         // Every `.extern .shared` array is the same memory.
         if let Some(&first) = mem.named.get("$dynamic_smem") {
@@ -824,7 +827,7 @@ impl Shared {
             ));
         }
         let size = byte_size(d.dims.iter().flatten().copied(), elem, d.pos, &d.name)?;
-        Ok(self.mem.add(Buffer {
+        let b = self.mem.add(Buffer {
             name: d.name.clone(),
             kind: BufKind::Private,
             size: Some(size),
@@ -832,7 +835,11 @@ impl Shared {
             decl: None,
             size_hint: None,
             pointers: Vec::new(),
-        }))
+        });
+        if let Some(a) = d.align {
+            self.mem.align.insert(b, a);
+        }
+        Ok(b)
     }
 }
 
