@@ -273,3 +273,59 @@ fn atomics_overlapping_in_part_are_refused_not_passed() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// C++ kernels are chosen by their source names: a template instance
+/// (`reduce<64>`), a kernel in a namespace (`ns::scale`, or `scale`), and
+/// an overloaded name is an error that lists the candidates.
+#[test]
+fn cpp_kernels_are_chosen_by_qualified_and_template_names() {
+    if !have_clang() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("gpumc-cpp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("cpp.cu");
+    std::fs::write(
+        &f,
+        "template <int B> __global__ void reduce(int *out) { out[blockIdx.x * B + threadIdx.x] = 1; }\n\
+         template __global__ void reduce<64>(int *);\n\
+         template __global__ void reduce<0>(int *);\n\
+         namespace ns { __global__ void scale(float *x) { x[threadIdx.x] = 1.0f; } }\n\
+         __global__ void twice(int *x) { x[0] = 1; }\n\
+         __global__ void twice(float *x) { x[0] = 1.0f; }\n",
+    )
+    .unwrap();
+    let path = f.to_str().unwrap();
+    let verdict = |kernel: &str| -> (i32, String) {
+        let (code, out, err) = gpumc(
+            &[
+                "check",
+                "--property",
+                "races",
+                path,
+                "--kernel",
+                kernel,
+                "--grid",
+                "2",
+                "--block",
+                "64",
+            ],
+            &[],
+        );
+        (code, out + &err)
+    };
+    // reduce<64>: each thread its own word; reduce<0>: both blocks on one.
+    let (code, out) = verdict("reduce<64>");
+    assert!(code == 0 && out.contains("PASS"), "{out}");
+    let (code, out) = verdict("reduce<0>");
+    assert!(code == 0 && out.contains("FAIL"), "{out}");
+    let (code, out) = verdict("reduce");
+    assert!(code == 2 && out.contains("names 2 kernels"), "{out}");
+    for name in ["ns::scale", "scale"] {
+        let (code, out) = verdict(name);
+        assert!(code == 0 && out.contains("FAIL"), "{name}: {out}");
+    }
+    let (code, out) = verdict("twice");
+    assert!(code == 2 && out.contains("_Z5twicePi"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -132,7 +132,11 @@ fn launch_lines(src: &str, kernel: Option<&str>) -> Vec<String> {
             .and_then(|l| crate::cuda_params::declared_name(&l[..l.find('(')?]));
         let applies = match (&owner, kernel) {
             (None, _) => true,
-            (Some(o), Some(k)) => o == k || crate::ptx::cuda_name(k).is_some_and(|base| base == o),
+            (Some(o), Some(k)) => {
+                o == k
+                    || crate::ptx::cuda_name(k).is_some_and(|base| base == *o)
+                    || crate::ptx::unqualified(k) == o
+            }
             // No kernel named: the file must have one, whose lines apply.
             (Some(_), None) => true,
         };

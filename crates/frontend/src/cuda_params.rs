@@ -19,7 +19,7 @@ pub fn rename(ptx: &str, cuda: &str) -> String {
     let sigs = signatures(&strip_comments(cuda));
     let mut renames: Vec<(String, String)> = Vec::new();
     for entry in entries(ptx) {
-        let base = crate::ptx::cuda_name(&entry).unwrap_or(&entry).to_string();
+        let base = crate::ptx::cuda_name(&entry).unwrap_or_else(|| entry.clone());
         let Some(names) = sigs.get(&base).and_then(|v| match v.as_slice() {
             [one] => Some(one),
             _ => None,

@@ -8,6 +8,7 @@
 pub mod ast;
 #[cfg(test)]
 mod call_tests;
+pub mod demangle;
 pub mod launch;
 mod lex;
 pub mod lower;
@@ -21,8 +22,15 @@ use std::path::Path;
 
 /// The source name of a kernel whose PTX name is an Itanium-mangled C++
 /// name (`_Z6kernelPi` → `kernel`); `None` for an unmangled one.
-pub fn cuda_name(name: &str) -> Option<&str> {
-    lower::mangled_base(name)
+pub fn cuda_name(name: &str) -> Option<String> {
+    demangle::source_name(name).map(|n| n.base)
+}
+
+/// A kernel name as a user may write it (`ns::scale`, `reduce<256>`)
+/// without its qualifiers and template arguments (`scale`, `reduce`).
+pub fn unqualified(name: &str) -> &str {
+    let name = name.split('<').next().unwrap_or(name);
+    name.rsplit("::").next().unwrap_or(name)
 }
 
 /// Parses a PTX file and translates one of its kernels for a launch:

@@ -485,19 +485,10 @@ fn unlinear(k: u32, shape: [u32; 3]) -> [u32; 3] {
     ]
 }
 
-/// The source name of a function whose name is mangled as the Itanium
-/// C++ ABI mangles a function at namespace scope (`_Z<length><name>…`).
-pub(crate) fn mangled_base(name: &str) -> Option<&str> {
-    let rest = name.strip_prefix("_Z")?;
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let len: usize = rest.get(..digits)?.parse().ok()?;
-    rest.get(digits..digits.checked_add(len)?)
-}
-
 /// A kernel's name for a list: a mangled one with its source name first.
 fn shown_name(name: &str) -> String {
-    match mangled_base(name) {
-        Some(base) => format!("{base} ({name})"),
+    match crate::ptx::demangle::source_name(name) {
+        Some(n) => format!("{} ({name})", n.full),
         None => name.to_string(),
     }
 }
@@ -509,22 +500,38 @@ fn choose_kernel<'m>(module: &'m Module, launch: &Launch) -> Result<&'m Function
         .filter(|f| f.kind == FnKind::Entry && f.body.is_some())
         .collect();
     match &launch.kernel {
-        Some(k) => entries
-            .iter()
-            .copied()
-            .find(|f| f.name == *k)
-            .or_else(|| {
-                // A C++ kernel's name is mangled (`_Z6kernelPi`): its
-                // CUDA name chooses it when that is unambiguous.
-                let mut by_source = entries.iter().filter(|f| mangled_base(&f.name) == Some(k));
-                match (by_source.next(), by_source.next()) {
-                    (Some(f), None) => Some(*f),
-                    _ => None,
+        Some(k) => {
+            // A C++ kernel's name is mangled (`_Z6kernelPi`): its source
+            // name (`ns::scale`, `reduce<256>`) or its unqualified name
+            // (`scale`, `reduce`) chooses it when that is unambiguous.
+            let names: Vec<String> = entries.iter().map(|f| shown_name(&f.name)).collect();
+            let by =
+                |pick: &dyn Fn(&crate::ptx::demangle::SourceName) -> bool| -> Vec<&'m Function> {
+                    entries
+                        .iter()
+                        .copied()
+                        .filter(|f| {
+                            crate::ptx::demangle::source_name(&f.name).is_some_and(|n| pick(&n))
+                        })
+                        .collect()
+                };
+            let exact: Vec<&Function> = entries.iter().copied().filter(|f| f.name == *k).collect();
+            let full = by(&|n| n.full == *k);
+            let base = by(&|n| n.base == *k);
+            let found = [exact, full, base].into_iter().find(|v| !v.is_empty());
+            match found.as_deref() {
+                Some([f]) => Ok(*f),
+                Some(many) => {
+                    Err(Error::new(
+                        ErrorKind::Usage,
+                        format!(
+                        "`{k}` names {} kernels in this file: {}; choose one by its mangled name",
+                        many.len(),
+                        many.iter().map(|f| shown_name(&f.name)).collect::<Vec<_>>().join(", ")
+                    ),
+                    ))
                 }
-            })
-            .ok_or_else(|| {
-                let names: Vec<String> = entries.iter().map(|f| shown_name(&f.name)).collect();
-                Error::new(
+                None => Err(Error::new(
                     ErrorKind::Usage,
                     format!(
                         "no kernel `{k}` in this file (kernels: {})",
@@ -534,8 +541,9 @@ fn choose_kernel<'m>(module: &'m Module, launch: &Launch) -> Result<&'m Function
                             names.join(", ")
                         }
                     ),
-                )
-            }),
+                )),
+            }
+        }
         None => match entries.as_slice() {
             [f] => Ok(f),
             [] => Err(Error::new(
