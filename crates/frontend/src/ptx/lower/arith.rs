@@ -211,8 +211,8 @@ impl<'m> Tx<'_, 'm> {
     }
 
     pub fn ptr_as_int(&self, buf: BufId, what: &str) -> TxErr {
-        if let Some(&k) = self.sh.free_ptr_param.get(&buf) {
-            return TxErr::Restart(Assume::IntParam(k));
+        if let Some(&(k, o)) = self.sh.free_ptr_param.get(&buf) {
+            return TxErr::Restart(Assume::IntParam(k, o));
         }
         Error::unsupported(
             self.pos,

@@ -872,9 +872,22 @@ impl<'m> Tx<'_, 'm> {
             .into()),
             None if whole
                 && p.ty.kind != TypeKind::Float
-                && !self.sh.learned.int_params.contains(&k) =>
+                && !self.sh.learned.int_params.contains(&(k, 0)) =>
             {
-                let buf = self.free_pointer(k);
+                let buf = self.free_pointer(k, None);
+                Ok(V::Ptr {
+                    buf,
+                    off: Arg::K(0),
+                })
+            }
+            // A pointer-sized, aligned field of a struct argument (a
+            // `.b8` array): a pointer too, until used as an integer.
+            None if p.bytes > u64::from(size)
+                && size == addr_bytes
+                && o % i64::from(addr_bytes) == 0
+                && !self.sh.learned.int_params.contains(&(k, o)) =>
+            {
+                let buf = self.free_pointer(k, Some(o));
                 Ok(V::Ptr {
                     buf,
                     off: Arg::K(0),
@@ -895,24 +908,44 @@ impl<'m> Tx<'_, 'm> {
         }
     }
 
-    /// The buffer a pointer argument nobody gave points to.
-    fn free_pointer(&mut self, k: usize) -> BufId {
-        if let Some(&b) = self.sh.param_buf.get(&k) {
+    /// The buffer a pointer argument nobody gave points to, or (`field`)
+    /// the one the pointer-sized field at that byte offset of a struct
+    /// argument points to: each its own buffer, as separate pointer
+    /// arguments are.
+    fn free_pointer(&mut self, k: usize, field: Option<i64>) -> BufId {
+        let known = match field {
+            None => self.sh.param_buf.get(&k),
+            Some(o) => self.sh.field_buf.get(&(k, o)),
+        };
+        if let Some(&b) = known {
             return b;
         }
         let prefix = format!("{}_", self.code.kernel.name);
         let name = super::display_param(&self.sh.params[k].name, &prefix);
+        let (name, size_hint) = match field {
+            None => (
+                name.clone(),
+                format!(" (give it with `--param {name}=buf:BYTES`)"),
+            ),
+            Some(o) => (
+                format!("{name}+{o}"),
+                " (a pointer in a struct argument: its size cannot be given)".to_string(),
+            ),
+        };
         let b = self.sh.mem.add(super::memory::Buffer {
-            name: name.clone(),
+            name,
             kind: BufKind::Global,
             size: None,
             contents: super::memory::Contents::Arbitrary,
             decl: None,
-            size_hint: Some(format!(" (give it with `--param {name}=buf:BYTES`)")),
+            size_hint: Some(size_hint),
             pointers: Vec::new(),
         });
-        self.sh.param_buf.insert(k, b);
-        self.sh.free_ptr_param.insert(b, k);
+        match field {
+            None => self.sh.param_buf.insert(k, b),
+            Some(o) => self.sh.field_buf.insert((k, o), b),
+        };
+        self.sh.free_ptr_param.insert(b, (k, field.unwrap_or(0)));
         b
     }
 

@@ -77,8 +77,10 @@ pub(super) const FN_ADDR_BASE: i64 = 0x7F00_0000;
 pub(super) struct Learned {
     /// Loops (function, header) that cannot be unrolled.
     pub dynamic_loops: HashSet<(String, cfg::BlockId)>,
-    /// Arguments nobody gave that the kernel uses as integers.
-    pub int_params: HashSet<usize>,
+    /// Arguments nobody gave that the kernel uses as integers, by
+    /// (argument, byte offset): offset 0 of a pointer-sized argument, or
+    /// a pointer-sized field of a struct argument.
+    pub int_params: HashSet<(usize, i64)>,
     /// Global buffers (by name) that some thread writes, or indexes at
     /// run time: memory. The others are read-only for the whole launch,
     /// so their loads are folded (known contents) or free inputs.
@@ -96,9 +98,13 @@ pub(super) struct Shared {
     pub kparam_buf: HashMap<BufId, usize>,
     /// The buffer a pointer argument points to (made on first use).
     pub param_buf: HashMap<usize, BufId>,
-    /// Buffers of arguments nobody gave: treated as pointers until used
-    /// as an integer (then `Assume::IntParam` and a new translation).
-    pub free_ptr_param: HashMap<BufId, usize>,
+    /// The buffer a pointer-sized field (argument, byte offset) of a
+    /// struct argument nobody gave points to (made on first use).
+    pub field_buf: HashMap<(usize, i64), BufId>,
+    /// Buffers of arguments (and their fields) nobody gave: treated as
+    /// pointers until used as an integer (then `Assume::IntParam` and a
+    /// new translation).
+    pub free_ptr_param: HashMap<BufId, (usize, i64)>,
     pub inputs: Vec<ir::Input>,
     /// The input of bytes `[off, off+size)` of kernel argument `k`.
     pub input_of: HashMap<(usize, i64, u32), usize>,
@@ -267,6 +273,7 @@ fn translate_launch(
             params: Vec::new(),
             kparam_buf: HashMap::new(),
             param_buf: HashMap::new(),
+            field_buf: HashMap::new(),
             free_ptr_param: HashMap::new(),
             inputs: Vec::new(),
             input_of: HashMap::new(),
@@ -361,7 +368,7 @@ fn translate_launch(
             Err(TxErr::Restart(a)) => {
                 learned = sh.learned;
                 match a {
-                    Assume::IntParam(k) => learned.int_params.insert(k),
+                    Assume::IntParam(k, o) => learned.int_params.insert((k, o)),
                     Assume::Memory(name) => learned.memory.insert(name),
                     Assume::DynamicLoop(f, b) => learned.dynamic_loops.insert((f, b)),
                     Assume::LocalMemory(f, v) => learned.local_memory.insert((f, v)),

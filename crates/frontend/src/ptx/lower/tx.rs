@@ -33,8 +33,9 @@ use std::collections::HashMap;
 pub(super) enum Assume {
     /// The loop (function, header) cannot be unrolled.
     DynamicLoop(String, BlockId),
-    /// Argument `k` is an integer, not a pointer.
-    IntParam(usize),
+    /// Argument `k` (its bytes at the offset: a struct's field) is an
+    /// integer, not a pointer.
+    IntParam(usize, i64),
     /// The global buffer (by name) is memory: some thread writes it or
     /// indexes it at run time.
     Memory(String),
