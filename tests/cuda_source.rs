@@ -329,3 +329,42 @@ fn cpp_kernels_are_chosen_by_qualified_and_template_names() {
     assert!(code == 2 && out.contains("_Z5twicePi"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A kernel that includes system headers for its types and math (as CUDA
+/// code does) compiles with our header: its typedefs agree with theirs,
+/// and its math functions are device overloads beside the host ones.
+#[test]
+fn system_headers_and_math_functions_compile_beside_ours() {
+    if !have_clang() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("gpumc-sys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("sys.cu");
+    std::fs::write(
+        &f,
+        "#include <math.h>\n#include <stdint.h>\n\
+         extern \"C\" __global__ void k(float *x, uint64_t *n) {\n\
+           x[threadIdx.x] = sqrtf(fabsf(x[threadIdx.x]));\n\
+           atomicAdd(n, (uint64_t)1);\n\
+         }\n",
+    )
+    .unwrap();
+    let (code, out, err) = gpumc(
+        &[
+            "check",
+            "--property",
+            "races",
+            f.to_str().unwrap(),
+            "--kernel",
+            "k",
+            "--grid",
+            "1",
+            "--block",
+            "4",
+        ],
+        &[],
+    );
+    assert!(code == 0 && out.contains("PASS"), "{out}{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -52,11 +52,13 @@ GPUMC_VEC4(float, float4, 16)
 #undef GPUMC_VEC2
 #undef GPUMC_VEC4
 
+// (The compiler's own types, so that a system header's typedefs of the
+// same names agree.)
 typedef __SIZE_TYPE__ size_t;
-typedef unsigned int uint32_t;
-typedef int int32_t;
-typedef unsigned long long uint64_t;
-typedef long long int64_t;
+typedef __UINT32_TYPE__ uint32_t;
+typedef __INT32_TYPE__ int32_t;
+typedef __UINT64_TYPE__ uint64_t;
+typedef __INT64_TYPE__ int64_t;
 
 // ---- Built-in variables ---------------------------------------------------
 // `threadIdx.x` reads %tid.x: each built-in variable is an empty object whose
@@ -162,10 +164,12 @@ static __device__ __forceinline__ float min(float a, float b) { return __builtin
 static __device__ __forceinline__ int max(int a, int b) { return a > b ? a : b; }
 static __device__ __forceinline__ unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
 static __device__ __forceinline__ float max(float a, float b) { return __builtin_fmaxf(a, b); }
-#define fminf(a, b) __builtin_fminf((a), (b))
-#define fmaxf(a, b) __builtin_fmaxf((a), (b))
-#define fabsf(a) __builtin_fabsf(a)
-#define sqrtf(a) __builtin_sqrtf(a)
+// Device overloads (clang tells them apart from <math.h>'s host
+// functions by their target, as its own CUDA headers do).
+static __device__ __forceinline__ float fminf(float a, float b) { return __builtin_fminf(a, b); }
+static __device__ __forceinline__ float fmaxf(float a, float b) { return __builtin_fmaxf(a, b); }
+static __device__ __forceinline__ float fabsf(float a) { return __builtin_fabsf(a); }
+static __device__ __forceinline__ float sqrtf(float a) { return __builtin_sqrtf(a); }
 // A read through the read-only data cache (`ld.global.nc`) is a plain load
 // in the memory model.
 #define __ldg(p) (*(p))
