@@ -99,7 +99,6 @@ fn cuda_sources_choose_kernels_by_name_and_report_errors_in_the_source() {
     );
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("install the `clang` package"), "{out}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A folder given on the command line is walked for GLSL shaders too
@@ -229,6 +228,46 @@ fn launch_lines_before_a_kernel_are_that_kernels() {
     }
 }
 
+/// A `.cu` file written to a fresh temporary folder (removed on drop).
+struct Source {
+    dir: std::path::PathBuf,
+    path: String,
+}
+
+impl Source {
+    fn new(tag: &str, src: &str) -> Source {
+        let dir = std::env::temp_dir().join(format!("gpumc-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join(format!("{tag}.cu"));
+        std::fs::write(&f, src).unwrap();
+        let path = f.to_str().unwrap().to_string();
+        Source { dir, path }
+    }
+
+    /// `--property races` on `kernel` at `grid` x `block` with `extra`
+    /// options: the exit status and stdout + stderr.
+    fn check(&self, kernel: &str, grid: &str, block: &str, extra: &[&str]) -> (i32, String) {
+        let mut args = vec![
+            "check",
+            "--property",
+            "races",
+            &self.path,
+            "--kernel",
+            kernel,
+        ];
+        args.extend(["--grid", grid, "--block", block]);
+        args.extend(extra);
+        let (code, out, err) = gpumc(&args, &[]);
+        (code, out + &err)
+    }
+}
+
+impl Drop for Source {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 /// Atomics of two sizes on overlapping bytes are never morally strong
 /// (they overlap in part); the parametric engine's judgement of a pair on
 /// one location would call them race-free, so it refuses them, as the
@@ -238,40 +277,15 @@ fn atomics_overlapping_in_part_are_refused_not_passed() {
     if !have_clang() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("gpumc-mixed-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join("mixed.cu");
-    std::fs::write(
-        &f,
+    let src = Source::new(
+        "mixed",
         "extern \"C\" __global__ void mixed(unsigned long long *c) {\n  if (threadIdx.x == 0)\n    atomicAdd(c, 1ull);\n  else\n    atomicAdd((unsigned *)c + 1, 1u);\n}\n",
-    )
-    .unwrap();
-    let path = f.to_str().unwrap();
+    );
     for engine in ["auto", "parametric"] {
-        let (code, out, err) = gpumc(
-            &[
-                "check",
-                "--property",
-                "races",
-                "--engine",
-                engine,
-                path,
-                "--kernel",
-                "mixed",
-                "--grid",
-                "1",
-                "--block",
-                "2",
-            ],
-            &[],
-        );
-        assert_eq!(code, 2, "{engine}: {out}{err}");
-        assert!(
-            (out.clone() + &err).contains("mixed-size access"),
-            "{engine}: {out}{err}"
-        );
+        let (code, out) = src.check("mixed", "1", "2", &["--engine", engine]);
+        assert_eq!(code, 2, "{engine}: {out}");
+        assert!(out.contains("mixed-size access"), "{engine}: {out}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// C++ kernels are chosen by their source names: a template instance
@@ -282,38 +296,16 @@ fn cpp_kernels_are_chosen_by_qualified_and_template_names() {
     if !have_clang() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("gpumc-cpp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join("cpp.cu");
-    std::fs::write(
-        &f,
+    let src = Source::new(
+        "cpp",
         "template <int B> __global__ void reduce(int *out) { out[blockIdx.x * B + threadIdx.x] = 1; }\n\
          template __global__ void reduce<64>(int *);\n\
          template __global__ void reduce<0>(int *);\n\
          namespace ns { __global__ void scale(float *x) { x[threadIdx.x] = 1.0f; } }\n\
          __global__ void twice(int *x) { x[0] = 1; }\n\
          __global__ void twice(float *x) { x[0] = 1.0f; }\n",
-    )
-    .unwrap();
-    let path = f.to_str().unwrap();
-    let verdict = |kernel: &str| -> (i32, String) {
-        let (code, out, err) = gpumc(
-            &[
-                "check",
-                "--property",
-                "races",
-                path,
-                "--kernel",
-                kernel,
-                "--grid",
-                "2",
-                "--block",
-                "64",
-            ],
-            &[],
-        );
-        (code, out + &err)
-    };
+    );
+    let verdict = |kernel: &str| src.check(kernel, "2", "64", &[]);
     // reduce<64>: each thread its own word; reduce<0>: both blocks on one.
     let (code, out) = verdict("reduce<64>");
     assert!(code == 0 && out.contains("PASS"), "{out}");
@@ -327,7 +319,6 @@ fn cpp_kernels_are_chosen_by_qualified_and_template_names() {
     }
     let (code, out) = verdict("twice");
     assert!(code == 2 && out.contains("_Z5twicePi"), "{out}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A kernel that includes system headers for its types and math (as CUDA
@@ -338,33 +329,14 @@ fn system_headers_and_math_functions_compile_beside_ours() {
     if !have_clang() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("gpumc-sys-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join("sys.cu");
-    std::fs::write(
-        &f,
+    let src = Source::new(
+        "sys",
         "#include <math.h>\n#include <stdint.h>\n\
          extern \"C\" __global__ void k(float *x, uint64_t *n) {\n\
            x[threadIdx.x] = sqrtf(fabsf(x[threadIdx.x]));\n\
            atomicAdd(n, (uint64_t)1);\n\
          }\n",
-    )
-    .unwrap();
-    let (code, out, err) = gpumc(
-        &[
-            "check",
-            "--property",
-            "races",
-            f.to_str().unwrap(),
-            "--kernel",
-            "k",
-            "--grid",
-            "1",
-            "--block",
-            "4",
-        ],
-        &[],
     );
-    assert!(code == 0 && out.contains("PASS"), "{out}{err}");
-    let _ = std::fs::remove_dir_all(&dir);
+    let (code, out) = src.check("k", "1", "4", &[]);
+    assert!(code == 0 && out.contains("PASS"), "{out}");
 }

@@ -89,11 +89,11 @@ impl<'m> Tx<'_, 'm> {
                 // An address aligned to `a` or'ed with a constant below
                 // `a` is that address plus the constant in its low bits
                 // (clang's -O0 code for a field of an aligned local).
-                if let (V::Ptr { buf, off }, V::Int(Arg::K(c)))
-                | (V::Int(Arg::K(c)), V::Ptr { buf, off }) = (&va, &vb)
+                if let ("or", (V::Ptr { buf, off }, V::Int(Arg::K(c))))
+                | ("or", (V::Int(Arg::K(c)), V::Ptr { buf, off })) = (op, (&va, &vb))
                 {
                     let below = |a: &u32| (0..i64::from(*a)).contains(c);
-                    if op == "or" && self.sh.mem.align.get(buf).is_some_and(below) {
+                    if self.sh.mem.align.get(buf).is_some_and(below) {
                         let off = self.bin(BinOp::Or, off, &Arg::K(*c));
                         return self.write(fr, st, d, V::Ptr { buf: *buf, off });
                     }

@@ -20,6 +20,7 @@ use super::ast::{
 use super::launch::{Launch, ParamValue, MAX_BUFFER_BYTES, MAX_THREADS};
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{self, Arch, Placement, Pos, Program, SourceLoc, Thread};
+use crate::ptx::demangle::{source_name, SourceName};
 use cfg::Cfg;
 use memory::{BufKind, Buffer, Contents, Memory};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -494,7 +495,7 @@ fn unlinear(k: u32, shape: [u32; 3]) -> [u32; 3] {
 
 /// A kernel's name for a list: a mangled one with its source name first.
 fn shown_name(name: &str) -> String {
-    match crate::ptx::demangle::source_name(name) {
+    match source_name(name) {
         Some(n) => format!("{} ({name})", n.full),
         None => name.to_string(),
     }
@@ -511,41 +512,41 @@ fn choose_kernel<'m>(module: &'m Module, launch: &Launch) -> Result<&'m Function
             // A C++ kernel's name is mangled (`_Z6kernelPi`): its source
             // name (`ns::scale`, `reduce<256>`) or its unqualified name
             // (`scale`, `reduce`) chooses it when that is unambiguous.
-            let names: Vec<String> = entries.iter().map(|f| shown_name(&f.name)).collect();
-            let by =
-                |pick: &dyn Fn(&crate::ptx::demangle::SourceName) -> bool| -> Vec<&'m Function> {
-                    entries
-                        .iter()
-                        .copied()
-                        .filter(|f| {
-                            crate::ptx::demangle::source_name(&f.name).is_some_and(|n| pick(&n))
-                        })
-                        .collect()
-                };
-            let exact: Vec<&Function> = entries.iter().copied().filter(|f| f.name == *k).collect();
-            let full = by(&|n| n.full == *k);
-            let base = by(&|n| n.base == *k);
-            let found = [exact, full, base].into_iter().find(|v| !v.is_empty());
-            match found.as_deref() {
+            let source: Vec<Option<SourceName>> =
+                entries.iter().map(|f| source_name(&f.name)).collect();
+            let named = |pick: &dyn Fn(usize) -> bool| -> Vec<&'m Function> {
+                (0..entries.len())
+                    .filter(|&i| pick(i))
+                    .map(|i| entries[i])
+                    .collect()
+            };
+            let matches = [
+                named(&|i| entries[i].name == *k),
+                named(&|i| source[i].as_ref().is_some_and(|n| n.full == *k)),
+                named(&|i| source[i].as_ref().is_some_and(|n| n.base == *k)),
+            ];
+            let list = |fs: &[&Function]| -> String {
+                let names: Vec<String> = fs.iter().map(|f| shown_name(&f.name)).collect();
+                names.join(", ")
+            };
+            match matches.into_iter().find(|v| !v.is_empty()).as_deref() {
                 Some([f]) => Ok(*f),
-                Some(many) => {
-                    Err(Error::new(
-                        ErrorKind::Usage,
-                        format!(
+                Some(many) => Err(Error::new(
+                    ErrorKind::Usage,
+                    format!(
                         "`{k}` names {} kernels in this file: {}; choose one by its mangled name",
                         many.len(),
-                        many.iter().map(|f| shown_name(&f.name)).collect::<Vec<_>>().join(", ")
+                        list(many)
                     ),
-                    ))
-                }
+                )),
                 None => Err(Error::new(
                     ErrorKind::Usage,
                     format!(
                         "no kernel `{k}` in this file (kernels: {})",
-                        if names.is_empty() {
+                        if entries.is_empty() {
                             "none".to_string()
                         } else {
-                            names.join(", ")
+                            list(&entries)
                         }
                     ),
                 )),
