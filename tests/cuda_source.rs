@@ -340,3 +340,31 @@ fn system_headers_and_math_functions_compile_beside_ours() {
     let (code, out) = src.check("k", "1", "4", &[]);
     assert!(code == 0 && out.contains("PASS"), "{out}");
 }
+
+/// A race's witness names the input cells the two threads read; the text
+/// shows the first twelve and a count, JSON keeps every one (two threads
+/// summing 20 cells each read 40).
+#[test]
+fn witness_inputs_are_capped_in_text_and_whole_in_json() {
+    if !have_clang() {
+        return;
+    }
+    let src = Source::new(
+        "rows",
+        "extern \"C\" __global__ void rows(int *out, const int *a) {\n  int s = 0;\n  for (int i = 0; i < 20; i++)\n    s += a[threadIdx.x * 20 + i];\n  *out = s;\n}\n",
+    );
+    let (code, out) = src.check("rows", "1", "2", &[]);
+    assert_eq!(code, 0, "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("witness of the first race"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(line.matches("]=").count(), 12, "{line}");
+    assert!(line.contains("and 28 more input cells"), "{line}");
+    let (code, json) = src.check("rows", "1", "2", &["--json"]);
+    assert_eq!(code, 0, "{json}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let inputs = v["races"][0]["inputs"].as_array().unwrap();
+    assert_eq!(inputs.len(), 40, "{json}");
+    assert!(inputs.iter().any(|c| c == "a[39]=-1"), "{json}");
+}

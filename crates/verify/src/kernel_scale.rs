@@ -229,10 +229,7 @@ pub fn check(
                 "witness of the first race: threads {} and {}{}",
                 f.race.threads.0,
                 f.race.threads.1,
-                match f.inputs.as_slice() {
-                    [] => String::new(),
-                    v => format!(", with {}", v.join(" ")),
-                }
+                shown_inputs(&f.inputs)
             ));
         }
     } else if !out.races.is_empty() || out.ub.is_some() || out.divergence.is_some() {
@@ -322,4 +319,21 @@ fn why(out: &parametric::Outcome) -> String {
         );
     }
     w.join("; ")
+}
+
+/// Input cells named in the text of a race's witness; a kernel whose
+/// threads read hundreds of cells (a tiled matrix product) gets the
+/// first ones and a count, since JSON's `races[].inputs` has them all.
+const SHOWN_INPUTS: usize = 12;
+
+fn shown_inputs(inputs: &[String]) -> String {
+    match inputs.len() {
+        0 => String::new(),
+        n if n <= SHOWN_INPUTS => format!(", with {}", inputs.join(" ")),
+        n => format!(
+            ", with {} and {} more input cells (the JSON report's races[].inputs lists all {n})",
+            inputs[..SHOWN_INPUTS].join(" "),
+            n - SHOWN_INPUTS
+        ),
+    }
 }
