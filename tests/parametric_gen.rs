@@ -40,6 +40,10 @@ struct Draw {
     /// Loads and stores of 1, 2 and 4 bytes (each at a multiple of its
     /// size), so accesses overlap without being equal.
     mixed: bool,
+    /// Reads of a second buffer nobody writes (its two words are the
+    /// launch's inputs): as indices, where two reads of one word must
+    /// agree, and as stored values, where they need not.
+    inputs: bool,
 }
 
 /// The PTX text of a kernel of `n` statements; with `ub`, some indices
@@ -49,7 +53,12 @@ struct Draw {
 /// where the thread id is small; with `mixed`, plain accesses of several
 /// sizes.
 fn kernel(rng: &mut Rng, n: usize, draw: Draw) -> String {
-    let Draw { ub, waits, mixed } = draw;
+    let Draw {
+        ub,
+        waits,
+        mixed,
+        inputs,
+    } = draw;
     let mut body = Vec::new();
     let mut r = 10; // next free %r
     let mut rd = 10; // next free %rd
@@ -119,7 +128,20 @@ fn kernel(rng: &mut Rng, n: usize, draw: Draw) -> String {
                 // starts arbitrary in each block), masked.
                 let idx = r;
                 r += 1;
-                if rng.below(6) == 0 {
+                if inputs && rng.below(3) == 0 {
+                    // in[1 + (in[0] & 1)] + c: every thread reads one
+                    // word, chosen at run time (not a constant offset,
+                    // which would make it a launch input), so two
+                    // statements with different c never meet.
+                    let c = rng.below(3);
+                    body.push(format!("\tld.global.u32 \t%r{idx}, [%rd4];"));
+                    body.push(format!("\tand.b32 \t%r{idx}, %r{idx}, 1;"));
+                    body.push(format!("\tmul.wide.u32 \t%rd{rd}, %r{idx}, 4;"));
+                    body.push(format!("\tadd.s64 \t%rd{}, %rd4, %rd{rd};", rd + 1));
+                    body.push(format!("\tld.global.u32 \t%r{idx}, [%rd{}+4];", rd + 1));
+                    body.push(format!("\tadd.s32 \t%r{idx}, %r{idx}, {c};"));
+                    rd += 2;
+                } else if rng.below(6) == 0 {
                     if rng.below(2) == 0 {
                         body.push(format!("\tld.global.u32 \t%r{idx}, [%rd2+64];"));
                     } else {
@@ -154,8 +176,19 @@ fn kernel(rng: &mut Rng, n: usize, draw: Draw) -> String {
                 let v = r;
                 r += 1;
                 let bits = 8 * bytes;
+                // (a stored value read from the inputs)
+                let stored = if inputs && rng.below(2) == 0 {
+                    body.push(format!("\tand.b32 \t%r{v}, %r1, 1;"));
+                    body.push(format!("\tmul.wide.u32 \t%rd{rd}, %r{v}, 4;"));
+                    body.push(format!("\tadd.s64 \t%rd{}, %rd4, %rd{rd};", rd + 1));
+                    body.push(format!("\tld.global.u32 \t%r{v}, [%rd{}+4];", rd + 1));
+                    rd += 2;
+                    format!("%r{v}")
+                } else {
+                    "%r1".to_string()
+                };
                 body.push(match op {
-                    0 => format!("\t{guard}st.{space}.u{bits} \t{addr}, %r1;"),
+                    0 => format!("\t{guard}st.{space}.u{bits} \t{addr}, {stored};"),
                     1 => format!("\t{guard}ld.{space}.u{bits} \t%r{v}, {addr};"),
                     _ => format!("\t{guard}atom.{space}.add.u32 \t%r{v}, {addr}, 1;"),
                 });
@@ -168,7 +201,8 @@ fn kernel(rng: &mut Rng, n: usize, draw: Draw) -> String {
 .address_size 64
 
 .visible .entry k(
-\t.param .u64 k_param_0
+\t.param .u64 k_param_0,
+\t.param .u64 k_param_1
 )
 {{
 \t.reg .pred \t%p<{p}>;
@@ -177,6 +211,8 @@ fn kernel(rng: &mut Rng, n: usize, draw: Draw) -> String {
 \t.shared .align 4 .b8 s[32];
 \tld.param.u64 \t%rd1, [k_param_0];
 \tcvta.to.global.u64 \t%rd2, %rd1;
+\tld.param.u64 \t%rd5, [k_param_1];
+\tcvta.to.global.u64 \t%rd4, %rd5;
 \tmov.u64 \t%rd3, s;
 \tmov.u32 \t%r1, %tid.x;
 \tmov.u32 \t%r2, %ctaid.x;
@@ -212,6 +248,8 @@ fn check_property(ptx: &PathBuf, engine: &str, property: &str) -> Answer {
             "4",
             "--param",
             "0=buf:96",
+            "--param",
+            "1=buf:12",
             "--max-races",
             "1000",
             "--engine",
@@ -276,6 +314,18 @@ fn the_parametric_engine_agrees_with_the_concrete_one_on_kernels_that_wait() {
         ..Draw::default()
     };
     races_agree("wait", 0xD1B5_4A32_D192_ED03, 100, draw);
+}
+
+/// Indices and stored values read from a buffer nobody writes: the
+/// parametric engine keeps two reads of one word equal only where the
+/// value can decide an index, a branch or a barrier.
+#[test]
+fn the_parametric_engine_agrees_with_the_concrete_one_on_kernels_reading_inputs() {
+    let draw = Draw {
+        inputs: true,
+        ..Draw::default()
+    };
+    races_agree("inputs", 0xA54F_F53A_5F1D_36F1, 100, draw);
 }
 
 fn races_agree(tag: &str, seed: u64, default_total: u64, draw: Draw) {

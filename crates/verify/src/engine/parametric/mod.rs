@@ -35,7 +35,7 @@ use crate::engine::symbolic::guarded::dag;
 use crate::engine::symbolic::sat::{Lit, Sat, FALSE, TRUE};
 use crate::frontend::generic::{BufKind, Contents, GenericParts};
 use crate::ir::{Instr, InstrKind, Location, Operand, Placement, Program};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use thread::{Env, Run};
 
 /// Reads of one shared-memory region per copy up to which the reads of a
@@ -234,6 +234,13 @@ pub fn check(
             }
         })
         .collect();
+    // A thread that may stop in a spinning iteration compares its live
+    // registers between iterations: every value may decide that.
+    let spin_stops = !program.threads[0]
+        .instrs
+        .iter()
+        .any(|i| matches!(i.kind, InstrKind::Barrier { .. }));
+    let decisive = decisive_registers(program);
     let env = Env {
         program,
         inputs: &inputs,
@@ -243,10 +250,8 @@ pub fn check(
         block_threads: parts.block_threads,
         // A thread that spins forever keeps the others of its block at
         // their next barrier; with barriers a spinning path stays a cut.
-        spin_stops: !program.threads[0]
-            .instrs
-            .iter()
-            .any(|i| matches!(i.kind, InstrKind::Barrier { .. })),
+        spin_stops,
+        decisive: (!spin_stops).then_some(&decisive),
     };
     let runs: [Run; 2] = [
         thread::run(&mut sat, &env, &cfg, &dag, &ids[0])?,
@@ -264,7 +269,11 @@ pub fn check(
         .collect();
     for (a, &(ka, x)) in lookups.iter().enumerate() {
         for &(kb, y) in &lookups[a + 1..] {
-            if x.region != y.region || x.bytes != y.bytes || !consistent[x.region] {
+            if x.region != y.region
+                || x.bytes != y.bytes
+                || !consistent[x.region]
+                || !(x.decisive && y.decisive)
+            {
                 continue;
             }
             let one_copy = match regions[x.region].kind {
@@ -548,19 +557,90 @@ fn witness_inputs(
         .filter(|(k, i)| !values.id_inputs.contains_key(k) && i.value.is_none())
         .map(|(k, i)| format!("{}={}", i.name, bv::value(sat, &values.inputs[k])))
         .collect();
-    for l in runs.iter().flat_map(|r| &r.lookups) {
-        if sat.value(l.guard) {
-            let cell = format!(
-                "{}={}",
-                parts.cell_name(l.region, bv::value(sat, &l.offset), l.bytes),
-                bv::value(sat, &l.value)
-            );
+    let mut named: HashSet<String> = HashSet::new();
+    // Decisive reads first: two reads of one cell whose values decide
+    // nothing need not agree (`decisive_registers`), and any value of
+    // such a cell is a witness, so it is named once, after the others.
+    for decisive in [true, false] {
+        for l in runs.iter().flat_map(|r| &r.lookups) {
+            if l.decisive != decisive || !sat.value(l.guard) {
+                continue;
+            }
+            let name = parts.cell_name(l.region, bv::value(sat, &l.offset), l.bytes);
+            if !decisive && named.contains(&name) {
+                continue;
+            }
+            let cell = format!("{name}={}", bv::value(sat, &l.value));
             if !inputs.contains(&cell) {
                 inputs.push(cell);
             }
+            named.insert(name);
         }
     }
     inputs
+}
+
+/// The registers whose values may decide something the check reads:
+/// a branch, an address or an array index, a barrier's id or count, a
+/// division's divisor (undefined behaviour), and whatever register
+/// computes one of those (flow-insensitive, so a superset). The value
+/// of a read from a region nobody writes that reaches none of them only
+/// flows into stored values or into other such registers; stores'
+/// values are never read back (loads of written regions are fresh
+/// values), so two reads of one cell with different values in a solver
+/// model can be made equal without changing any guard, address,
+/// barrier count or undefined behaviour: dropping their agreement
+/// neither hides a race nor invents one (docs/PTX-KERNELS.md, item 3).
+fn decisive_registers(program: &Program) -> HashSet<String> {
+    let mut seeds: Vec<&Operand> = Vec::new();
+    for ins in &program.threads[0].instrs {
+        if let Some(addr) = ins.kind.addr() {
+            seeds.extend(addr.index());
+            seeds.extend(addr.bound_indices());
+        }
+        match &ins.kind {
+            InstrKind::Branch { a, b, .. } => seeds.extend([a, b]),
+            InstrKind::Barrier { id, count, .. } => {
+                seeds.push(id);
+                seeds.extend(count);
+            }
+            InstrKind::Local {
+                op:
+                    crate::ir::BinOp::Div
+                    | crate::ir::BinOp::Rem
+                    | crate::ir::BinOp::Udiv
+                    | crate::ir::BinOp::Urem,
+                a,
+                b,
+                ..
+            } => seeds.extend([a, b]),
+            _ => {}
+        }
+    }
+    let mut decisive: HashSet<String> = seeds
+        .into_iter()
+        .filter_map(|o| match o {
+            Operand::Reg(r) => Some(r.clone()),
+            Operand::Const(_) => None,
+        })
+        .collect();
+    loop {
+        let before = decisive.len();
+        for ins in &program.threads[0].instrs {
+            if let InstrKind::Local { dst, a, b, .. } = &ins.kind {
+                if decisive.contains(dst) {
+                    for o in [a, b] {
+                        if let Operand::Reg(r) = o {
+                            decisive.insert(r.clone());
+                        }
+                    }
+                }
+            }
+        }
+        if decisive.len() == before {
+            return decisive;
+        }
+    }
 }
 
 /// Queries every pair of static accesses; fills `out.races`.

@@ -20,7 +20,7 @@ use crate::engine::symbolic::bv::{self, Bv};
 use crate::engine::symbolic::guarded::{mux_over, spinning, Dag, Succ};
 use crate::engine::symbolic::sat::{Lit, Sat, FALSE, TRUE};
 use crate::ir::{Addr, InstrKind, Operand, Program, ValueType};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A memory access of one copy.
 pub struct Access {
@@ -72,6 +72,10 @@ pub struct Lookup {
     pub offset: Bv,
     pub bytes: u32,
     pub value: Bv,
+    /// Its value may decide a path, an address, a barrier or undefined
+    /// behaviour ([`super::decisive_registers`]); otherwise no two reads
+    /// of one cell need to agree.
+    pub decisive: bool,
 }
 
 /// An atomic read-modify-write: where, and the old value it returned.
@@ -119,6 +123,9 @@ pub struct Env<'a> {
     /// cut by the bound): only in kernels without barriers, where no
     /// other thread waits for it.
     pub spin_stops: bool,
+    /// Registers whose values may decide what the check reads
+    /// ([`super::decisive_registers`]); `None`: all of them.
+    pub decisive: Option<&'a HashSet<String>>,
 }
 
 #[derive(Clone)]
@@ -272,6 +279,7 @@ pub fn run(
                         offset,
                         bytes,
                         value: v.clone(),
+                        decisive: env.decisive.is_none_or(|d| d.contains(dst)),
                     });
                     (v, !env.arbitrary[region])
                 } else {
@@ -409,9 +417,32 @@ pub fn run(
                 Succ::Cut => out.cut.push(g),
             }
         }
+        // A branch to undefined behaviour or to a failed assumption
+        // (every checked access has one) ends there: that path needs its
+        // guard and taint, not the registers (a copy of every register per
+        // access made long unrolled kernels quadratic).
+        let (ending, going): (Vec<_>, Vec<_>) = targets.into_iter().partition(|&(k, _, _)| {
+            t.instrs.get(dag.keys[k].0).is_some_and(|i| {
+                matches!(
+                    i.kind,
+                    InstrKind::Unreachable { .. } | InstrKind::Infeasible
+                )
+            })
+        });
+        for (k, h, kt) in ending {
+            let lite = St {
+                regs: BTreeMap::new(),
+                tainted: BTreeSet::new(),
+                gtaint: st.gtaint || kt,
+                bar: bv::constant(0),
+                by_kind: BTreeMap::new(),
+                iter: BTreeMap::new(),
+            };
+            incoming[k].push((h, lite));
+        }
         // The state moves along the last edge (a copy per other edge: a
         // thread's state is large, and most nodes have one successor).
-        if let Some(((j, g, ct), rest)) = targets.split_last() {
+        if let Some(((j, g, ct), rest)) = going.split_last() {
             for &(k, h, kt) in rest {
                 let mut s2 = st.clone();
                 s2.gtaint |= kt;
