@@ -97,7 +97,11 @@ mod tests {
     fn low_bits_depend_on_every_word() {
         for g in [-5i32, 3, -70_000] {
             let buckets: HashSet<u64> = (1..=1024i32).map(|b| h(&vec![g, b]) & 1023).collect();
-            assert!(buckets.len() > 600, "{g}: {} buckets of 1024", buckets.len());
+            assert!(
+                buckets.len() > 600,
+                "{g}: {} buckets of 1024",
+                buckets.len()
+            );
         }
     }
 }
