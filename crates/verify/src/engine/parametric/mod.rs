@@ -240,7 +240,7 @@ pub fn check(
         .instrs
         .iter()
         .any(|i| matches!(i.kind, InstrKind::Barrier { .. }));
-    let decisive = decisive_registers(program);
+    let decisive = (!spin_stops).then(|| decisive_registers(program));
     let env = Env {
         program,
         inputs: &inputs,
@@ -251,7 +251,7 @@ pub fn check(
         // A thread that spins forever keeps the others of its block at
         // their next barrier; with barriers a spinning path stays a cut.
         spin_stops,
-        decisive: (!spin_stops).then_some(&decisive),
+        decisive: decisive.as_ref(),
     };
     let runs: [Run; 2] = [
         thread::run(&mut sat, &env, &cfg, &dag, &ids[0])?,

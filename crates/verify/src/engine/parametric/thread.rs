@@ -142,6 +142,21 @@ struct St {
     iter: BTreeMap<usize, (Vec<Bv>, Vec<Lit>)>,
 }
 
+impl St {
+    /// No registers, no barrier passed, no iteration: a thread's start,
+    /// or a path about to end (it needs only its taint).
+    fn empty(gtaint: bool) -> St {
+        St {
+            regs: BTreeMap::new(),
+            tainted: BTreeSet::new(),
+            gtaint,
+            bar: bv::constant(0),
+            by_kind: BTreeMap::new(),
+            iter: BTreeMap::new(),
+        }
+    }
+}
+
 /// Executes the thread of `env.program` over `dag` with the copy's ids
 /// (`ids`: input index → value).
 pub fn run(
@@ -154,17 +169,7 @@ pub fn run(
     let t = &env.program.threads[0];
     let n = t.instrs.len();
     let mut incoming: Vec<Vec<(Lit, St)>> = (0..dag.keys.len()).map(|_| Vec::new()).collect();
-    incoming[0].push((
-        TRUE,
-        St {
-            regs: BTreeMap::new(),
-            tainted: BTreeSet::new(),
-            gtaint: false,
-            bar: bv::constant(0),
-            by_kind: BTreeMap::new(),
-            iter: BTreeMap::new(),
-        },
-    ));
+    incoming[0].push((TRUE, St::empty(false)));
     let mut out = Run::default();
     for &node in &dag.order {
         crate::guard::check()?;
@@ -421,28 +426,21 @@ pub fn run(
         // (every checked access has one) ends there: that path needs its
         // guard and taint, not the registers (a copy of every register per
         // access made long unrolled kernels quadratic).
-        let (ending, going): (Vec<_>, Vec<_>) = targets.into_iter().partition(|&(k, _, _)| {
-            t.instrs.get(dag.keys[k].0).is_some_and(|i| {
+        targets.retain(|&(k, h, kt)| {
+            let ends = t.instrs.get(dag.keys[k].0).is_some_and(|i| {
                 matches!(
                     i.kind,
                     InstrKind::Unreachable { .. } | InstrKind::Infeasible
                 )
-            })
+            });
+            if ends {
+                incoming[k].push((h, St::empty(st.gtaint || kt)));
+            }
+            !ends
         });
-        for (k, h, kt) in ending {
-            let lite = St {
-                regs: BTreeMap::new(),
-                tainted: BTreeSet::new(),
-                gtaint: st.gtaint || kt,
-                bar: bv::constant(0),
-                by_kind: BTreeMap::new(),
-                iter: BTreeMap::new(),
-            };
-            incoming[k].push((h, lite));
-        }
         // The state moves along the last edge (a copy per other edge: a
         // thread's state is large, and most nodes have one successor).
-        if let Some(((j, g, ct), rest)) = going.split_last() {
+        if let Some(((j, g, ct), rest)) = targets.split_last() {
             for &(k, h, kt) in rest {
                 let mut s2 = st.clone();
                 s2.gtaint |= kt;
