@@ -104,6 +104,8 @@ struct Request {
     symmetry: bool,
     #[serde(default = "yes")]
     futile_drop: bool,
+    #[serde(default = "yes")]
+    split_scopes: bool,
     #[serde(default)]
     max_bound: Option<u32>,
     #[serde(default)]
@@ -138,6 +140,7 @@ impl Request {
             max_races: cfg.max_races,
             symmetry: cfg.symmetry,
             futile_drop: cfg.futile_drop,
+            split_scopes: cfg.split_scopes,
             max_bound: cfg.max_bound,
             flags: cfg.flags,
             co: cfg.co,
@@ -160,6 +163,7 @@ impl Request {
             max_races: self.max_races,
             symmetry: self.symmetry,
             futile_drop: self.futile_drop,
+            split_scopes: self.split_scopes,
             max_bound: self.max_bound,
             flags: self.flags,
             co: self.co,

@@ -95,6 +95,12 @@ struct CheckOpts {
     /// docs/SEMANTICS.md, "Futile iterations").
     #[arg(long)]
     no_futile_drop: bool,
+    /// Symbolic race checks: check the program only as placed, not first
+    /// with every thread alone in its workgroup (or CTA), where threads of
+    /// one code are interchangeable (on by default where the model allows;
+    /// docs/SYMBOLIC.md, "Splitting scope instances").
+    #[arg(long)]
+    no_scope_split: bool,
     /// Wall-clock limit per test, seconds (0: none); past it the verdict is UNKNOWN.
     #[arg(long, default_value_t = gpumc::guard::DEFAULT_TIMEOUT_S, value_name = "SECS")]
     timeout: f64,
@@ -403,6 +409,7 @@ fn config(opts: &CheckOpts) -> Result<Config, String> {
         max_races: opts.max_races,
         symmetry: !opts.no_symmetry,
         futile_drop: !opts.no_futile_drop,
+        split_scopes: !opts.no_scope_split,
         max_bound: opts.max_bound,
         co: opts.co,
         launch: launch(opts)?,

@@ -194,6 +194,19 @@ impl Drop for Scope {
     }
 }
 
+/// The current thread's guard (or none) with its deadline moved to
+/// `share` of the time left from now, and to no later than `cap` from now:
+/// the budget of an attempt that may give way to another way of checking.
+pub fn share_current(share: f64, cap: Duration) -> Guard {
+    let g = ACTIVE
+        .with(|a| a.borrow().as_ref().map(|a| a.guard.clone()))
+        .unwrap_or_else(Guard::unlimited);
+    let mut g = g.share(share);
+    let latest = g.start + cap;
+    g.deadline = Some(g.deadline.map_or(latest, |d| d.min(latest)));
+    g
+}
+
 /// Whether a guard with some limit is in force on this thread.
 pub fn active() -> bool {
     ACTIVE.with(|a| {

@@ -142,6 +142,9 @@ pub struct Config {
     /// Symbolic race checks drop futile iterations nothing needs
     /// (`--no-futile-drop` counts them, for comparison).
     pub futile_drop: bool,
+    /// Symbolic race checks try the program with its scope instances split
+    /// first (`--no-scope-split` checks it as placed only, for comparison).
+    pub split_scopes: bool,
     /// Raise the loop bound, one at a time from `bound` up to this, while
     /// an execution cut by the bound leaves the verdict `UNKNOWN`
     /// (`--max-bound`); `None`: `bound` only.
@@ -182,6 +185,7 @@ impl Default for Config {
             max_races: DEFAULT_MAX_RACES,
             symmetry: true,
             futile_drop: true,
+            split_scopes: true,
             max_bound: None,
             flags: false,
             co: None,
@@ -1123,6 +1127,7 @@ fn run_engine_here(
         max_races: cfg.max_races,
         symmetry: cfg.symmetry,
         futile_drop: cfg.futile_drop,
+        split_scopes: cfg.split_scopes,
         ..Options::default()
     };
     let symbolic = engine == Engine::Symbolic;

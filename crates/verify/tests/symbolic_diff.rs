@@ -78,6 +78,7 @@ fn diff_with(csv_name: &str, model: &str, property: Property, progress: &str, bo
         max_races: driver::DEFAULT_MAX_RACES,
         symmetry: true,
         futile_drop: true,
+        split_scopes: true,
         max_bound: None,
         launch: Default::default(),
         flags: false,

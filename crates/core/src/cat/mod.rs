@@ -76,6 +76,7 @@ mod eval;
 pub mod kernel;
 pub mod lexer;
 mod load;
+mod monotone;
 pub mod parser;
 pub mod prelude;
 mod restrict;

@@ -1654,3 +1654,40 @@ fn restriction_stability_of_axioms_and_flags() {
     let m = model("flag ~empty (po; rf) as r\n");
     assert!(m.restriction_stable(&[]).is_ok());
 }
+
+/// The split of scope instances (`monotone.rs`): which axioms keep
+/// holding, and which flagged pairs stay flagged, when scope relations
+/// (here `sr`) lose pairs.
+#[test]
+fn loosening_as_scope_relations_shrink() {
+    let loosens = |src: &str, fixed: &[Slot]| {
+        let m = model(src);
+        let flags: Vec<usize> = (0..m.axioms().len())
+            .filter(|&i| m.axioms()[i].flag)
+            .collect();
+        m.loosens_as_shrunk(&["sr"], &flags, fixed)
+    };
+    // Synchronisation within a scope: fewer pairs, smaller hb, fewer
+    // cycles; the race flag subtracts hb, so it gains pairs.
+    let sync = "let hb = (po | (rf & sr))+\n";
+    assert!(loosens(&format!("{sync}acyclic hb | co | fr as c\n"), &[]).is_ok());
+    assert!(loosens(&format!("{sync}flag ~empty (loc \\ hb) as race\n"), &[]).is_ok());
+    // A consistency axiom that subtracts a scope term may tighten.
+    let e = loosens("acyclic (po | rf) \\ sr as c\n", &[]).unwrap_err();
+    assert!(e.contains("axiom c"), "{e}");
+    // A flag that needs a scope term may lose its pairs.
+    let e = loosens("flag ~empty (rf & sr) as r\n", &[]).unwrap_err();
+    assert!(e.contains("flag r"), "{e}");
+    // `~empty` as a consistency axiom needs a shrinking value.
+    assert!(loosens("~empty (rf \\ sr) as c\n", &[]).is_ok());
+    assert!(loosens("~empty (rf & sr) as c\n", &[]).is_err());
+    // Immediate successors of a scoped order move either way, unless the
+    // caller has shown the order unmoved for its program.
+    let src = "let o = co & sr\nlet i = o \\ (o; o+)\nacyclic i | po as c\n";
+    assert!(loosens(src, &[]).is_err());
+    let m = model(src);
+    let all: Vec<Slot> = (0..m.slot_kinds().len() as Slot).collect();
+    assert!(loosens(src, &all).is_ok());
+    // Inputs not named do not move.
+    assert!(loosens("acyclic (po | rf) \\ loc as c\n", &[]).is_ok());
+}

@@ -18,6 +18,7 @@ pub mod paths;
 pub mod races;
 pub mod safety;
 pub mod slice;
+pub mod split;
 pub mod symbolic;
 pub mod symmetry;
 pub mod witness;
@@ -68,6 +69,12 @@ pub struct Options {
     /// reads one of its writes (docs/SEMANTICS.md, "Futile iterations");
     /// off: every iteration counts towards the bound (for comparison).
     pub futile_drop: bool,
+    /// Symbolic race checks: a program whose threads of one code sit in
+    /// different scope instances is first checked with every thread alone
+    /// in its instances, where they are interchangeable, and a PASS there
+    /// stands when the model only loosens as scope relations shrink
+    /// (`engine::split`); off: the program as placed only.
+    pub split_scopes: bool,
 }
 
 impl Default for Options {
@@ -84,6 +91,7 @@ impl Default for Options {
             only_flag: None,
             symmetry: true,
             futile_drop: true,
+            split_scopes: true,
         }
     }
 }

@@ -91,8 +91,9 @@ pub fn text(r: &FileReport) -> String {
     if let (true, Some(m)) = (r.verdict == "UNKNOWN", &r.message) {
         let _ = writeln!(s, "  Unknown because: {m}");
     }
-    // A FAIL for a reason other than the property (undefined behaviour).
-    if let (Some(m), "FAIL") = (&r.message, r.verdict.as_str()) {
+    // A FAIL for a reason other than the property (undefined behaviour),
+    // or how a PASS was reached (a split of scope instances).
+    if let (Some(m), "FAIL" | "PASS") = (&r.message, r.verdict.as_str()) {
         let _ = writeln!(s, "  {m}");
     }
     for u in &r.undefined_unless {

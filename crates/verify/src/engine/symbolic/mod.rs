@@ -1266,6 +1266,103 @@ pub fn check_races(p: &Program, model: &Model, opts: &Options) -> Result<RaceRes
     check_races_stats(p, model, opts).map(|(r, _)| r)
 }
 
+/// Why a PASS came from the split program (`engine::split`).
+pub const SPLIT_NOTE: &str = "decided with every thread alone in its workgroup (or CTA), \
+where threads of one code are interchangeable: the model only loosens as scope relations \
+shrink, so no race there means none as placed (docs/SYMBOLIC.md, \"Splitting scope instances\")";
+
+/// The share of the time left that the split program may take before
+/// the program as placed is checked, and the most it may take.
+const SPLIT_SHARE: f64 = 0.1;
+const SPLIT_CAP: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The race check of the split program (`engine::split`) when it is worth
+/// trying and the model allows it, taken only when it is a PASS.
+fn split_first(
+    p: &Program,
+    model: &Model,
+    opts: &Options,
+    flags: &[usize],
+) -> Option<(RaceResult, Stats)> {
+    if !opts.split_scopes || !opts.symmetry {
+        return None;
+    }
+    let q = super::split::worth_splitting(p)?;
+    let debug = std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some();
+    if let Err(why) = split_applies(p, &q, model, opts, flags) {
+        if debug {
+            eprintln!("symbolic: scope instances not split: {why}");
+        }
+        return None;
+    }
+    let t0 = std::time::Instant::now();
+    let inner = Options {
+        split_scopes: false,
+        ..opts.clone()
+    };
+    let r = {
+        let _budget = crate::guard::enter(crate::guard::share_current(SPLIT_SHARE, SPLIT_CAP));
+        check_races_stats(&q, model, &inner)
+    };
+    if debug {
+        let v = r.as_ref().map(|(r, _)| format!("{:?}", r.verdict));
+        eprintln!(
+            "symbolic: split scope instances: {v:?} in {:?}",
+            t0.elapsed()
+        );
+    }
+    match r {
+        Ok((r, st)) if r.verdict == Verdict::Pass && !r.bound_hit => {
+            let note = match r.note {
+                Some(n) => format!("{n}; {SPLIT_NOTE}"),
+                None => SPLIT_NOTE.to_string(),
+            };
+            Some((
+                RaceResult {
+                    note: Some(note),
+                    ..r
+                },
+                st,
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a race-free `split` (`engine::split::split_instances` of `p`)
+/// shows `p` race-free under `model` and the flags `flags`: the model
+/// only loosens as the split's scope inputs shrink, given the static
+/// values the split leaves alone (computed over the potential events of
+/// `p`'s unrolling). `Err` says why not.
+pub fn split_applies(
+    p: &Program,
+    split: &Program,
+    model: &Model,
+    opts: &Options,
+    flags: &[usize],
+) -> std::result::Result<(), String> {
+    let levels = p.threads.first().map_or(0, |t| t.placement.ids.len());
+    let shrunk = super::split::shrunk_inputs(levels);
+    let enc = build(p, model, opts, &[], None, false).map_err(|e| e.to_string())?;
+    let sk = enc.u.pseudo_skeleton();
+    let mut sk_split = enc.u.pseudo_skeleton();
+    sk_split.program = split;
+    let vocab = &enc.u.vocab;
+    // A tag set is static unless a compare-and-swap's outcome decides
+    // whether its read carries the tag.
+    let static_tags = |name: &str| {
+        vocab.index(name).is_none_or(|t| {
+            enc.u.events.iter().all(|e| {
+                e.failed
+                    .as_ref()
+                    .is_none_or(|(_, tags)| tags.contains(&t) == e.ev.tags.contains(&t))
+            })
+        })
+    };
+    let fixed = super::split::fixed_slots(model, &sk, &sk_split, vocab, &static_tags);
+    model.loosens_as_shrunk(&shrunk, flags, &fixed)
+}
+
 /// [`check_races`] with size and effort figures.
 pub fn check_races_stats(
     p: &Program,
@@ -1274,6 +1371,9 @@ pub fn check_races_stats(
 ) -> Result<(RaceResult, Stats)> {
     use super::races::{cap_note, Collected};
     let flags = super::races::flag_axioms(model, opts)?;
+    if let Some(decided) = split_first(p, model, opts, &flags) {
+        return Ok(decided);
+    }
     let mut stats = Stats::default();
     let mut needed = consistency_axioms(model);
     needed.extend(&flags);
