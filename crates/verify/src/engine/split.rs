@@ -23,7 +23,7 @@
 //! workgroups become interchangeable (`engine::symmetry`), which the
 //! placement did not let the engine show.
 
-use crate::cat::{BaseKind, Model, Slot, Unit, Value, NONE};
+use crate::cat::{BaseKind, Model, OpCode, Slot, Unit, Value, NONE};
 use crate::engine::exec::{Skeleton, Vocabulary};
 use crate::engine::symmetry;
 use crate::ir::{InstrKind, Program};
@@ -97,10 +97,12 @@ pub fn worth_splitting(p: &Program) -> Option<Program> {
 
 /// The slots of `model` whose values are the same for the program as
 /// placed (`sk`, the skeleton of its potential events) and for its split
-/// (`split`, the same events): the values computed from static inputs
-/// only — scope relations, the other static relations of
-/// [`Skeleton::static_relation`], and the tag sets of `static_tags` —
-/// evaluated both ways and compared.
+/// (`split`, the same events) in every execution: the values computed
+/// from static inputs only — scope relations, the other static relations
+/// of [`Skeleton::static_relation`], and the tag sets of `static_tags` —
+/// by operations that commute with restricting the events (so that a
+/// value over the executed events is the value over all potential events
+/// restricted to them), evaluated both ways and compared.
 pub fn fixed_slots(
     model: &Model,
     sk: &Skeleton<'_>,
@@ -110,7 +112,10 @@ pub fn fixed_slots(
 ) -> Vec<Slot> {
     let n = sk.n();
     let kinds = model.slot_kinds();
-    let mut known = vec![false; kinds.len()];
+    // Per slot: computed from static inputs by restriction-exact
+    // operations, and whether it is a part of the identity.
+    let mut exact = vec![false; kinds.len()];
+    let mut diag = vec![false; kinds.len()];
     let (mut ev, mut ev_split) = (model.evaluator(n), model.evaluator(n));
     for (i, (name, kind)) in model.inputs().iter().enumerate() {
         let value = |sk: &Skeleton<'_>| -> Option<Value> {
@@ -127,7 +132,9 @@ pub fn fixed_slots(
         if let (Some(a), Some(b)) = (value(sk), value(split)) {
             ev.set_input(i, a);
             ev_split.set_input(i, b);
-            known[model.input_slot(i) as usize] = true;
+            let s = model.input_slot(i) as usize;
+            exact[s] = true;
+            diag[s] = name == "id";
         }
     }
     let mut fixed = Vec::new();
@@ -135,12 +142,30 @@ pub fn fixed_slots(
         let Unit::Op(op) = unit else {
             continue;
         };
-        let operands = [op.a, op.b].into_iter().filter(|&s| s != NONE);
-        if !operands.clone().all(|s| known[s as usize]) {
-            continue;
-        }
-        known[op.dst as usize] = true;
-        if ev.slot_value(op.dst) == ev_split.slot_value(op.dst) {
+        let get = |v: &[bool], s: Slot| s == NONE || v.get(s as usize).copied().unwrap_or(false);
+        let (a, b) = (get(&exact, op.a), get(&exact, op.b));
+        let (da, db) = (
+            op.a != NONE && get(&diag, op.a),
+            op.b != NONE && get(&diag, op.b),
+        );
+        use OpCode::*;
+        let (is_exact, is_diag) = match op.code {
+            EmptySet | FullSet | EmptyRel | FullRel => (true, false),
+            Id => (true, true),
+            IdOn => (a, true),
+            SetUnion | SetDiff | RelUnion | RelDiff | Prod => (a && b, false),
+            SetInter | RelInter => (a && b, da || db),
+            SetCompl | RelCompl | Opt => (a, false),
+            Inv => (a, da),
+            // A composition with a part of the identity has no
+            // intermediate event to lose.
+            Seq => (a && b && (da || db), da && db),
+            Plus | Star | Domain | Range => (false, false),
+        };
+        let dst = op.dst as usize;
+        exact[dst] = is_exact;
+        diag[dst] = is_diag;
+        if is_exact && ev.slot_value(op.dst) == ev_split.slot_value(op.dst) {
             fixed.push(op.dst);
         }
     }
