@@ -1271,19 +1271,31 @@ pub const SPLIT_NOTE: &str = "decided with every thread alone in its workgroup (
 where threads of one code are interchangeable: the model only loosens as scope relations \
 shrink, so no race there means none as placed (docs/SYMBOLIC.md, \"Splitting scope instances\")";
 
-/// The share of the time left that the split program may take before
-/// the program as placed is checked, and the most it may take.
-const SPLIT_SHARE: f64 = 0.1;
-const SPLIT_CAP: std::time::Duration = std::time::Duration::from_secs(10);
+/// The budget of each of the two short attempts made before the full
+/// check of a program that may be split: a share of the time left, and
+/// at most `ATTEMPT_CAP`. Most checks end within the first (the program
+/// as placed); the split pays where it is much faster than the placed
+/// program (a lock across workgroups: 0.2 s against 30 s), and costs two
+/// such budgets where it is not.
+const ATTEMPT_SHARE: f64 = 0.05;
+const ATTEMPT_CAP: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// The race check of the split program (`engine::split`) when it is worth
-/// trying and the model allows it, taken only when it is a PASS.
+/// Whether `e` is the end of an attempt's budget.
+fn out_of_time(e: &Error) -> bool {
+    e.kind == ErrorKind::Limit && e.message.starts_with("timeout")
+}
+
+/// For a program whose split (`engine::split`) is worth trying and
+/// allowed by the model: the program as placed, then the split program,
+/// each within a short budget. `Some`: the placed program's answer within
+/// its budget, or a PASS of the split program; `None`: the full check of
+/// the program as placed is left to do.
 fn split_first(
     p: &Program,
     model: &Model,
     opts: &Options,
     flags: &[usize],
-) -> Option<(RaceResult, Stats)> {
+) -> Option<Result<(RaceResult, Stats)>> {
     if !opts.split_scopes || !opts.symmetry {
         return None;
     }
@@ -1295,19 +1307,24 @@ fn split_first(
         }
         return None;
     }
-    let t0 = std::time::Instant::now();
     let inner = Options {
         split_scopes: false,
         ..opts.clone()
     };
-    let r = {
-        let _budget = crate::guard::enter(crate::guard::share_current(SPLIT_SHARE, SPLIT_CAP));
-        check_races_stats(&q, model, &inner)
+    let attempt = |prog: &Program| {
+        let _budget = crate::guard::enter(crate::guard::share_current(ATTEMPT_SHARE, ATTEMPT_CAP));
+        check_races_stats(prog, model, &inner)
     };
+    let t0 = std::time::Instant::now();
+    match attempt(p) {
+        Err(e) if out_of_time(&e) => {}
+        decided => return Some(decided),
+    }
+    let r = attempt(&q);
     if debug {
         let v = r.as_ref().map(|(r, _)| format!("{:?}", r.verdict));
         eprintln!(
-            "symbolic: split scope instances: {v:?} in {:?}",
+            "symbolic: split scope instances: {v:?} ({:?} with the first attempt)",
             t0.elapsed()
         );
     }
@@ -1317,13 +1334,13 @@ fn split_first(
                 Some(n) => format!("{n}; {SPLIT_NOTE}"),
                 None => SPLIT_NOTE.to_string(),
             };
-            Some((
+            Some(Ok((
                 RaceResult {
                     note: Some(note),
                     ..r
                 },
                 st,
-            ))
+            )))
         }
         _ => None,
     }
@@ -1372,7 +1389,7 @@ pub fn check_races_stats(
     use super::races::{cap_note, Collected};
     let flags = super::races::flag_axioms(model, opts)?;
     if let Some(decided) = split_first(p, model, opts, &flags) {
-        return Ok(decided);
+        return decided;
     }
     let mut stats = Stats::default();
     let mut needed = consistency_axioms(model);
