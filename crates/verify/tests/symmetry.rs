@@ -111,13 +111,7 @@ fn races(p: &Program, symmetry: bool, bound: u32) -> RaceResult {
 }
 
 fn pairs(r: &RaceResult) -> BTreeSet<(String, String)> {
-    r.races
-        .iter()
-        .map(|x| {
-            let (a, b) = x.positions.clone();
-            (a.clone().min(b.clone()), a.max(b))
-        })
-        .collect()
+    common::race_positions(r)
 }
 
 #[test]

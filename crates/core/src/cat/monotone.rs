@@ -110,28 +110,21 @@ impl Model {
                 }
             }
         }
-        for (i, ax) in self.axioms.iter().enumerate() {
-            let m = moves[self.axiom_slots[i] as usize];
-            let ok = match (ax.flag, ax.kind) {
+        let unshown = self.first_unshown(flags, |flag, kind, slot| {
+            let m = moves[slot as usize];
+            match (flag, kind) {
                 (false, AxiomKind::NotEmpty) => m.dec,
                 (false, _) => m.inc,
-                (true, _) if !flags.contains(&i) => true,
                 (true, AxiomKind::NotEmpty) => m.dec,
                 (true, AxiomKind::Empty) => m.inc,
                 (true, _) => false,
-            };
-            if !ok {
-                let what = if ax.flag { "flag" } else { "axiom" };
-                let name = if ax.name.is_empty() {
-                    "(unnamed)"
-                } else {
-                    &ax.name
-                };
-                return Err(format!(
-                    "the {what} {name} may tighten when {} lose pairs",
-                    names.join(", ")
-                ));
             }
+        });
+        if let Some(what) = unshown {
+            return Err(format!(
+                "{what} may tighten when {} lose pairs",
+                names.join(", ")
+            ));
         }
         Ok(())
     }

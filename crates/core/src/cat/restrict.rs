@@ -87,30 +87,46 @@ impl Model {
                 }
             }
         }
-        for (i, ax) in self.axioms.iter().enumerate() {
-            let s = shape[self.axiom_slots[i] as usize];
-            let ok = match (ax.flag, ax.kind) {
+        let unshown = self.first_unshown(flags, |flag, kind, slot| {
+            let s = shape[slot as usize];
+            match (flag, kind) {
                 // A non-empty value on `E` may lose all its pairs.
                 (false, AxiomKind::NotEmpty) => false,
                 (false, _) => s.mono,
-                (true, _) if !flags.contains(&i) => true,
                 (true, AxiomKind::NotEmpty) => s.anti,
                 (true, AxiomKind::Empty) => s.mono,
                 (true, _) => false,
-            };
-            if !ok {
-                let what = if ax.flag { "flag" } else { "axiom" };
-                let name = if ax.name.is_empty() {
-                    "(unnamed)"
-                } else {
-                    &ax.name
-                };
-                return Err(format!(
-                    "the {what} {name} may change when events are dropped"
-                ));
             }
+        });
+        if let Some(what) = unshown {
+            return Err(format!("{what} may change when events are dropped"));
         }
         Ok(())
+    }
+}
+
+impl Model {
+    /// The first consistency axiom, or flag among `flags`, for which `ok`
+    /// (given whether it is a flag, its kind and its slot) fails, named
+    /// as "the axiom NAME" or "the flag NAME".
+    pub(super) fn first_unshown(
+        &self,
+        flags: &[usize],
+        ok: impl Fn(bool, AxiomKind, Slot) -> bool,
+    ) -> Option<String> {
+        self.axioms.iter().enumerate().find_map(|(i, ax)| {
+            let asked = !ax.flag || flags.contains(&i);
+            if !asked || ok(ax.flag, ax.kind, self.axiom_slots[i]) {
+                return None;
+            }
+            let what = if ax.flag { "flag" } else { "axiom" };
+            let name = if ax.name.is_empty() {
+                "(unnamed)"
+            } else {
+                &ax.name
+            };
+            Some(format!("the {what} {name}"))
+        })
     }
 }
 

@@ -1,5 +1,6 @@
 //! Shared by the corpus test files: locating `../shared/corpus`, and the
-//! two lists of docs/KNOWN-DIFFERENCES.md.
+//! two lists of docs/KNOWN-DIFFERENCES.md; the racing positions of a
+//! result.
 #![allow(dead_code)]
 
 use gpumc_verify::driver::{self, Config, ModelCache};
@@ -136,4 +137,18 @@ pub fn run_csv(csv_name: &str, cfg: &Config, disabled: bool) {
         stale.is_empty(),
         "listed as known differences but now agree: {stale:?}"
     );
+}
+
+/// The racing instruction pairs of a result, by position, the smaller
+/// first.
+pub fn race_positions(
+    r: &gpumc_verify::engine::races::RaceResult,
+) -> std::collections::BTreeSet<(String, String)> {
+    r.races
+        .iter()
+        .map(|x| {
+            let (a, b) = x.positions.clone();
+            (a.clone().min(b.clone()), a.max(b))
+        })
+        .collect()
 }
