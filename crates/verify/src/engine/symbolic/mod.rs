@@ -1318,6 +1318,9 @@ fn split_first(
     let t0 = std::time::Instant::now();
     match attempt(p) {
         Err(e) if out_of_time(&e) => {}
+        // A race found, but its listing perhaps cut by the short budget:
+        // the full check lists them (a split cannot turn a FAIL around).
+        Ok((r, _)) if r.verdict == Verdict::Fail && !r.races_complete => return None,
         decided => return Some(decided),
     }
     let r = attempt(&q);
