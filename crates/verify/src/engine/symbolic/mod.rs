@@ -1285,9 +1285,9 @@ fn out_of_time(e: &Error) -> bool {
     e.kind == ErrorKind::Limit && e.message.starts_with("timeout")
 }
 
-/// For a program whose split (`engine::split`) is worth trying and
-/// allowed by the model: the program as placed, then the split program,
-/// each within a short budget. `Some`: the placed program's answer within
+/// For a program whose split (`engine::split`) is worth trying: the
+/// program as placed within a short budget, then, if the model allows
+/// the split, the split program within another. `Some`: the placed program's answer within
 /// its budget, or a PASS of the split program; `None`: the full check of
 /// the program as placed is left to do.
 fn split_first(
@@ -1301,12 +1301,6 @@ fn split_first(
     }
     let q = super::split::worth_splitting(p)?;
     let debug = std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some();
-    if let Err(why) = split_applies(p, &q, model, opts, flags) {
-        if debug {
-            eprintln!("symbolic: scope instances not split: {why}");
-        }
-        return None;
-    }
     let inner = Options {
         split_scopes: false,
         ..opts.clone()
@@ -1322,6 +1316,12 @@ fn split_first(
         // the full check lists them (a split cannot turn a FAIL around).
         Ok((r, _)) if r.verdict == Verdict::Fail && !r.races_complete => return None,
         decided => return Some(decided),
+    }
+    if let Err(why) = split_applies(p, &q, model, opts, flags) {
+        if debug {
+            eprintln!("symbolic: scope instances not split: {why}");
+        }
+        return None;
     }
     let r = attempt(&q);
     if debug {
