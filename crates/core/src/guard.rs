@@ -207,6 +207,11 @@ pub fn share_current(share: f64, cap: Duration) -> Guard {
     g
 }
 
+/// Whether `e` is a guard's deadline passing (not its memory budget).
+pub fn is_timeout(e: &Error) -> bool {
+    e.kind == ErrorKind::Limit && e.message.starts_with("timeout:")
+}
+
 /// Whether a guard with some limit is in force on this thread.
 pub fn active() -> bool {
     ACTIVE.with(|a| {

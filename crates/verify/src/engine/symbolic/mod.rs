@@ -1280,11 +1280,6 @@ shrink, so no race there means none as placed (docs/SYMBOLIC.md, \"Splitting sco
 const ATTEMPT_SHARE: f64 = 0.05;
 const ATTEMPT_CAP: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Whether `e` is the end of an attempt's budget.
-fn out_of_time(e: &Error) -> bool {
-    e.kind == ErrorKind::Limit && e.message.starts_with("timeout")
-}
-
 /// For a program whose split (`engine::split`) is worth trying: the
 /// program as placed within a short budget, then, if the model allows
 /// the split, the split program within another. `Some`: the placed program's answer within
@@ -1311,7 +1306,7 @@ fn split_first(
     };
     let t0 = std::time::Instant::now();
     match attempt(p) {
-        Err(e) if out_of_time(&e) => {}
+        Err(e) if crate::guard::is_timeout(&e) => {}
         // A race found, but its listing perhaps cut by the short budget:
         // the full check lists them (a split cannot turn a FAIL around).
         Ok((r, _)) if r.verdict == Verdict::Fail && !r.races_complete => return None,
