@@ -106,6 +106,37 @@ impl<'p> Concrete<'p> {
 /// The encoding of `p` under `model` with the axioms `needed` (the
 /// consistency axioms among them asserted; none: every candidate
 /// execution); `pausing` makes it a liveness unrolling (guarded only).
+/// The unrolling of `p` at `opts.bound` into `sat`: the guarded one,
+/// unless asked otherwise or it cannot express the program (barrier ids
+/// computed at run time): then the paths.
+fn unroll<'p>(
+    p: &'p Program,
+    opts: &Options,
+    pausing: Option<guarded::Pausing>,
+    prefixes: bool,
+    sat: &mut Sat,
+) -> Result<Unrolled<'p>> {
+    let paths_only = pausing.is_none() && std::env::var("GPUMC_UNROLL").is_ok_and(|v| v == "paths");
+    if paths_only {
+        return Unrolled::new(p, opts.bound, sat);
+    }
+    match guarded::unroll(p, opts.bound, pausing, prefixes, sat) {
+        Ok(u) => Ok(u),
+        Err(e)
+            if e.kind == ErrorKind::Unsupported
+                && !has_arbitrary_values(p)
+                && pausing.is_none() =>
+        {
+            if std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some() {
+                eprintln!("symbolic: guarded unrolling refused ({e}); enumerating paths");
+            }
+            *sat = Sat::new();
+            Unrolled::new(p, opts.bound, sat)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 fn build<'p>(
     p: &'p Program,
     model: &Model,
@@ -117,27 +148,7 @@ fn build<'p>(
     let debug = std::env::var_os("GPUMC_SYMBOLIC_DEBUG").is_some();
     let t0 = std::time::Instant::now();
     let mut sat = Sat::new();
-    // The guarded unrolling, unless asked otherwise or it cannot express
-    // the program (barrier ids computed at run time): then the paths.
-    let paths_only = pausing.is_none() && std::env::var("GPUMC_UNROLL").is_ok_and(|v| v == "paths");
-    let u = match paths_only {
-        true => Unrolled::new(p, opts.bound, &mut sat)?,
-        false => match guarded::unroll(p, opts.bound, pausing, prefixes, &mut sat) {
-            Ok(u) => u,
-            Err(e)
-                if e.kind == ErrorKind::Unsupported
-                    && !has_arbitrary_values(p)
-                    && pausing.is_none() =>
-            {
-                if debug {
-                    eprintln!("symbolic: guarded unrolling refused ({e}); enumerating paths");
-                }
-                sat = Sat::new();
-                Unrolled::new(p, opts.bound, &mut sat)?
-            }
-            Err(e) => return Err(e),
-        },
-    };
+    let u = unroll(p, opts, pausing, prefixes, &mut sat)?;
     let t1 = t0.elapsed();
     if debug {
         eprintln!(
@@ -1358,16 +1369,17 @@ pub fn split_applies(
 ) -> std::result::Result<(), String> {
     let levels = p.threads.first().map_or(0, |t| t.placement.ids.len());
     let shrunk = super::split::shrunk_inputs(levels);
-    let enc = build(p, model, opts, &[], None, false).map_err(|e| e.to_string())?;
-    let sk = enc.u.pseudo_skeleton();
-    let mut sk_split = enc.u.pseudo_skeleton();
+    // (Only the events: no relation is encoded.)
+    let u = unroll(p, opts, None, false, &mut Sat::new()).map_err(|e| e.to_string())?;
+    let sk = u.pseudo_skeleton();
+    let mut sk_split = u.pseudo_skeleton();
     sk_split.program = split;
-    let vocab = &enc.u.vocab;
+    let vocab = &u.vocab;
     // A tag set is static unless a compare-and-swap's outcome decides
     // whether its read carries the tag.
     let static_tags = |name: &str| {
         vocab.index(name).is_none_or(|t| {
-            enc.u.events.iter().all(|e| {
+            u.events.iter().all(|e| {
                 e.failed
                     .as_ref()
                     .is_none_or(|(_, tags)| tags.contains(&t) == e.ev.tags.contains(&t))
