@@ -34,7 +34,9 @@ struct CheckOpts {
     /// Model: an embedded name (see `gpumc models`) or a .cat file. Default: ptx-v7.5 for PTX, vulkan for Vulkan.
     #[arg(long)]
     model: Option<String>,
-    /// Loop bound: a loop body runs at most N times.
+    /// Loop bound: a loop body runs at most N times. Above 1, bound 1 is
+    /// tried first (a tenth of --timeout, at most 5 s); its answer stands
+    /// where no execution reached it (docs/SEMANTICS.md).
     #[arg(long, default_value_t = 1)]
     bound: u32,
     /// Property: safety | races | liveness (Dat3M aliases: program_spec, cat_spec, termination).

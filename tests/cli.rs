@@ -387,6 +387,61 @@ fn max_bound_raises_the_bound_until_the_verdict_is_decided() {
     assert!(err.contains("--max-bound 2 is below --bound 3"), "{err}");
 }
 
+/// Message passing through a spin loop: the waiting thread's failed reads
+/// are spinning iterations, so no execution reaches bound 1.
+const SPIN_MP: &str = "PTX spin-mp\n\"P1 waits for the flag, then reads the data\"\n{\nx=0; y=0;\n}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.relaxed.gpu x, 1 | LC10: ;\n st.release.gpu y, 1 | ld.acquire.gpu r0, y ;\n | beq r0, 0, LC10 ;\n | ld.relaxed.gpu r1, x ;\nexists\n(P1:r1 == 0)\n";
+
+/// A check asked at `--bound 4` is first tried at bound 1, and that answer
+/// is kept, with a note, only where no execution reached bound 1: the
+/// spin loop's answer is bound 4's; the counting loop is cut at bound 1,
+/// so it is checked at the bound asked; a loop-free test gets no note.
+#[test]
+fn a_larger_bound_is_tried_at_bound_one_first() {
+    let spin = temp("spin-mp.litmus", SPIN_MP);
+    let count = temp("count-first.litmus", COUNT_TWICE);
+    for engine in ["explicit", "symbolic"] {
+        let run = |f: &str, bound: &str| {
+            let (code, out, err) =
+                gpumc(&["check", "--json", "--bound", bound, "--engine", engine, f]);
+            assert_eq!(code, 0, "{err}");
+            json_of(&out)
+        };
+        let (one, four) = (run(&spin, "1"), run(&spin, "4"));
+        assert_eq!(four["verdict"], "FAIL", "{engine}: {four}");
+        assert_eq!(four["states"], one["states"], "{engine}: {four}");
+        assert_eq!(four["bound"], 1, "{engine}: {four}");
+        let note = four["bound_note"].as_str().unwrap();
+        assert!(
+            note.contains("decided at bound 1 (asked: --bound 4)"),
+            "{note}"
+        );
+        assert!(one.get("bound_note").is_none(), "{one}");
+        // Cut at bound 1: bound 3 itself decides, and says nothing of 1.
+        let v = run(&count, "3");
+        assert_eq!(v["verdict"], "PASS", "{engine}: {v}");
+        assert_eq!(v["bound"], 3, "{engine}: {v}");
+        assert!(v.get("bound_note").is_none(), "{v}");
+        // Without a condition the states are the answer, and bound 1 cut
+        // the only complete execution: bound 3 lists it.
+        let states = temp(
+            "count-states.litmus",
+            COUNT_TWICE.split("exists").next().unwrap(),
+        );
+        let v = run(&states, "3");
+        assert_eq!(v["verdict"], "NONE", "{engine}: {v}");
+        assert_eq!(v["bound"], 3, "{engine}: {v}");
+        assert_eq!(v["states"].as_array().unwrap().len(), 1, "{engine}: {v}");
+        let v = run("examples/MP-weak.litmus", "3");
+        assert_eq!(v["bound"], 3, "{engine}: {v}");
+        assert!(v.get("bound_note").is_none(), "{v}");
+    }
+    let (_, out, _) = gpumc(&["check", "--bound", "4", &spin]);
+    assert!(
+        out.contains("  Bound: decided at bound 1 (asked: --bound 4)"),
+        "{out}"
+    );
+}
+
 /// A directory with a symbolic link back to itself is walked once: each
 /// test is checked once, not once per `loop/loop/…` spelling.
 #[cfg(unix)]

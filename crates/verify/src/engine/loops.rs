@@ -37,6 +37,26 @@ pub struct Cfg {
     pub reaches_back: HashMap<usize, Vec<bool>>,
 }
 
+/// Whether no thread of `p` has a back-edge: then the loop bound changes
+/// nothing. (An unknown label counts as no back-edge; the unrollers report
+/// it.)
+pub fn loop_free(p: &Program) -> bool {
+    p.threads.iter().all(|t| {
+        let labels: HashMap<&str, usize> = (t.instrs.iter().enumerate())
+            .filter_map(|(i, ins)| match &ins.kind {
+                InstrKind::Label(l) => Some((l.as_str(), i)),
+                _ => None,
+            })
+            .collect();
+        t.instrs.iter().enumerate().all(|(i, ins)| match &ins.kind {
+            InstrKind::Branch { target, .. } | InstrKind::Goto(target) => {
+                labels.get(target.as_str()).is_none_or(|&ti| ti > i)
+            }
+            _ => true,
+        })
+    })
+}
+
 impl Cfg {
     pub fn new(p: &Program, th: usize) -> Result<Cfg> {
         let t = &p.threads[th];
