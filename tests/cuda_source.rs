@@ -137,6 +137,8 @@ fn barrier_divergence_is_found_where_the_comments_say() {
         ("per_block", None),
         ("ragged_loop", Some("barriers.cu:34:5")),
         ("even_loop", None),
+        ("first_warp_only", None),
+        ("first_warp_loop", None),
     ] {
         let (code, out, err) = gpumc(
             &[

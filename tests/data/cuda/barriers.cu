@@ -47,3 +47,32 @@ __global__ void even_loop(int *out) {
   }
   out[blockIdx.x * 4 + threadIdx.x] = s[threadIdx.x];
 }
+
+// gpumc-launch: --grid 1 --block 64
+// Only the first warp exchanges through shared memory, ordered by
+// __syncwarp(): the second warp never calls it, which is no divergence
+// (__syncwarp involves the threads of its own warp only).
+__global__ void first_warp_only(int *out) {
+  __shared__ int s[32];
+  if (threadIdx.x < 32) {
+    s[threadIdx.x] = threadIdx.x;
+    __syncwarp();
+    out[threadIdx.x] = s[threadIdx.x ^ 1];
+  }
+}
+
+// gpumc-launch: --grid 1 --block 64
+// The same in a loop kept rolled, where each arrival's barrier id is
+// counted as the kernel runs.
+__global__ void first_warp_loop(int *out) {
+  __shared__ int s[32];
+  if (threadIdx.x < 32) {
+#pragma unroll 1
+    for (int i = 0; i < 2; i++) {
+      s[threadIdx.x] = i;
+      __syncwarp();
+      out[threadIdx.x] = s[threadIdx.x ^ 1];
+      __syncwarp();
+    }
+  }
+}

@@ -352,6 +352,12 @@ impl BinOp {
     }
 }
 
+/// The kernel front-ends give the barriers of a warp (`bar.warp.sync`,
+/// `__syncwarp`) or subgroup (a SPIR-V control barrier of Subgroup scope)
+/// ids from `WARP_BARRIER_IDS + (warp << 20)` up, one per arrival, so that
+/// they never meet a block's or workgroup's barriers (ids below).
+pub const WARP_BARRIER_IDS: i64 = 1 << 40;
+
 /// Instruction kinds. Memory-model annotations live in `tags`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InstrKind {
@@ -371,7 +377,8 @@ pub enum InstrKind {
     Fence,
     /// A control barrier. `id` may be a register (PTX). `count` is the
     /// number of threads expected (quorum); `None` means every thread of
-    /// the barrier's scope instance. `arrive` barriers do not wait.
+    /// the barrier's scope instance. `arrive` barriers do not wait. Ids at
+    /// or above [`WARP_BARRIER_IDS`] are barriers of one warp or subgroup.
     Barrier {
         id: Operand,
         count: Option<Operand>,

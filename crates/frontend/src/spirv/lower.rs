@@ -2653,7 +2653,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let id = if level == 0 {
             counter.clone()
         } else {
-            let offset = Val::Int((1i64 << 40) + (i64::from(self.inv.sg) << 20));
+            let offset = Val::Int(crate::ir::WARP_BARRIER_IDS + (i64::from(self.inv.sg) << 20));
             let tmp = self.fresh_tmp();
             self.local(out, &tmp, BinOp::Add, &counter, &offset)?
         };

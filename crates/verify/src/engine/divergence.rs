@@ -22,7 +22,7 @@
 //! subset.
 
 use super::paths::{PathEventKind, ThreadPath};
-use crate::ir::{InstrKind, Program};
+use crate::ir::{InstrKind, Operand, Program};
 use std::collections::BTreeMap;
 
 /// The threads that must pass the same barriers, in groups (one per
@@ -54,18 +54,24 @@ pub fn groups(p: &Program) -> Vec<Vec<usize>> {
 }
 
 /// A barrier every thread of its group of `size` threads waits at: no
-/// thread count, or the group's size; not arrive-only.
+/// thread count, or the group's size; not arrive-only, and not a warp's or
+/// subgroup's (`__syncwarp` in one warp of a block is no divergence; an id
+/// computed at run time, in a loop, is told by its value where it runs).
 pub fn is_full_barrier(i: &crate::ir::Instr, size: usize) -> bool {
     match &i.kind {
         InstrKind::Barrier {
+            id,
             count,
             arrive: false,
-            ..
-        } => match count {
-            None => true,
-            Some(crate::ir::Operand::Const(c)) => *c == size as i64,
-            Some(_) => false,
-        },
+        } => {
+            let warp = matches!(id, Operand::Const(c) if *c >= crate::ir::WARP_BARRIER_IDS);
+            !warp
+                && match count {
+                    None => true,
+                    Some(Operand::Const(c)) => *c == size as i64,
+                    Some(_) => false,
+                }
+        }
         _ => false,
     }
 }
@@ -81,7 +87,7 @@ pub fn barrier_line(p: &Program, th: usize, instr: usize) -> u32 {
 fn counts(p: &Program, th: usize, size: usize, path: &ThreadPath) -> BTreeMap<u32, u64> {
     let mut out = BTreeMap::new();
     for e in &path.events {
-        if matches!(e.kind, PathEventKind::Barrier { .. })
+        if matches!(e.kind, PathEventKind::Barrier { id, .. } if id < crate::ir::WARP_BARRIER_IDS)
             && is_full_barrier(&p.threads[th].instrs[e.instr], size)
         {
             *out.entry(barrier_line(p, th, e.instr)).or_insert(0) += 1;

@@ -991,7 +991,7 @@ impl<'m> Tx<'_, 'm> {
             } else {
                 self.th.linear / 32
             };
-            let base = (1i64 << 40) | (i64::from(warp) << 20);
+            let base = crate::ir::WARP_BARRIER_IDS | (i64::from(warp) << 20);
             let id = self.barrier_instance(st, base);
             self.emit(
                 InstrKind::Barrier {

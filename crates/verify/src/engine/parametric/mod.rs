@@ -1196,7 +1196,7 @@ pub(crate) fn block_barrier_form(i: &Instr, block_threads: u64) -> bool {
                     Some(Operand::Reg(_)) => false,
                 }
                 && match id {
-                    Operand::Const(c) => (0..1i64 << 40).contains(c),
+                    Operand::Const(c) => (0..crate::ir::WARP_BARRIER_IDS).contains(c),
                     Operand::Reg(_) => true,
                 }
         }

@@ -1126,6 +1126,7 @@ fn divergence_lit(enc: &mut Enc<'_>) -> Lit {
                     let Some(i) = ev.ev.instr else { continue };
                     if ev.ev.kind == crate::engine::exec::EventKind::Barrier
                         && divergence::is_full_barrier(&p.threads[t].instrs[i], g.len())
+                        && (ev.barrier_ids.iter()).all(|&(id, _)| id < crate::ir::WARP_BARRIER_IDS)
                     {
                         m.entry(divergence::barrier_line(p, t, i))
                             .or_default()
