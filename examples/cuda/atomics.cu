@@ -155,3 +155,22 @@ extern "C" __global__ void atomic_shared_no_init_barrier(int *out) {
   if (threadIdx.x == 0)
     out[blockIdx.x] = count;
 }
+
+// The atomicAdd-on-double idiom: a compare-and-swap loop on the bits.
+static __device__ double atomic_add_double(double *address, double val) {
+  unsigned long long *a = (unsigned long long *)address;
+  unsigned long long old = *a, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(a, assumed, __double_as_longlong(val + __longlong_as_double(assumed)));
+  } while (assumed != old);
+  return __longlong_as_double(old);
+}
+
+// gpumc-launch: --grid 2 --block 2 --param sum=zeros:8 --param x=zeros:32
+// gpumc-expect: race 162 165
+// why: the idiom's first read of the sum (line 162) is a plain load, which
+// why: races with another thread's compare-and-swap (line 165).
+extern "C" __global__ void double_sum_cas(double *sum, const double *x) {
+  atomic_add_double(sum, x[blockIdx.x * blockDim.x + threadIdx.x]);
+}
