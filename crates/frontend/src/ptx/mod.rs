@@ -16,7 +16,7 @@ pub mod parse;
 #[cfg(test)]
 mod parse_tests;
 
-use crate::diag::Result;
+use crate::diag::{Error, Result};
 use crate::ir::Program;
 use std::path::Path;
 
@@ -41,9 +41,64 @@ pub fn parse_kernel(src: &str, path: &Path, launch: &launch::Launch) -> Result<P
         let header = launch::from_header(src)?;
         let launch = launch.over(&header);
         let module = parse::parse_module(src)?;
-        lower::lower(&module, &launch)
+        lower::lower(&module, &launch).map_err(|e| at_source_line(e, &module))
     })()
     .map_err(|e| e.in_file(path))
+}
+
+/// An error at a line of PTX compiled with debug lines (`-lineinfo`,
+/// `-gline-tables-only`: `.file` and `.loc`) is reported at the source
+/// line of the instruction there — for a line without one (a parameter
+/// load before the function's first `.loc`), of the nearest instruction
+/// before it that has one, else after it — naming the compiled line too:
+/// the user wrote the CUDA file, not the PTX.
+fn at_source_line(mut e: Error, module: &ast::Module) -> Error {
+    let Some(pos) = e.pos else { return e };
+    if e.file.is_some() || module.files.is_empty() {
+        return e;
+    }
+    fn collect(body: &[ast::Stmt], out: &mut Vec<(u32, ast::SrcLoc)>) {
+        for st in body {
+            match st {
+                ast::Stmt::Instr(i) => {
+                    if let Some(src) = i.src.filter(|s| s.line > 0) {
+                        out.push((i.pos.line, src));
+                    }
+                }
+                ast::Stmt::Block { body, .. } => collect(body, out),
+                _ => {}
+            }
+        }
+    }
+    let mut lines = Vec::new();
+    for f in &module.functions {
+        collect(f.body.as_deref().unwrap_or_default(), &mut lines);
+    }
+    let before = (lines.iter())
+        .filter(|(l, _)| *l <= pos.line)
+        .max_by_key(|(l, _)| *l);
+    let after = || {
+        lines
+            .iter()
+            .filter(|(l, _)| *l > pos.line)
+            .min_by_key(|(l, _)| *l)
+    };
+    let Some((_, src)) = before.or_else(after) else {
+        return e;
+    };
+    let Some((_, file)) = module.files.iter().find(|(n, _)| *n == src.file) else {
+        return e;
+    };
+    e.message = format!(
+        "{} (at line {} of the compiled program)",
+        e.message, pos.line
+    );
+    e.file = Some(std::path::PathBuf::from(file));
+    e.pos = Some(crate::ir::Pos {
+        line: src.line,
+        col: src.col.max(1),
+    });
+    e
 }
 
 /// [`parse_kernel`] for the parametric engine: the kernel's generic
@@ -57,7 +112,7 @@ pub fn parse_generic_kernel(
         let header = launch::from_header(src)?;
         let launch = launch.over(&header);
         let module = parse::parse_module(src)?;
-        lower::lower_generic(&module, &launch)
+        lower::lower_generic(&module, &launch).map_err(|e| at_source_line(e, &module))
     })()
     .map_err(|e| e.in_file(path))
 }
