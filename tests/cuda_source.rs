@@ -99,6 +99,34 @@ fn cuda_sources_choose_kernels_by_name_and_report_errors_in_the_source() {
     );
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("install the `clang` package"), "{out}");
+    // A kernel the translation refuses: at the CUDA line of the access,
+    // naming the compiled line, not at the PTX line as if in the .cu file.
+    let sized = dir.join("unsized.cu");
+    std::fs::write(
+        &sized,
+        "extern \"C\" __global__ void k(int n, const int *x, int *y) {\n  for (int i = threadIdx.x; i < n; i += blockDim.x)\n    y[i] = x[i];\n}\n",
+    )
+    .unwrap();
+    let sized = sized.display().to_string();
+    let (code, out, _) = gpumc(
+        &[
+            "check",
+            "--property",
+            "races",
+            "--engine",
+            "symbolic",
+            &sized,
+            "--grid",
+            "1",
+            "--block",
+            "2",
+        ],
+        &[],
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("unsized.cu:3:"), "{out}");
+    assert!(out.contains("needs the buffer's size"), "{out}");
+    assert!(out.contains("of the compiled program)"), "{out}");
 }
 
 /// A folder given on the command line is walked for GLSL shaders too
@@ -161,6 +189,60 @@ fn barrier_divergence_is_found_where_the_comments_say() {
                 v["verdict"] != "FAIL" && !note.contains("divergence"),
                 "{kernel}: {v}"
             ),
+        }
+    }
+}
+
+/// A barrier waits for the threads of its block that have not exited
+/// (tests/data/cuda/handover.cu): a block that synchronises after one of
+/// its threads waited for a flag is race-free, without that thread's
+/// fence it races, and a race before a barrier that never opens is found
+/// in the prefix where a thread waits there — in both engines.
+#[test]
+fn a_barrier_waits_for_the_thread_that_spins() {
+    if !have_clang() {
+        return;
+    }
+    const HANDOVER: &str = "tests/data/cuda/handover.cu";
+    for (kernel, race) in [
+        ("wait_then_sync", None),
+        (
+            "wait_then_sync_no_fence",
+            Some(("handover.cu:34:", "handover.cu:44:")),
+        ),
+        (
+            "race_then_wait",
+            Some(("handover.cu:54:", "handover.cu:58:")),
+        ),
+    ] {
+        for engine in ["symbolic", "explicit"] {
+            let (code, out, err) = gpumc(
+                &[
+                    "check",
+                    "--json",
+                    "--property",
+                    "races",
+                    "--engine",
+                    engine,
+                    HANDOVER,
+                    "--kernel",
+                    kernel,
+                ],
+                &[],
+            );
+            assert_eq!(code, 0, "{kernel}: {err}");
+            let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+            match race {
+                None => assert_eq!(v["verdict"], "PASS", "{kernel} ({engine}): {v}"),
+                Some((a, b)) => {
+                    assert_eq!(v["verdict"], "FAIL", "{kernel} ({engine}): {v}");
+                    let pair = v["races"][0].to_string();
+                    assert!(
+                        pair.contains(a) && pair.contains(b),
+                        "{kernel} ({engine}): {pair}"
+                    );
+                }
+            }
         }
     }
 }

@@ -59,6 +59,31 @@ pub fn barrier_instance(p: &Program, th: usize) -> Vec<i64> {
     ids[level.min(ids.len())..].to_vec()
 }
 
+/// Whether a barrier of `p` without a thread count waits for every
+/// thread of its block (a warp barrier: of its warp) that has not exited:
+/// in a kernel (PTX `bar.sync`, `bar.warp.sync`: "wait for non-exited
+/// threads … to arrive"; an exiting thread releases a barrier it alone
+/// held up). A litmus test's barrier releases the threads that arrive
+/// (Dat3M's reading, docs/SEMANTICS.md "Barriers").
+pub fn waits_for_block(p: &Program) -> bool {
+    p.kernel
+}
+
+/// The threads a kernel's barrier group (`key`: the scope instance of
+/// [`barrier_instance`]; `id`: the arrival's runtime id) waits for: the
+/// block's, or for a warp barrier ([`crate::ir::WARP_BARRIER_IDS`]) the
+/// warp's.
+pub fn barrier_threads(p: &Program, key: &[i64], id: i64) -> Vec<usize> {
+    let warp =
+        (id >= crate::ir::WARP_BARRIER_IDS).then(|| (id - crate::ir::WARP_BARRIER_IDS) >> 20);
+    (0..p.threads.len())
+        .filter(|&t| {
+            barrier_instance(p, t) == key
+                && warp.is_none_or(|w| p.threads[t].placement.warp.is_none_or(|tw| tw == w))
+        })
+        .collect()
+}
+
 impl Event {
     /// The initial write of physical location `li` (tags `IW I W M`).
     pub fn init(li: usize, value: i64, tags: Vec<usize>) -> Event {
@@ -91,6 +116,9 @@ pub struct Skeleton<'p> {
     pub rmw: Vec<(usize, usize)>,
     /// (event, thread path index) per thread, in program order.
     pub thread_events: Vec<Vec<usize>>,
+    /// How each thread's path ended (all `Done` in a pseudo-skeleton):
+    /// a kernel's barrier waits for the threads that have not exited.
+    pub ends: Vec<PathEnd>,
     pub po: Relation,
     pub addr: Relation,
     pub data: Relation,
@@ -220,6 +248,7 @@ impl<'p> Skeleton<'p> {
             reads,
             rmw,
             thread_events,
+            ends: paths.iter().map(|x| x.end).collect(),
             po,
             addr,
             data,

@@ -595,7 +595,7 @@ fn barrier_matchings(sk: &Skeleton<'_>) -> Vec<BarrierMatching> {
     }
     // Per group: the list of (releasing set, stuck?) options.
     let mut per_group: Vec<Vec<(Vec<usize>, bool)>> = Vec::new();
-    for (_, _, members) in &groups {
+    for (key, id, members) in &groups {
         let quorum = members
             .iter()
             .find_map(|&m| sk.events[m].barrier.unwrap().1);
@@ -605,7 +605,25 @@ fn barrier_matchings(sk: &Skeleton<'_>) -> Vec<BarrierMatching> {
             .copied()
             .filter(|&m| !sk.events[m].barrier.unwrap().2)
             .collect();
+        // A kernel's barrier without a count waits for the threads of its
+        // block (or warp) that have not exited: while one of them has not
+        // arrived, every arrival waits (here: for ever).
+        let blocked = quorum.is_none()
+            && super::exec::waits_for_block(sk.program)
+            && super::exec::barrier_threads(sk.program, key, *id)
+                .into_iter()
+                .any(|v| {
+                    sk.ends[v] != PathEnd::Done
+                        && !members.iter().any(|&m| sk.events[m].thread == Some(v))
+                });
         let options = match quorum {
+            None if blocked => {
+                if waiting.iter().all(|&m| sk.events[m].stuck) {
+                    vec![(vec![], true)]
+                } else {
+                    vec![]
+                }
+            }
             None => {
                 if any_stuck {
                     vec![]

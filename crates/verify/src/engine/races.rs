@@ -326,17 +326,20 @@ impl Observer for RaceObserver<'_> {
             self.bound_hit = true;
             return;
         }
-        // A race in an execution where a thread spins is a race of every
-        // longer execution (docs/SEMANTICS.md, "Loops"); only a filter,
-        // which reads final states, needs every thread done.
-        if c.barrier_stuck
-            || c.paths
-                .iter()
-                .any(|p| !matches!(p.end, PathEnd::Done | PathEnd::Spinning))
+        // A race in an execution where a thread spins, or waits at a
+        // barrier another thread holds up, is a race of every longer
+        // execution (docs/SEMANTICS.md, "Loops"); only a filter, which
+        // reads final states, needs every thread done.
+        if c.paths
+            .iter()
+            .any(|p| !matches!(p.end, PathEnd::Done | PathEnd::Spinning | PathEnd::Stuck))
         {
             return;
         }
-        let spinning = c.paths.iter().any(|p| p.end == PathEnd::Spinning);
+        let spinning = c.barrier_stuck
+            || c.paths
+                .iter()
+                .any(|p| matches!(p.end, PathEnd::Spinning | PathEnd::Stuck));
         let p = self.program;
         if spinning && !self.ignore_filter && p.filter.is_some() {
             return;

@@ -322,7 +322,8 @@ impl<'p> Enc<'p> {
         }
         let mut acc = RelAcc::new(n);
         let mut stuck_all = Vec::new();
-        for (_, members) in groups {
+        let program = self.u.program;
+        for ((key, id), members) in groups {
             // No member can have a quorum: every arrival is released with
             // the others, no member waits forever — the pairs are those of
             // members that arrive, without a choice (a sure relation where
@@ -333,6 +334,40 @@ impl<'p> Enc<'p> {
                     .iter()
                     .all(|(c, _)| c.is_none())
             });
+            if no_quorum && super::super::exec::waits_for_block(program) {
+                // A kernel's barrier: released once every thread of its
+                // block (or warp) has arrived or exited; until then every
+                // arrival waits (docs/SEMANTICS.md, "Barriers").
+                let mut ok = Vec::new();
+                for v in super::super::exec::barrier_threads(program, &key, id) {
+                    let mut ways: Vec<Lit> = (members.iter())
+                        .filter(|&&(b, _)| self.u.events[b].ev.thread == Some(v))
+                        .map(|&(_, m)| m)
+                        .collect();
+                    ways.push(self.u.threads[v].done);
+                    ok.push(self.sat.or(&ways));
+                }
+                let released = self.sat.and(&ok);
+                let mut waiting = Vec::new();
+                for &(b, m) in &members {
+                    let s = self.u.events[b].stuck;
+                    self.sat.clause(&[-m, released, s]);
+                    if s != FALSE {
+                        self.sat.clause(&[-m, -released, -s]);
+                        waiting.push(self.sat.and2(m, s));
+                    }
+                }
+                stuck_all.push(self.sat.or(&waiting));
+                for &(a, ma) in &members {
+                    for &(b, mb) in &members {
+                        if a != b && !self.u.events[b].arrive {
+                            let l = self.sat.and(&[ma, mb, released]);
+                            acc.add(a, b, l);
+                        }
+                    }
+                }
+                continue;
+            }
             if no_quorum {
                 for &(b, m) in &members {
                     let s = self.u.events[b].stuck;

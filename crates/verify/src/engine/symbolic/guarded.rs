@@ -641,11 +641,15 @@ fn unroll_thread(
     };
     pending[0].push((root, init));
     let n = t.instrs.len();
+    // (A kernel's barrier without a count waits while a thread of its
+    // block has neither arrived nor exited: with loops, one may spin, be
+    // cut or stop early.)
     let quorums = p
         .threads
         .iter()
         .flat_map(|t| &t.instrs)
-        .any(|i| matches!(i.kind, InstrKind::Barrier { count: Some(_), .. }));
+        .any(|i| matches!(i.kind, InstrKind::Barrier { count: Some(_), .. }))
+        || super::super::exec::waits_for_block(p) && !super::super::loops::loop_free(p);
     let mut event_node: Vec<usize> = Vec::new();
     let mut cur_node = 0;
     for &node in &dag.order {

@@ -1223,15 +1223,26 @@ fn ub_states(
     Ok((listed.states.into_iter().collect(), why))
 }
 
-/// Every thread done or spinning (stopped in a spinning iteration), no
-/// barrier deadlock: an execution, or a prefix of every longer one.
+/// Every thread done, spinning (stopped in a spinning iteration), stopped
+/// early or waiting at a barrier that another thread holds up: an
+/// execution, or a prefix of every longer one.
 fn ended_lit(enc: &mut Enc<'_>) -> Lit {
     let mut parts: Vec<Lit> = Vec::new();
-    for t in &enc.u.threads {
-        let (done, spinning, paused) = (t.done, t.spinning, t.paused);
-        parts.push(enc.sat.or(&[done, spinning, paused]));
+    for t in 0..enc.u.threads.len() {
+        let th = &enc.u.threads[t];
+        let mut ways = vec![th.done, th.spinning, th.paused];
+        let waits: Vec<(Lit, Lit)> = (th.events.iter())
+            .map(|&e| &enc.u.events[e])
+            .filter(|ev| {
+                ev.ev.kind == crate::engine::exec::EventKind::Barrier && ev.stuck != sat::FALSE
+            })
+            .map(|ev| (ev.exec, ev.stuck))
+            .collect();
+        for (exec, stuck) in waits {
+            ways.push(enc.sat.and2(exec, stuck));
+        }
+        parts.push(enc.sat.or(&ways));
     }
-    parts.push(-enc.bar_stuck);
     enc.sat.and(&parts)
 }
 

@@ -821,6 +821,7 @@ impl<'p> Unrolled<'p> {
             reads: vec![],
             rmw: vec![],
             thread_events: self.threads.iter().map(|t| t.events.clone()).collect(),
+            ends: vec![super::super::paths::PathEnd::Done; self.threads.len()],
             po: Relation::empty(n),
             addr: Relation::empty(n),
             data: Relation::empty(n),
