@@ -127,6 +127,34 @@ fn cuda_sources_choose_kernels_by_name_and_report_errors_in_the_source() {
     assert!(out.contains("unsized.cu:3:"), "{out}");
     assert!(out.contains("needs the buffer's size"), "{out}");
     assert!(out.contains("of the compiled program)"), "{out}");
+    // Dynamic shared memory of unknown size: assumed large enough, and the
+    // note names the option that gives its size.
+    let dynamic = dir.join("dynamic.cu");
+    std::fs::write(
+        &dynamic,
+        "extern \"C\" __global__ void k(int *y) {\n  extern __shared__ int s[];\n  s[threadIdx.x] = 1;\n  __syncthreads();\n  y[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x ^ 1];\n}\n",
+    )
+    .unwrap();
+    let dynamic = dynamic.display().to_string();
+    let (code, out, _) = gpumc(
+        &[
+            "check",
+            "--property",
+            "races",
+            &dynamic,
+            "--grid",
+            "1024",
+            "--block",
+            "256",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("PASS"), "{out}");
+    assert!(
+        out.contains("`dynamic_smem` is large enough for every access (give the dynamic shared memory with `--shared-bytes N`)"),
+        "{out}"
+    );
 }
 
 /// A folder given on the command line is walked for GLSL shaders too

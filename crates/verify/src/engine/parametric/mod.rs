@@ -298,26 +298,37 @@ pub fn check(
         complete: true,
         ..Outcome::default()
     };
-    let unknown_size: Vec<&str> = regions
-        .iter()
-        .enumerate()
-        .filter(|(k, b)| {
-            b.size.is_none()
-                && runs[0].accesses.iter().any(|a| a.region == *k)
-                && shared_region(b.kind).is_some()
-        })
-        .map(|(_, b)| b.name.as_str())
-        .collect();
-    if !unknown_size.is_empty() {
+    // Per way of giving the size (a buffer's own, as `--shared-bytes` for
+    // dynamic shared memory, or the kernel's), the buffers it would size.
+    let mut unknown_size: Vec<(String, Vec<&str>)> = Vec::new();
+    for (k, b) in regions.iter().enumerate() {
+        if b.size.is_none()
+            && runs[0].accesses.iter().any(|a| a.region == k)
+            && shared_region(b.kind).is_some()
+        {
+            let hint = (b.size_hint.as_deref())
+                .map(|h| {
+                    h.trim()
+                        .trim_start_matches('(')
+                        .trim_end_matches(')')
+                        .to_string()
+                })
+                .unwrap_or_else(|| parts.size_hint.clone());
+            match unknown_size.iter_mut().find(|(h, _)| *h == hint) {
+                Some((_, names)) => names.push(&b.name),
+                None => unknown_size.push((hint, vec![&b.name])),
+            }
+        }
+    }
+    for (hint, names) in unknown_size {
         out.assumptions.push(format!(
-            "{} {} large enough for every access ({})",
-            unknown_size
+            "{} {} large enough for every access ({hint})",
+            names
                 .iter()
                 .map(|n| format!("`{n}`"))
                 .collect::<Vec<_>>()
                 .join(", "),
-            if unknown_size.len() == 1 { "is" } else { "are" },
-            parts.size_hint
+            if names.len() == 1 { "is" } else { "are" },
         ));
     }
     // Undefined behaviour of one thread (any thread: copy 0).
