@@ -195,12 +195,28 @@ impl Drop for Scope {
 }
 
 /// The current thread's guard (or none) with its deadline moved to
-/// `share` of the time left from now, and to no later than `cap` from now:
-/// the budget of an attempt that may give way to another way of checking.
-pub fn share_current(share: f64, cap: Duration) -> Guard {
+/// `share` of the time left from now — but to `floor` from now where that
+/// is more and within a quarter of the time left — and to no later than
+/// `cap` from now: the budget of an attempt that may give way to another
+/// way of checking. (The floor keeps an attempt made within another short
+/// attempt worth making.)
+pub fn share_current(share: f64, floor: Duration, cap: Duration) -> Guard {
     let g = ACTIVE
         .with(|a| a.borrow().as_ref().map(|a| a.guard.clone()))
         .unwrap_or_else(Guard::unlimited);
+    let now = Instant::now();
+    let share = match g.deadline {
+        Some(d) => {
+            let left = d.saturating_duration_since(now).as_secs_f64();
+            let floor = floor.as_secs_f64().min(left / 4.0);
+            if left > 0.0 {
+                share.max(floor / left)
+            } else {
+                share
+            }
+        }
+        None => share,
+    };
     let mut g = g.share(share);
     let latest = g.start + cap;
     g.deadline = Some(g.deadline.map_or(latest, |d| d.min(latest)));

@@ -1295,12 +1295,15 @@ where threads of one code are interchangeable: the model only loosens as scope r
 shrink, so no race there means none as placed (docs/SYMBOLIC.md, \"Splitting scope instances\")";
 
 /// The budget of each of the two short attempts made before the full
-/// check of a program that may be split: a share of the time left, and
+/// check of a program that may be split: a share of the time left (at
+/// least `ATTEMPT_FLOOR` within a quarter of it: the attempts may be made
+/// within the short attempt at bound 1 of `driver::bound_one_first`), and
 /// at most `ATTEMPT_CAP`. Most checks end within the first (the program
 /// as placed); the split pays where it is much faster than the placed
 /// program (a lock across workgroups: 0.2 s against 30 s), and costs two
 /// such budgets where it is not.
 const ATTEMPT_SHARE: f64 = 0.05;
+const ATTEMPT_FLOOR: std::time::Duration = std::time::Duration::from_millis(500);
 const ATTEMPT_CAP: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// For a program whose split (`engine::split`) is worth trying: the
@@ -1324,7 +1327,11 @@ fn split_first(
         ..opts.clone()
     };
     let attempt = |prog: &Program| {
-        let _budget = crate::guard::enter(crate::guard::share_current(ATTEMPT_SHARE, ATTEMPT_CAP));
+        let _budget = crate::guard::enter(crate::guard::share_current(
+            ATTEMPT_SHARE,
+            ATTEMPT_FLOOR,
+            ATTEMPT_CAP,
+        ));
         check_races_stats(prog, model, &inner)
     };
     let t0 = std::time::Instant::now();
