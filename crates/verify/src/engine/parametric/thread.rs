@@ -132,8 +132,12 @@ pub struct Env<'a> {
 struct St {
     regs: BTreeMap<String, Bv>,
     tainted: BTreeSet<String>,
-    /// The path condition depends on an arbitrary value.
-    gtaint: bool,
+    /// The branches on an arbitrary value whose paths have not all met
+    /// again (DAG nodes): the path condition depends on those values.
+    gtaint: BTreeSet<usize>,
+    /// Paths of such a branch met again having passed different numbers
+    /// of barriers: the barrier counts depend on that value for good.
+    counts_tainted: bool,
     bar: Bv,
     /// Block barriers passed, per kind (absent: none).
     by_kind: BTreeMap<String, Bv>,
@@ -143,13 +147,20 @@ struct St {
 }
 
 impl St {
+    /// Whether the path condition (or the barriers passed) depends on an
+    /// arbitrary value.
+    fn guard_tainted(&self) -> bool {
+        self.counts_tainted || !self.gtaint.is_empty()
+    }
+
     /// No registers, no barrier passed, no iteration: a thread's start,
     /// or a path about to end (it needs only its taint).
-    fn empty(gtaint: bool) -> St {
+    fn empty(gtaint: BTreeSet<usize>) -> St {
         St {
             regs: BTreeMap::new(),
             tainted: BTreeSet::new(),
             gtaint,
+            counts_tainted: false,
             bar: bv::constant(0),
             by_kind: BTreeMap::new(),
             iter: BTreeMap::new(),
@@ -169,21 +180,31 @@ pub fn run(
     let t = &env.program.threads[0];
     let n = t.instrs.len();
     let mut incoming: Vec<Vec<(Lit, St)>> = (0..dag.keys.len()).map(|_| Vec::new()).collect();
-    incoming[0].push((TRUE, St::empty(false)));
+    incoming[0].push((TRUE, St::empty(BTreeSet::new())));
     let mut out = Run::default();
+    let pdom = post_dominators(dag, cfg, &t.instrs, env.spin_stops);
     for &node in &dag.order {
         crate::guard::check()?;
         let arrivals = std::mem::take(&mut incoming[node]);
         if arrivals.is_empty() {
             continue;
         }
-        let (guard, mut st) = merge(sat, arrivals);
+        let (guard, mut st, counts_agree) = merge(sat, arrivals);
         if guard == FALSE {
             continue;
         }
+        // Where every path of a branch on an arbitrary value has met
+        // again, and the branch's ways passed the same barriers, reaching
+        // here no longer depends on that value (the registers its ways
+        // set differently are tainted by `merge`).
+        if counts_agree {
+            st.gtaint.retain(|&b| !pdom.post_dominates(node, b));
+        } else if st.guard_tainted() {
+            st.counts_tainted = true;
+        }
         let pc = dag.keys[node].0;
         if pc >= n {
-            out.ends.push((guard, st.bar.clone(), st.gtaint));
+            out.ends.push((guard, st.bar.clone(), st.guard_tainted()));
             continue;
         }
         // A new iteration of the loops with this header starts here.
@@ -249,7 +270,7 @@ pub fn run(
                                     "out-of-bounds access to {} at {}",
                                     b.array, ins.pos
                                 ),
-                                tainted: st.gtaint || itaint,
+                                tainted: st.guard_tainted() || itaint,
                                 index: Some((ix, b.len)),
                             });
                         }
@@ -264,7 +285,7 @@ pub fn run(
                     write: !matches!(ins.kind, InstrKind::Load { .. }),
                     interval: st.bar.clone(),
                     by_kind: st.by_kind.clone(),
-                    tainted: st.gtaint || otaint,
+                    tainted: st.guard_tainted() || otaint,
                 });
                 Some((region, offset, bytes))
             }
@@ -338,7 +359,7 @@ pub fn run(
                     out.ub.push(Ub {
                         guard: g,
                         cause: format!("division by zero in `{}`", ins.text),
-                        tainted: st.gtaint || tx || ty,
+                        tainted: st.guard_tainted() || tx || ty,
                         index: None,
                     });
                 }
@@ -371,7 +392,7 @@ pub fn run(
                         }),
                         ins,
                     ),
-                    tainted: st.gtaint,
+                    tainted: st.guard_tainted(),
                     index: None,
                 });
             }
@@ -434,7 +455,11 @@ pub fn run(
                 )
             });
             if ends {
-                incoming[k].push((h, St::empty(st.gtaint || kt)));
+                let mut taint = st.gtaint.clone();
+                if kt {
+                    taint.insert(node);
+                }
+                incoming[k].push((h, St::empty(taint)));
             }
             !ends
         });
@@ -443,10 +468,14 @@ pub fn run(
         if let Some(((j, g, ct), rest)) = targets.split_last() {
             for &(k, h, kt) in rest {
                 let mut s2 = st.clone();
-                s2.gtaint |= kt;
+                if kt {
+                    s2.gtaint.insert(node);
+                }
                 incoming[k].push((h, s2));
             }
-            st.gtaint |= *ct;
+            if *ct {
+                st.gtaint.insert(node);
+            }
             incoming[*j].push((*g, st));
         }
     }
@@ -485,14 +514,20 @@ fn spin_lit(sat: &mut Sat, cfg: &Cfg, h: usize, st: &St) -> Lit {
     }
 }
 
-/// Merges the states of a node's incoming edges (exclusive guards).
-fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
+/// Merges the states of a node's incoming edges (exclusive guards), and
+/// says whether they passed the same barriers. A register the incoming
+/// states hold different values in is tainted where some of them came
+/// through a branch on an arbitrary value: which value it holds depends
+/// on that branch.
+fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St, bool) {
     let guards: Vec<Lit> = incoming.iter().map(|(g, _)| *g).collect();
     let guard = sat.or(&guards);
     if incoming.len() == 1 {
         let (_, st) = incoming.into_iter().next().expect("one edge");
-        return (guard, st);
+        return (guard, st, true);
     }
+    let branched = incoming.iter().any(|(_, s)| !s.gtaint.is_empty());
+    let mut newly_tainted = Vec::new();
     let mut names: Vec<&String> = incoming.iter().flat_map(|(_, s)| s.regs.keys()).collect();
     names.sort();
     names.dedup();
@@ -503,9 +538,13 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
             .iter()
             .map(|(_, s)| s.regs.get(r).unwrap_or(&zero))
             .collect();
+        if branched && vals.iter().any(|v| *v != vals[0]) {
+            newly_tainted.push(r.clone());
+        }
         regs.insert(r.clone(), mux_over(sat, &guards, &vals));
     }
     let bars: Vec<&Bv> = incoming.iter().map(|(_, s)| &s.bar).collect();
+    let mut counts_agree = bars.iter().all(|b| *b == bars[0]);
     let bar = mux_over(sat, &guards, &bars);
     let mut kinds: Vec<&String> = incoming
         .iter()
@@ -519,6 +558,7 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
             .iter()
             .map(|(_, s)| s.by_kind.get(k).unwrap_or(&zero))
             .collect();
+        counts_agree &= vals.iter().all(|v| *v == vals[0]);
         by_kind.insert(k.clone(), mux_over(sat, &guards, &vals));
     }
     // Iterations: headers every incoming state is inside.
@@ -541,16 +581,112 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St) {
         effects.dedup();
         iter.insert(h, (start, effects));
     }
+    let mut tainted: BTreeSet<String> = incoming
+        .iter()
+        .flat_map(|(_, s)| s.tainted.iter().cloned())
+        .collect();
+    tainted.extend(newly_tainted);
     let st = St {
         iter,
         regs,
-        tainted: incoming
+        tainted,
+        gtaint: incoming
             .iter()
-            .flat_map(|(_, s)| s.tainted.iter().cloned())
+            .flat_map(|(_, s)| s.gtaint.iter().copied())
             .collect(),
-        gtaint: incoming.iter().any(|(_, s)| s.gtaint),
+        counts_tainted: incoming.iter().any(|(_, s)| s.counts_tainted),
         bar,
         by_kind,
     };
-    (guard, st)
+    (guard, st, counts_agree)
+}
+
+/// The immediate post-dominators of the DAG's nodes, where a path may
+/// also stop at a node: the thread's end, a cut by the bound, a back-edge
+/// (a spinning iteration stops there) — those lead to a virtual exit. A
+/// path into undefined behaviour or a failed assumption is no way round
+/// a node: a failed assumption is no execution, and an execution that
+/// reaches undefined behaviour is reported for that (every checked access
+/// has such a branch, which would otherwise keep every access after a
+/// branch on an arbitrary value from being confirmed).
+struct PostDom {
+    /// Per node: its immediate post-dominator, `None` for the exit.
+    ipdom: Vec<Option<usize>>,
+    /// Per node: its position in the DAG's topological order.
+    pos: Vec<usize>,
+}
+
+impl PostDom {
+    /// Whether every path from `b` passes `m` before it may stop.
+    fn post_dominates(&self, m: usize, b: usize) -> bool {
+        let mut x = Some(b);
+        while let Some(y) = x {
+            if y == m {
+                return true;
+            }
+            if self.pos[y] >= self.pos[m] {
+                return false;
+            }
+            x = self.ipdom[y];
+        }
+        false
+    }
+}
+
+fn post_dominators(dag: &Dag, cfg: &Cfg, instrs: &[crate::ir::Instr], spin_stops: bool) -> PostDom {
+    let n = dag.keys.len();
+    let mut pos = vec![usize::MAX; n];
+    for (k, &node) in dag.order.iter().enumerate() {
+        pos[node] = k;
+    }
+    let mut ipdom: Vec<Option<usize>> = vec![None; n];
+    let mut dead = vec![false; n];
+    let intersect = |ipdom: &[Option<usize>], a: Option<usize>, b: Option<usize>| {
+        let (mut a, mut b) = (a, b);
+        while let (Some(x), Some(y)) = (a, b) {
+            if x == y {
+                return a;
+            }
+            if pos[x] < pos[y] {
+                a = ipdom[x];
+            } else {
+                b = ipdom[y];
+            }
+        }
+        None
+    };
+    for &node in dag.order.iter().rev() {
+        let pc = dag.keys[node].0;
+        if instrs.get(pc).is_some_and(|i| {
+            matches!(
+                i.kind,
+                InstrKind::Unreachable { .. } | InstrKind::Infeasible
+            )
+        }) {
+            dead[node] = true;
+            continue;
+        }
+        let stops = pc >= instrs.len() || spin_stops && cfg.back_edges.contains_key(&pc);
+        let succs = [&dag.next[node], &dag.taken[node]];
+        if stops || succs.iter().any(|s| matches!(s, Some(Succ::Cut))) {
+            continue;
+        }
+        let mut dom: Option<Option<usize>> = None;
+        for s in succs.into_iter().flatten() {
+            let Succ::To(j) = s else { continue };
+            if dead[*j] {
+                continue;
+            }
+            dom = Some(match dom {
+                None => Some(*j),
+                Some(d) => intersect(&ipdom, d, Some(*j)),
+            });
+        }
+        match dom {
+            Some(d) => ipdom[node] = d,
+            // (Every way on ends in undefined behaviour.)
+            None => dead[node] = true,
+        }
+    }
+    PostDom { ipdom, pos }
 }
