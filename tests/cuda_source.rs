@@ -99,29 +99,22 @@ fn cuda_sources_choose_kernels_by_name_and_report_errors_in_the_source() {
     );
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("install the `clang` package"), "{out}");
+    // A race check of kernel `src` written to `dir/name` at `launch`.
+    let races_of = |name: &str, src: &str, launch: &[&str]| {
+        let file = dir.join(name);
+        std::fs::write(&file, src).unwrap();
+        let file = file.display().to_string();
+        let mut args = vec!["check", "--property", "races", &file];
+        args.extend(launch);
+        let (code, out, _) = gpumc(&args, &[]);
+        (code, out)
+    };
     // A kernel the translation refuses: at the CUDA line of the access,
     // naming the compiled line, not at the PTX line as if in the .cu file.
-    let sized = dir.join("unsized.cu");
-    std::fs::write(
-        &sized,
+    let (code, out) = races_of(
+        "unsized.cu",
         "extern \"C\" __global__ void k(int n, const int *x, int *y) {\n  for (int i = threadIdx.x; i < n; i += blockDim.x)\n    y[i] = x[i];\n}\n",
-    )
-    .unwrap();
-    let sized = sized.display().to_string();
-    let (code, out, _) = gpumc(
-        &[
-            "check",
-            "--property",
-            "races",
-            "--engine",
-            "symbolic",
-            &sized,
-            "--grid",
-            "1",
-            "--block",
-            "2",
-        ],
-        &[],
+        &["--engine", "symbolic", "--grid", "1", "--block", "2"],
     );
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("unsized.cu:3:"), "{out}");
@@ -129,25 +122,10 @@ fn cuda_sources_choose_kernels_by_name_and_report_errors_in_the_source() {
     assert!(out.contains("of the compiled program)"), "{out}");
     // Dynamic shared memory of unknown size: assumed large enough, and the
     // note names the option that gives its size.
-    let dynamic = dir.join("dynamic.cu");
-    std::fs::write(
-        &dynamic,
+    let (code, out) = races_of(
+        "dynamic.cu",
         "extern \"C\" __global__ void k(int *y) {\n  extern __shared__ int s[];\n  s[threadIdx.x] = 1;\n  __syncthreads();\n  y[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x ^ 1];\n}\n",
-    )
-    .unwrap();
-    let dynamic = dynamic.display().to_string();
-    let (code, out, _) = gpumc(
-        &[
-            "check",
-            "--property",
-            "races",
-            &dynamic,
-            "--grid",
-            "1024",
-            "--block",
-            "256",
-        ],
-        &[],
+        &["--grid", "1024", "--block", "256"],
     );
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("PASS"), "{out}");
