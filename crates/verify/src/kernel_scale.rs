@@ -276,12 +276,14 @@ pub fn check(
         }
         if let Some(b) = bound_reason(verdict, out.bound_hit, bound) {
             notes.insert(0, b);
-            // A loop that waits for another thread never ends for the
-            // abstraction, which reads arbitrary values where others write.
+            // Why a loop may be cut at every bound: its trip count is not
+            // known, or it waits for another thread, which never ends for
+            // the abstraction (it reads arbitrary values where others
+            // write).
             notes.insert(
                 1,
                 format!(
-                    "the parametric engine reads arbitrary values where other threads write, so a loop that waits for another thread while it writes (a lock's compare-and-swap loop) is cut at every bound{}",
+                    "a loop whose trip count depends on an argument gpumc was not given (`--param NAME=VALUE`) is cut at every bound, and so is one that waits for another thread while it writes (a lock's compare-and-swap loop): the parametric engine reads arbitrary values where other threads write{}",
                     if concrete_ok() {
                         "; `--engine auto` checks this launch concretely".to_string()
                     } else if refused_now().is_some() {
