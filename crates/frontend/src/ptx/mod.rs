@@ -41,20 +41,22 @@ pub fn parse_kernel(src: &str, path: &Path, launch: &launch::Launch) -> Result<P
         let header = launch::from_header(src)?;
         let launch = launch.over(&header);
         let module = parse::parse_module(src)?;
-        lower::lower(&module, &launch).map_err(|e| at_source_line(e, &module))
+        lower::lower(&module, &launch).map_err(|e| at_source_line(e, &module, path))
     })()
     .map_err(|e| e.in_file(path))
 }
 
-/// An error at a line of PTX compiled with debug lines (`-lineinfo`,
-/// `-gline-tables-only`: `.file` and `.loc`) is reported at the source
-/// line of the instruction there — for a line without one (a parameter
-/// load before the function's first `.loc`), of the nearest instruction
-/// before it that has one, else after it — naming the compiled line too:
-/// the user wrote the CUDA file, not the PTX.
-fn at_source_line(mut e: Error, module: &ast::Module) -> Error {
+/// An error at a line of the PTX gpumc compiled from a CUDA source
+/// (`path`, a `.cu` file; with debug lines, `.file` and `.loc`) is
+/// reported at the source line of the instruction there — for a line
+/// without one (a parameter load before the function's first `.loc`), of
+/// the nearest instruction before it that has one, else after it — naming
+/// the compiled line too: the user wrote the CUDA file, not the PTX. (A
+/// `.ptx` file the user gives keeps its own positions.)
+fn at_source_line(mut e: Error, module: &ast::Module, path: &Path) -> Error {
     let Some(pos) = e.pos else { return e };
-    if e.file.is_some() || module.files.is_empty() {
+    let compiled = path.extension().is_some_and(|x| x == "cu");
+    if !compiled || e.file.is_some() || module.files.is_empty() {
         return e;
     }
     fn collect(body: &[ast::Stmt], out: &mut Vec<(u32, ast::SrcLoc)>) {
@@ -112,7 +114,7 @@ pub fn parse_generic_kernel(
         let header = launch::from_header(src)?;
         let launch = launch.over(&header);
         let module = parse::parse_module(src)?;
-        lower::lower_generic(&module, &launch).map_err(|e| at_source_line(e, &module))
+        lower::lower_generic(&module, &launch).map_err(|e| at_source_line(e, &module, path))
     })()
     .map_err(|e| e.in_file(path))
 }

@@ -298,8 +298,8 @@ pub fn check(
         complete: true,
         ..Outcome::default()
     };
-    // Per way of giving the size (a buffer's own, as `--shared-bytes` for
-    // dynamic shared memory, or the kernel's), the buffers it would size.
+    // Per way of giving the size (`--shared-bytes` for dynamic shared
+    // memory, the kernel's for its arguments), the buffers it would size.
     let mut unknown_size: Vec<(String, Vec<&str>)> = Vec::new();
     for (k, b) in regions.iter().enumerate() {
         if b.size.is_none()
@@ -307,6 +307,7 @@ pub fn check(
             && shared_region(b.kind).is_some()
         {
             let hint = (b.size_hint.as_deref())
+                .filter(|_| b.kind == BufKind::Shared)
                 .map(|h| {
                     h.trim()
                         .trim_start_matches('(')
