@@ -705,10 +705,10 @@ const BOUND_ONE_CAP_S: f64 = 5.0;
 
 /// A safety or race check asked at `--bound B > 1` is first tried at
 /// bound 1, for a short share of the time. Its answer is the answer at
-/// bound B whenever it is not `UNKNOWN`: a race or a reachable state found
-/// at bound 1 is one of an execution that bound B has too, and a check
-/// with no execution cut by bound 1 has covered every execution, so bound B
-/// adds none (docs/SEMANTICS.md, "A smaller bound first"). Many spin loops
+/// bound B whenever it is decided and no execution was cut: then bound 1
+/// covered every execution, and bound B has the same ones — the same
+/// states, races and verdict (docs/SEMANTICS.md, "A smaller bound
+/// first"). Many spin loops
 /// are decided there (a futile iteration stops its thread as spinning
 /// rather than counting towards the bound), in a formula a fraction of the
 /// size. `None`: the check at bound B decides.
@@ -735,8 +735,8 @@ fn bound_one_first(
         ..cfg.clone()
     };
     let mut report = check_at_bound(input, name, &first, cache, start);
-    // (A race or state found in an execution the bound cut would be one
-    // of bound B's too, but bound B may find more: not the same report.)
+    // (A race or a state found where the bound cut an execution is one of
+    // bound B's too, but bound B may find more: not the same report.)
     let decided = report.error.is_none()
         && report.verdict != Verdict::Unknown.to_string()
         && !report.bound_hit;

@@ -51,12 +51,17 @@ pub fn failed_cas(path: &ThreadPath, k: usize) -> bool {
 /// its CTA; Vulkan: its workgroup), as its placement's ids from that
 /// level up.
 pub fn barrier_instance(p: &Program, th: usize) -> Vec<i64> {
+    instance_ids(p, th).to_vec()
+}
+
+/// [`barrier_instance`], borrowed.
+fn instance_ids(p: &Program, th: usize) -> &[i64] {
     let level = match p.arch {
         Arch::Ptx | Arch::C => 0,
         Arch::Vulkan => 1,
     };
     let ids = &p.threads[th].placement.ids;
-    ids[level.min(ids.len())..].to_vec()
+    &ids[level.min(ids.len())..]
 }
 
 /// Whether a barrier of `p` without a thread count waits for every
@@ -78,7 +83,7 @@ pub fn barrier_threads(p: &Program, key: &[i64], id: i64) -> Vec<usize> {
         (id >= crate::ir::WARP_BARRIER_IDS).then(|| (id - crate::ir::WARP_BARRIER_IDS) >> 20);
     (0..p.threads.len())
         .filter(|&t| {
-            barrier_instance(p, t) == key
+            instance_ids(p, t) == key
                 && warp.is_none_or(|w| p.threads[t].placement.warp.is_none_or(|tw| tw == w))
         })
         .collect()

@@ -610,6 +610,7 @@ fn barrier_matchings(sk: &Skeleton<'_>) -> Vec<BarrierMatching> {
         // arrived, every arrival waits (here: for ever).
         let blocked = quorum.is_none()
             && super::exec::waits_for_block(sk.program)
+            && sk.ends.iter().any(|&e| e != PathEnd::Done)
             && super::exec::barrier_threads(sk.program, key, *id)
                 .into_iter()
                 .any(|v| {

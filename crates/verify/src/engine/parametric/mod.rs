@@ -1197,23 +1197,9 @@ fn partial_overlap(
 
 /// Whether `i` may be a barrier of every thread of a block (the
 /// convention of `frontend::generic`; an id held in a register is checked
-/// where the thread runs).
+/// where the thread runs): the barriers barrier divergence counts.
 pub(crate) fn block_barrier_form(i: &Instr, block_threads: u64) -> bool {
-    match &i.kind {
-        InstrKind::Barrier { id, count, arrive } => {
-            !*arrive
-                && match count {
-                    None => true,
-                    Some(Operand::Const(c)) => u64::try_from(*c) == Ok(block_threads),
-                    Some(Operand::Reg(_)) => false,
-                }
-                && match id {
-                    Operand::Const(c) => (0..crate::ir::WARP_BARRIER_IDS).contains(c),
-                    Operand::Reg(_) => true,
-                }
-        }
-        _ => false,
-    }
+    usize::try_from(block_threads).is_ok_and(|n| crate::engine::divergence::is_full_barrier(i, n))
 }
 
 /// The block barriers of the generic thread, one per shape.

@@ -455,11 +455,14 @@ pub fn run(
                 )
             });
             if ends {
-                let mut taint = st.gtaint.clone();
+                let mut end = St {
+                    counts_tainted: st.counts_tainted,
+                    ..St::empty(st.gtaint.clone())
+                };
                 if kt {
-                    taint.insert(node);
+                    end.gtaint.insert(node);
                 }
-                incoming[k].push((h, St::empty(taint)));
+                incoming[k].push((h, end));
             }
             !ends
         });

@@ -334,20 +334,15 @@ impl<'p> Enc<'p> {
                     .iter()
                     .all(|(c, _)| c.is_none())
             });
-            if no_quorum && super::super::exec::waits_for_block(program) {
-                // A kernel's barrier: released once every thread of its
-                // block (or warp) has arrived or exited; until then every
-                // arrival waits (docs/SEMANTICS.md, "Barriers").
-                let mut ok = Vec::new();
-                for v in super::super::exec::barrier_threads(program, &key, id) {
-                    let mut ways: Vec<Lit> = (members.iter())
-                        .filter(|&&(b, _)| self.u.events[b].ev.thread == Some(v))
-                        .map(|&(_, m)| m)
-                        .collect();
-                    ways.push(self.u.threads[v].done);
-                    ok.push(self.sat.or(&ways));
-                }
-                let released = self.sat.and(&ok);
+            if no_quorum {
+                // In a kernel, released once every thread of its block (or
+                // warp) has arrived or exited, and until then every arrival
+                // waits (docs/SEMANTICS.md, "Barriers"); in a litmus test,
+                // always.
+                let released = match super::super::exec::waits_for_block(program) {
+                    true => self.all_arrived_or_done(&key, id, &members),
+                    false => TRUE,
+                };
                 let mut waiting = Vec::new();
                 for &(b, m) in &members {
                     let s = self.u.events[b].stuck;
@@ -362,23 +357,6 @@ impl<'p> Enc<'p> {
                     for &(b, mb) in &members {
                         if a != b && !self.u.events[b].arrive {
                             let l = self.sat.and(&[ma, mb, released]);
-                            acc.add(a, b, l);
-                        }
-                    }
-                }
-                continue;
-            }
-            if no_quorum {
-                for &(b, m) in &members {
-                    let s = self.u.events[b].stuck;
-                    if s != FALSE {
-                        self.sat.clause(&[-m, -s]);
-                    }
-                }
-                for &(a, ma) in &members {
-                    for &(b, mb) in &members {
-                        if a != b && !self.u.events[b].arrive {
-                            let l = self.sat.and2(ma, mb);
                             acc.add(a, b, l);
                         }
                     }
@@ -479,6 +457,25 @@ impl<'p> Enc<'p> {
         }
         self.bar_stuck = self.sat.or(&stuck_all);
         self.bar_rel = acc.finish(&mut self.sat);
+    }
+
+    /// Whether every thread a kernel's barrier group (`key`, `id`) waits
+    /// for has arrived (one of `members`: event, membership literal) or run
+    /// to its end.
+    fn all_arrived_or_done(&mut self, key: &[i64], id: i64, members: &[(usize, Lit)]) -> Lit {
+        let mut arrived: HashMap<usize, Vec<Lit>> = HashMap::new();
+        for &(b, m) in members {
+            if let Some(t) = self.u.events[b].ev.thread {
+                arrived.entry(t).or_default().push(m);
+            }
+        }
+        let mut ok = Vec::new();
+        for v in super::super::exec::barrier_threads(self.u.program, key, id) {
+            let mut ways = arrived.remove(&v).unwrap_or_default();
+            ways.push(self.u.threads[v].done);
+            ok.push(self.sat.or(&ways));
+        }
+        self.sat.and(&ok)
     }
 
     /// `fr = rf^-1 ; co` (the base relation).

@@ -103,9 +103,6 @@ impl<'p> Concrete<'p> {
     }
 }
 
-/// The encoding of `p` under `model` with the axioms `needed` (the
-/// consistency axioms among them asserted; none: every candidate
-/// execution); `pausing` makes it a liveness unrolling (guarded only).
 /// The unrolling of `p` at `opts.bound` into `sat`: the guarded one,
 /// unless asked otherwise or it cannot express the program (barrier ids
 /// computed at run time): then the paths.
@@ -137,6 +134,9 @@ fn unroll<'p>(
     }
 }
 
+/// The encoding of `p` under `model` with the axioms `needed` (the
+/// consistency axioms among them asserted; none: every candidate
+/// execution); `pausing` makes it a liveness unrolling (guarded only).
 fn build<'p>(
     p: &'p Program,
     model: &Model,
@@ -1168,13 +1168,8 @@ fn divergence_lit(enc: &mut Enc<'_>) -> Lit {
     // Every thread ended: run to its end, or waiting forever at a barrier.
     let mut ended = Vec::new();
     for t in 0..enc.u.threads.len() {
-        let mut ways = vec![enc.u.threads[t].done];
-        for &e in &enc.u.threads[t].events {
-            let ev = &enc.u.events[e];
-            if ev.ev.kind == crate::engine::exec::EventKind::Barrier && ev.stuck != sat::FALSE {
-                ways.push(enc.sat.and2(ev.exec, ev.stuck));
-            }
-        }
+        let mut ways = barrier_waits(enc, t);
+        ways.push(enc.u.threads[t].done);
         ended.push(enc.sat.or(&ways));
     }
     ended.push(some);
@@ -1229,21 +1224,28 @@ fn ub_states(
 fn ended_lit(enc: &mut Enc<'_>) -> Lit {
     let mut parts: Vec<Lit> = Vec::new();
     for t in 0..enc.u.threads.len() {
+        let mut ways = barrier_waits(enc, t);
         let th = &enc.u.threads[t];
-        let mut ways = vec![th.done, th.spinning, th.paused];
-        let waits: Vec<(Lit, Lit)> = (th.events.iter())
-            .map(|&e| &enc.u.events[e])
-            .filter(|ev| {
-                ev.ev.kind == crate::engine::exec::EventKind::Barrier && ev.stuck != sat::FALSE
-            })
-            .map(|ev| (ev.exec, ev.stuck))
-            .collect();
-        for (exec, stuck) in waits {
-            ways.push(enc.sat.and2(exec, stuck));
-        }
+        ways.extend([th.done, th.spinning, th.paused]);
         parts.push(enc.sat.or(&ways));
     }
     enc.sat.and(&parts)
+}
+
+/// Per barrier event of thread `t` that may wait for ever: the literal of
+/// its thread waiting there.
+fn barrier_waits(enc: &mut Enc<'_>, t: usize) -> Vec<Lit> {
+    let waits: Vec<(Lit, Lit)> = (enc.u.threads[t].events.iter())
+        .map(|&e| &enc.u.events[e])
+        .filter(|ev| {
+            ev.ev.kind == crate::engine::exec::EventKind::Barrier && ev.stuck != sat::FALSE
+        })
+        .map(|ev| (ev.exec, ev.stuck))
+        .collect();
+    waits
+        .into_iter()
+        .map(|(exec, stuck)| enc.sat.and2(exec, stuck))
+        .collect()
 }
 
 /// Whether a consistent execution has a thread cut by the bound.
