@@ -458,3 +458,143 @@ fn witness_inputs_are_capped_in_text_and_whole_in_json() {
     assert_eq!(inputs.len(), 40, "{json}");
     assert!(inputs.iter().any(|c| c == "a[39]=-1"), "{json}");
 }
+
+/// A shared-memory histogram at a small block: each thread zeroes every
+/// eighth of 64 bins, so the zeroing loop needs bound 8, past the
+/// parametric engine's first four; without `--max-bound` it goes on
+/// raising the bound (within a small time budget) rather than handing
+/// the launch to the concrete engine, for which the byte keys' addresses
+/// are costly. The missing barrier's race is found with a witness whose
+/// byte keys are shown in hexadecimal (a byte does not say whether it
+/// is read as signed or unsigned: `0xfe`, not `-2`).
+#[test]
+fn a_tile_loop_at_a_small_block_is_checked_at_the_bound_it_needs() {
+    if !have_clang() {
+        return;
+    }
+    let src = Source::new(
+        "shist",
+        "#define BINS 64\n\
+         __global__ void shist(const unsigned char *keys, unsigned *hist, int n, int barrier) {\n\
+         \x20 __shared__ unsigned h[BINS];\n\
+         \x20 for (int b = threadIdx.x; b < BINS; b += blockDim.x) h[b] = 0;\n\
+         \x20 if (barrier) __syncthreads();\n\
+         \x20 for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n\
+         \x20   atomicAdd(&h[keys[i] % BINS], 1u);\n\
+         \x20 __syncthreads();\n\
+         \x20 for (int b = threadIdx.x; b < BINS; b += blockDim.x) atomicAdd(&hist[b], h[b]);\n\
+         }\n",
+    );
+    let params = [
+        "--param",
+        "n=64",
+        "--param",
+        "keys=buf:64",
+        "--param",
+        "hist=buf:256",
+    ];
+    let with = |barrier: &str| {
+        let mut extra = params.to_vec();
+        let b = format!("barrier={barrier}");
+        extra.extend(["--param", &b, "--json"]);
+        let (code, json) = src.check("shist", "2", "8", &extra);
+        assert_eq!(code, 0, "{json}");
+        serde_json::from_str::<serde_json::Value>(&json).unwrap_or_else(|e| panic!("{e}: {json}"))
+    };
+    let ok = with("1");
+    assert_eq!(ok["verdict"], "PASS", "{ok}");
+    assert_eq!(ok["engine"], "parametric", "{ok}");
+    assert_eq!(ok["bound"], 8, "{ok}");
+    let bad = with("0");
+    assert_eq!(bad["verdict"], "FAIL", "{bad}");
+    assert_eq!(bad["engine"], "parametric", "{bad}");
+    let race = &bad["races"][0];
+    assert!(
+        race["source"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s.as_str().unwrap().contains("shist.cu:4:")),
+        "{race}"
+    );
+    // The racing bin is decided by a key: its witness value is a byte.
+    let keys: Vec<&str> = race["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c.as_str())
+        .filter(|c| c.starts_with("keys["))
+        .collect();
+    assert!(!keys.is_empty(), "{race}");
+    for k in &keys {
+        let v = k.split('=').nth(1).unwrap();
+        let ok = match v.strip_prefix("0x") {
+            Some(h) => u8::from_str_radix(h, 16).is_ok_and(|b| b >= 0x80),
+            None => v.parse::<u8>().is_ok_and(|b| b < 0x80),
+        };
+        assert!(ok, "a byte key shown as {v}: {race}");
+    }
+    // With the bound capped at 4 (the engine's first bounds), the tile
+    // loop is cut: the race check is not decided by the parametric engine.
+    let mut capped = params.to_vec();
+    capped.extend([
+        "--param",
+        "barrier=1",
+        "--engine",
+        "parametric",
+        "--max-bound",
+        "4",
+    ]);
+    let (_, out) = src.check("shist", "2", "8", &capped);
+    assert!(out.contains(": UNKNOWN "), "{out}");
+}
+
+/// A byte field of a record written by one thread while another copies
+/// the word around it: the race is named by both byte ranges, not by the
+/// first access's element (which would read as a word index).
+#[test]
+fn a_race_between_a_field_and_the_word_around_it_names_both() {
+    if !have_clang() {
+        return;
+    }
+    let src = Source::new(
+        "records",
+        "struct P { float x, y; int cell; short flags; char tag; };\n\
+         __global__ void records(const P *in, P *out) {\n\
+         \x20 __shared__ P sp[64];\n\
+         \x20 unsigned t = threadIdx.x;\n\
+         \x20 sp[t] = in[blockIdx.x * blockDim.x + t];\n\
+         \x20 sp[(t + 1) % blockDim.x].tag = (char)t;\n\
+         \x20 __syncthreads();\n\
+         \x20 out[blockIdx.x * blockDim.x + t] = sp[t];\n\
+         }\n",
+    );
+    let (code, out) = src.check("records", "1", "8", &["--engine", "parametric"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(": FAIL "), "{out}");
+    // Record k's `flags`/`tag` word is bytes 16k+12..16k+16; its `tag`
+    // is byte 16k+14.
+    let race = out
+        .lines()
+        .find(|l| l.contains("WAW on sp+"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let on = race.split("WAW on ").nth(1).unwrap();
+    let cells: Vec<(i64, u32)> = on
+        .split(" (shared)")
+        .next()
+        .unwrap()
+        .split(" and ")
+        .map(|c| {
+            let (off, size) = c.trim_start_matches("sp+").split_once(':').unwrap();
+            (off.parse().unwrap(), size.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(cells.len(), 2, "{race}");
+    let (word, byte) = if cells[0].1 == 1 {
+        (cells[1], cells[0])
+    } else {
+        (cells[0], cells[1])
+    };
+    assert_eq!(byte.1, 1, "{race}");
+    assert!(word.0 % 16 == 12 && byte.0 == word.0 + 2, "{race}");
+}

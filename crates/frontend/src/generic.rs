@@ -159,7 +159,9 @@ pub struct GenericParts {
 }
 
 impl GenericParts {
-    /// The name of the `bytes`-byte cell at `offset` of region `region`.
+    /// The name of the `bytes`-byte cell at `offset` of region `region`:
+    /// by element where an array is known, else `name[k]` for the `k`-th
+    /// cell of its size, or `name+offset:bytes` where it is not aligned.
     pub fn cell_name(&self, region: usize, offset: i64, bytes: u32) -> String {
         let b = &self.buffers[region];
         if let Some(Some((start, stride, name))) = self.arrays.get(region) {
@@ -175,7 +177,12 @@ impl GenericParts {
                 };
             }
         }
-        format!("{}[{}]", b.name, offset / i64::from(bytes.max(1)))
+        let size = i64::from(bytes.max(1));
+        if offset % size == 0 {
+            format!("{}[{}]", b.name, offset / size)
+        } else {
+            format!("{}+{offset}:{bytes}", b.name)
+        }
     }
 
     /// The name of the thread whose id inputs have the values `value`

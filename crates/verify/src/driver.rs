@@ -930,9 +930,11 @@ fn check_at_bound(
         // (Liveness fixes free inputs per valuation on either engine: its
         // refusals are shared, reported once below.)
         if first == Engine::Symbolic && cfg.property != Property::Liveness {
-            if let Some(refused) =
-                crate::engine::inputs::explicit_refusal(&program).map(|e| at_source(e, &program))
-            {
+            if let Some(refused) = crate::engine::inputs::explicit_refusal(&program).map(|mut e| {
+                // The symbolic engine is the one that runs: its advice is noise.
+                e.message = e.message.replace(crate::engine::paths::USE_SYMBOLIC, "");
+                at_source(e, &program)
+            }) {
                 return run_engine(first, &program, &model, cfg, guard, &mut report).map_err(
                     |e| match e.kind {
                         ErrorKind::Limit => Error::new(

@@ -15,9 +15,16 @@ use crate::engine::parametric::{self, ParamOptions};
 use crate::engine::safety::Verdict;
 use crate::frontend::ptx::launch::{thread_count, MAX_THREADS};
 use std::path::Path;
+use std::time::Duration;
 
 /// The bound the parametric engine raises `--bound` to by itself.
 pub const PARAMETRIC_MAX_BOUND: u32 = 4;
+/// Without `--max-bound`, the bound the parametric engine goes on raising
+/// to past PARAMETRIC_MAX_BOUND, within RAISE_SHARE of the time left and
+/// at most RAISE_CAP_TIME in all.
+pub const PARAMETRIC_RAISE_CAP: u32 = 64;
+const RAISE_SHARE: f64 = 0.25;
+const RAISE_CAP_TIME: Duration = Duration::from_secs(5);
 
 /// The front-end of a kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,27 +133,50 @@ pub fn check(
     // Its formula grows slowly with the bound: it raises the bound by
     // itself while it cuts an execution (up to `--max-bound`, or
     // PARAMETRIC_MAX_BOUND), so that races are listed completely too.
+    // Without `--max-bound`, it goes on past PARAMETRIC_MAX_BOUND (up to
+    // PARAMETRIC_RAISE_CAP) within a small time budget: a shared-memory
+    // tile loop at a small block (`for (b = tid; b < 64; b += 8)`) needs
+    // bound 9, while a loop whose trip count is an argument gpumc was not
+    // given is cut at every bound, and must not cost much before the
+    // concrete engine takes over. An attempt that runs out of that budget
+    // leaves the answer of the bound before it.
     let max_bound = cfg
         .max_bound
-        .unwrap_or_else(|| cfg.bound.max(PARAMETRIC_MAX_BOUND));
+        .unwrap_or_else(|| cfg.bound.max(PARAMETRIC_RAISE_CAP));
+    let budgeted_from = match cfg.max_bound {
+        Some(_) => u32::MAX,
+        None => cfg.bound.max(PARAMETRIC_MAX_BOUND),
+    };
+    let mut raise_budget: Option<crate::guard::Guard> = None;
     let mut bound = cfg.bound;
-    let checked = loop {
+    let check_at = |bound: u32| {
         let opts = ParamOptions {
             bound,
             max_races: cfg.max_races,
             check_races: races,
         };
-        let r = parametric::check(&program, &parts, &model, &opts);
-        match &r {
-            // Doubling: a loop of n iterations needs bound n + 1, reached
-            // in log n checks (a larger bound than needed changes no
-            // verdict, only the formula's size).
-            Ok(o) if o.bound_hit && o.divergence.is_none() && bound < max_bound => {
-                bound = (bound * 2).min(max_bound)
-            }
-            _ => break r,
-        }
+        parametric::check(&program, &parts, &model, &opts)
     };
+    let mut checked = check_at(bound);
+    // Doubling: a loop of n iterations needs bound n + 1, reached in
+    // log n checks (a larger bound than needed changes no verdict, only
+    // the formula's size).
+    while matches!(&checked, Ok(o) if o.bound_hit && o.divergence.is_none() && bound < max_bound) {
+        let next = (bound * 2).min(max_bound);
+        if next <= budgeted_from {
+            checked = check_at(next);
+        } else {
+            let budget = raise_budget.get_or_insert_with(|| {
+                crate::guard::share_current(RAISE_SHARE, Duration::ZERO, RAISE_CAP_TIME)
+            });
+            let _scope = crate::guard::enter(budget.clone());
+            match check_at(next) {
+                Err(e) if e.kind == ErrorKind::Limit => break,
+                r => checked = r,
+            }
+        }
+        bound = next;
+    }
     report.bound = bound;
     if bound > cfg.bound {
         report.bound_note = Some(format!(

@@ -229,16 +229,19 @@ pub fn value_domains(p: &Program, bound: u32) -> Result<Domains> {
     value_domains_within(p, bound, MAX_PATHS)
 }
 
+/// What the explicit engine's refusal of an arbitrary initial value
+/// advises; left out where the symbolic engine has already run
+/// (`driver`, under `--engine auto`).
+pub const USE_SYMBOLIC: &str =
+    " (an arbitrary initial value needs the symbolic engine: --engine symbolic)";
+
 /// The explicit engine enumerates values: a location with an arbitrary
 /// initial value is refused (`unsupported`, at its first access).
 pub fn arbitrary_initial_values(p: &Program) -> Result<()> {
     if let Some(l) = p.locations.iter().find(|l| l.init_arbitrary.is_some()) {
         let e = Error::new(
             crate::diag::ErrorKind::Unsupported,
-            format!(
-                "unsupported: `{}` is uninitialised (an arbitrary initial value needs the symbolic engine: --engine symbolic)",
-                l.name
-            ),
+            format!("unsupported: `{}` is uninitialised{USE_SYMBOLIC}", l.name),
         );
         // Point at the first access that may reach it, if any.
         let access = p.threads.iter().flat_map(|t| &t.instrs).find(|i| {

@@ -582,7 +582,7 @@ fn witness_inputs(
             if !decisive && named.contains(&name) {
                 continue;
             }
-            let cell = format!("{name}={}", bv::value(sat, &l.value));
+            let cell = format!("{name}={}", shown_value(bv::value(sat, &l.value), l.bytes));
             if !inputs.contains(&cell) {
                 inputs.push(cell);
             }
@@ -590,6 +590,19 @@ fn witness_inputs(
         }
     }
     inputs
+}
+
+/// A cell's value as a witness shows it: a byte or a half-word whose top
+/// bit is set in hexadecimal (`0xfe`), since the cell does not say
+/// whether the kernel reads it as signed (`-2`) or unsigned (`254`);
+/// wider cells in decimal, negative as signed (`-1` for an `int`).
+fn shown_value(v: i64, bytes: u32) -> String {
+    if bytes < 4 && v < 0 {
+        let mask = (1u64 << (8 * bytes.max(1))) - 1;
+        format!("{:#x}", v as u64 & mask)
+    } else {
+        v.to_string()
+    }
 }
 
 /// The registers whose values may decide something the check reads:
@@ -906,7 +919,7 @@ fn races(
                     threads: (s.0, u.0),
                     lines: (s.1, u.1),
                     instrs: (s.2, u.2),
-                    location: Some(parts.cell_name(a.region, off, a.bytes)),
+                    location: Some(race_location(parts, a, off, b, bv::value(sat, &b.offset))),
                     kind: kind.into(),
                     space: shared_region(buf.kind).map(str::to_string),
                     source: (s.4, u.4),
@@ -931,6 +944,24 @@ fn races(
     }
     out.races = found;
     Ok(())
+}
+
+/// Where accesses `a` (at byte `off_a` of its region) and `b` race: one
+/// cell's name, or, when they overlap without being the same cell (a
+/// byte of a record and the word around it), both in bytes
+/// (`sp+44:4 and sp+46:1`), which the first's element name would hide.
+fn race_location(
+    parts: &GenericParts,
+    a: &thread::Access,
+    off_a: i64,
+    b: &thread::Access,
+    off_b: i64,
+) -> String {
+    if (off_a, a.bytes) == (off_b, b.bytes) {
+        return parts.cell_name(a.region, off_a, a.bytes);
+    }
+    let name = &parts.buffers[a.region].name;
+    format!("{name}+{off_a}:{} and {name}+{off_b}:{}", a.bytes, b.bytes)
 }
 
 /// One way a pair of static accesses may race: the literal that it
