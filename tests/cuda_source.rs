@@ -393,9 +393,16 @@ fn cpp_kernels_are_chosen_by_qualified_and_template_names() {
          template __global__ void reduce<0>(int *);\n\
          namespace ns { __global__ void scale(float *x) { x[threadIdx.x] = 1.0f; } }\n\
          __global__ void twice(int *x) { x[0] = 1; }\n\
-         __global__ void twice(float *x) { x[0] = 1.0f; }\n",
+         __global__ void twice(float *x) { x[0] = 1.0f; }\n\
+         template <int A, int B> __global__ void pair(int *o) { o[A * threadIdx.x + B] = 1; }\n\
+         template __global__ void pair<1, 2>(int *);\n",
     );
     let verdict = |kernel: &str| src.check(kernel, "2", "64", &[]);
+    // Template arguments spelled with or without clang's spaces.
+    for name in ["pair<1, 2>", "pair<1,2>", "pair< 1,2 >"] {
+        let (code, out) = verdict(name);
+        assert!(code == 0 && out.contains("FAIL"), "{name}: {out}");
+    }
     // reduce<64>: each thread its own word; reduce<0>: both blocks on one.
     let (code, out) = verdict("reduce<64>");
     assert!(code == 0 && out.contains("PASS"), "{out}");
@@ -597,4 +604,228 @@ fn a_race_between_a_field_and_the_word_around_it_names_both() {
     };
     assert_eq!(byte.1, 1, "{race}");
     assert!(word.0 % 16 == 12 && byte.0 == word.0 + 2, "{race}");
+}
+
+/// Warp collectives and `__syncthreads_count`/`_or` whose results decide
+/// which threads write (tests/data/cuda/warp_collectives.cu): each lane
+/// gets the warp's ballot and its source lane's shuffled value, each
+/// thread the block's reduction — so the race-free kernels pass at a
+/// launch the concrete engines check, and no result is an arbitrary
+/// value the report would have to assume. At a launch only the
+/// parametric engine takes, the exchanged values are values other
+/// threads wrote: a race that depends on them is not confirmed (UNKNOWN,
+/// never a FAIL without a witness).
+#[test]
+fn warp_collectives_give_every_lane_the_same_answer() {
+    if !have_clang() {
+        return;
+    }
+    const WC: &str = "tests/data/cuda/warp_collectives.cu";
+    let check = |kernel: &str, launch: [&str; 2], extra: &[&str]| {
+        let mut args = vec![
+            "check",
+            "--property",
+            "races",
+            "--json",
+            WC,
+            "--kernel",
+            kernel,
+            "--grid",
+            launch[0],
+            "--block",
+            launch[1],
+        ];
+        args.extend(extra);
+        let (code, out, err) = gpumc(&args, &[]);
+        assert_eq!(code, 0, "{kernel}: {out}{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        if v.is_array() {
+            v[0].clone()
+        } else {
+            v
+        }
+    };
+    let small = ["1", "8"];
+    for (kernel, verdict, extra) in [
+        ("ballot_leader", "PASS", &[][..]),
+        ("ballot_all_write", "FAIL", &[]),
+        (
+            "aggregated_append",
+            "PASS",
+            &[
+                "--param",
+                "count=zeros:4",
+                "--param",
+                "out=buf:32",
+                "--param",
+                "in=buf:32",
+            ][..],
+        ),
+        ("shfl_sum", "PASS", &[]),
+        ("shfl_broadcast", "PASS", &[]),
+        ("shfl_broadcast_bad", "FAIL", &[]),
+        ("syncthreads_count", "PASS", &[]),
+        ("syncthreads_or_loop", "PASS", &["--bound", "3"]),
+    ] {
+        let v = check(kernel, small, extra);
+        assert_eq!(v["verdict"], verdict, "{kernel}: {v}");
+        let assumed = v["assumptions"].to_string();
+        assert!(
+            !assumed.contains("arbitrary values in each thread"),
+            "{kernel}: {v}"
+        );
+    }
+    for kernel in ["ballot_leader", "shfl_broadcast", "syncthreads_count"] {
+        let v = check(kernel, ["1024", "256"], &[]);
+        assert_ne!(v["verdict"], "FAIL", "{kernel}: {v}");
+    }
+}
+
+/// `popc`, `clz`, `brev` and `bfind` (`__ffs`) of values read from memory
+/// are computed, not arbitrary: every state lists the input and the
+/// results, which must be the intrinsics' definitions of that input.
+#[test]
+fn bit_intrinsics_of_run_time_values_are_computed() {
+    if !have_clang() {
+        return;
+    }
+    let (code, out, err) = gpumc(
+        &[
+            "check",
+            "--property",
+            "safety",
+            "--json",
+            "tests/data/cuda/bits.cu",
+            "--kernel",
+            "bits",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "--engine",
+            "symbolic",
+            "--max-states",
+            "200",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let obs: Vec<String> = serde_json::from_value(v["observables"].clone()).unwrap();
+    let states = v["states"].as_array().unwrap();
+    assert!(states.len() >= 100, "{v}");
+    for s in states {
+        let s: Vec<i64> = serde_json::from_value(s.clone()).unwrap();
+        let out = |k: usize| s[obs.iter().position(|o| *o == format!("out[{k}]")).unwrap()];
+        let x = out(0) as u32;
+        let y = out(5) as u64;
+        let ffs = |z: u64| {
+            if z == 0 {
+                0
+            } else {
+                z.trailing_zeros() as i64 + 1
+            }
+        };
+        let want = [
+            i64::from(x.count_ones()),
+            i64::from(x.leading_zeros()),
+            i64::from(x.reverse_bits() as i32),
+            ffs(u64::from(x)),
+            out(5),
+            i64::from(y.leading_zeros()),
+            i64::from(y.count_ones()),
+            ffs(y),
+            31 - i64::from(x.leading_zeros()),
+        ];
+        let got: Vec<i64> = (1..10).map(out).collect();
+        assert_eq!(got, want, "input {x:#x}, {y:#x}");
+    }
+}
+
+/// A safety check whose loop bound cut an execution that may reach
+/// undefined behaviour does not say "no undefined behaviour": it is
+/// UNKNOWN with the reason, and `--max-bound` raises the bound until the
+/// out-of-bounds store of the loop's second iteration is found.
+#[test]
+fn a_safety_check_cut_by_the_bound_is_not_a_pass() {
+    if !have_clang() {
+        return;
+    }
+    let src = Source::new(
+        "late_oob",
+        "__global__ void late_oob(const int *in, int *out) {\n\
+         \x20 int n = in[0];\n\
+         \x20 for (int k = 0; k < n; ++k) {\n\
+         \x20   if (k == 1) out[4] = k;\n\
+         \x20   else out[k & 3] = k;\n\
+         \x20 }\n\
+         }\n",
+    );
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "check",
+            "--property",
+            "safety",
+            "--json",
+            &src.path,
+            "--kernel",
+            "late_oob",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "--param",
+            "out=buf:16",
+            "--engine",
+            "symbolic",
+        ];
+        args.extend(extra);
+        let (code, out, err) = gpumc(&args, &[]);
+        assert_eq!(code, 0, "{out}{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let v = run(&[]);
+    assert_eq!(v["verdict"], "UNKNOWN", "{v}");
+    assert!(v["message"].as_str().unwrap().contains("--bound 1"), "{v}");
+    let v = run(&["--max-bound", "4"]);
+    assert_eq!(v["verdict"], "FAIL", "{v}");
+    assert!(
+        v["message"].as_str().unwrap().contains("out-of-bounds"),
+        "{v}"
+    );
+}
+
+/// A device function's address passed as a kernel argument (the host got
+/// it with `cudaMemcpyFromSymbol` of a `__device__` pointer): the call
+/// reaches each function whose address the module takes, under an
+/// assumption the report states — race-free when every one is, a race
+/// when one of them races — rather than undefined behaviour for calling
+/// "the address of a buffer".
+#[test]
+fn a_function_pointer_argument_calls_the_modules_functions() {
+    if !have_clang() {
+        return;
+    }
+    let src = Source::new(
+        "fparg",
+        "typedef void (*op_t)(int *, const int *, int);\n\
+         __device__ void op_copy(int *o, const int *in, int i) { o[i] = in[i]; }\n\
+         __device__ void op_first(int *o, const int *in, int i) { o[0] = in[i]; }\n\
+         __device__ op_t copy_ptr = op_copy;\n\
+         __device__ op_t first_ptr = op_first;\n\
+         __global__ void apply(int *o, const int *in, op_t f) {\n\
+         \x20 f(o, in, blockIdx.x * blockDim.x + threadIdx.x);\n\
+         }\n",
+    );
+    for (grid, block) in [("1", "4"), ("1024", "256")] {
+        let (code, out) = src.check("apply", grid, block, &[]);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains(": FAIL "), "{out}");
+        assert!(!out.contains("undefined behaviour"), "{out}");
+        assert!(out.contains("WAW on o[0]"), "{out}");
+        assert!(
+            out.contains("the function pointer argument `f` holds the address of a function whose address the module takes (`op_copy`, `op_first`)"),
+            "{out}"
+        );
+    }
 }

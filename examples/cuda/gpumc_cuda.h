@@ -161,6 +161,10 @@ GPUMC_SHFL(__shfl_xor_sync, bfly, 0x1f)
 #define __popcll(x) __builtin_popcountll((unsigned long long)(x))
 #define __clz(x) ((x) == 0 ? 32 : __builtin_clz((unsigned)(x)))
 #define __ffs(x) __builtin_ffs((int)(x))
+#define __clzll(x) ((x) == 0 ? 64 : __builtin_clzll((unsigned long long)(x)))
+#define __ffsll(x) __builtin_ffsll((long long)(x))
+#define __brev(x) __builtin_bitreverse32((unsigned)(x))
+#define __brevll(x) __builtin_bitreverse64((unsigned long long)(x))
 static __device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }
 static __device__ __forceinline__ unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 static __device__ __forceinline__ float min(float a, float b) { return __builtin_fminf(a, b); }

@@ -1241,7 +1241,14 @@ fn run_engine_here(
                 flags_of(program, model, &opts, symbolic, all_flags, report);
                 report.flags_undefined = program.arch == crate::ir::Arch::C;
             }
-            if program.assertion.is_none() && r.note.is_none() {
+            if program.assertion.is_none() && r.note.is_none() && r.bound_hit {
+                // No undefined behaviour within the bound, but the bound
+                // cut an execution that may reach some (a kernel's loop
+                // whose trip count is read from memory): nothing is shown.
+                report.verdict = Verdict::Unknown.to_string();
+                report.message = bound_reason(Verdict::Unknown, true, cfg.bound)
+                    .map(|b| format!("no undefined behaviour within the bound, but {b}"));
+            } else if program.assertion.is_none() && r.note.is_none() {
                 // Nothing to claim: the states are the result.
                 report.verdict = NO_CONDITION.into();
                 report.message = None;

@@ -352,6 +352,10 @@ impl BinOp {
     }
 }
 
+/// The prefix of locations a front-end makes for its own modelling (the
+/// exchange slots of warp collectives): never shown in final states.
+pub const HIDDEN_PREFIX: &str = "$gpumc_";
+
 /// The kernel front-ends give the barriers of a warp (`bar.warp.sync`,
 /// `__syncwarp`) or subgroup (a SPIR-V control barrier of Subgroup scope)
 /// ids from `WARP_BARRIER_IDS + (warp << 20)` up, one per arrival, so that

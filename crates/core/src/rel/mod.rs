@@ -649,6 +649,29 @@ impl Relation {
         r
     }
 
+    /// The pairs joined by a path of `r` whose intermediate events are
+    /// all in `via` (`r+` when `via` holds every event): Warshall's
+    /// algorithm over the events of `via` only.
+    pub fn closure_through(&self, via: &EventSet) -> Relation {
+        let mut r = self.compacted();
+        for k in via.iter() {
+            let (klo, krow) = r.band_of(k);
+            let Some((off, krow)) = trim(krow) else {
+                continue;
+            };
+            let krow = krow.to_vec();
+            let klo = klo + off;
+            for i in 0..self.n {
+                if i != k && r.contains(i, k) {
+                    for (d, x) in r.span_mut(i, klo, klo + krow.len()).iter_mut().zip(&krow) {
+                        *d |= x;
+                    }
+                }
+            }
+        }
+        r
+    }
+
     /// Reflexive-transitive closure `r*` over all `n` events.
     pub fn reflexive_transitive_closure(&self) -> Relation {
         let mut r = self.transitive_closure();

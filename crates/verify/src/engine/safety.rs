@@ -118,7 +118,7 @@ pub fn observables(p: &Program) -> Vec<Term> {
     }
     if out.is_empty() {
         for (i, l) in p.locations.iter().enumerate() {
-            if l.phys == i {
+            if l.phys == i && !l.name.starts_with(crate::ir::HIDDEN_PREFIX) {
                 add(&mut out, Term::Loc(i));
             }
         }

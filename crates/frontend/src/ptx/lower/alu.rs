@@ -409,8 +409,83 @@ impl<'m> Tx<'_, 'm> {
                     };
                     Arg::K(sext(r, 32))
                 }
-                None => self.havoc(if op == "brev" { w } else { 32 }),
+                None => self.bit_count(op, x, t, shiftamt),
             },
+        }
+    }
+
+    /// `popc`, `clz`, `brev` and `bfind` of a run-time value, by shifts
+    /// and masks on its `w`-bit pattern (no multiplication, which would
+    /// cost the solver a multiplier).
+    fn bit_count(&mut self, op: &str, x: &Arg, t: Type, shiftamt: bool) -> Arg {
+        let w = t.bits.clamp(1, 64);
+        let mask = |m: u64| -> Arg { Arg::K((m & (u64::MAX >> (64 - w))) as i64) };
+        // Steps of 1, 2, 4, … up to the width.
+        let steps: Vec<u32> = (0..6).map(|k| 1u32 << k).filter(|&s| s < w).collect();
+        const M: [u64; 6] = [
+            0x5555_5555_5555_5555,
+            0x3333_3333_3333_3333,
+            0x0f0f_0f0f_0f0f_0f0f,
+            0x00ff_00ff_00ff_00ff,
+            0x0000_ffff_0000_ffff,
+            0x0000_0000_ffff_ffff,
+        ];
+        let popc = |tx: &mut Self, v: &Arg| -> Arg {
+            let mut v = v.clone();
+            for (k, &s) in steps.iter().enumerate() {
+                let lo = tx.bin(BinOp::And, &v, &mask(M[k]));
+                let sh = tx.bin(BinOp::Lshr, &v, &Arg::K(i64::from(s)));
+                let hi = tx.bin(BinOp::And, &sh, &mask(M[k]));
+                v = tx.bin(BinOp::Add, &lo, &hi);
+            }
+            v
+        };
+        let u = self.zext(x, w);
+        // Leading zeros: every bit below the highest set bit set, counted.
+        let clz = |tx: &mut Self, v: &Arg| -> Arg {
+            let mut v = v.clone();
+            for &s in &steps {
+                let sh = tx.bin(BinOp::Lshr, &v, &Arg::K(i64::from(s)));
+                v = tx.bin(BinOp::Or, &v, &sh);
+            }
+            let ones = popc(tx, &v);
+            tx.bin(BinOp::Sub, &Arg::K(i64::from(w)), &ones)
+        };
+        match op {
+            "popc" => popc(self, &u),
+            "clz" => clz(self, &u),
+            "brev" => {
+                let mut v = u;
+                for (k, &s) in steps.iter().enumerate() {
+                    let sh = self.bin(BinOp::Lshr, &v, &Arg::K(i64::from(s)));
+                    let hi = self.bin(BinOp::And, &sh, &mask(M[k]));
+                    let lo = self.bin(BinOp::And, &v, &mask(M[k]));
+                    let lo = self.bin(BinOp::Shl, &lo, &Arg::K(i64::from(s)));
+                    v = self.bin(BinOp::Or, &hi, &lo);
+                }
+                let v = self.bin(BinOp::And, &v, &mask(u64::MAX));
+                self.sext(&v, w)
+            }
+            _ => {
+                // bfind: the most significant non-sign bit, -1 for none.
+                let bits = if t.kind == TypeKind::Signed {
+                    let s = self.sext(x, w);
+                    let neg = self.bin(BinOp::Lt, &s, &Arg::K(0));
+                    let inv = self.bin(BinOp::Xor, &u, &mask(u64::MAX));
+                    self.select(&neg, &inv, &u)
+                } else {
+                    u
+                };
+                let lz = clz(self, &bits);
+                let r = if shiftamt {
+                    lz
+                } else {
+                    self.bin(BinOp::Sub, &Arg::K(i64::from(w) - 1), &lz)
+                };
+                let none = self.bin(BinOp::Eq, &bits, &Arg::K(0));
+                let r = self.select(&none, &Arg::K(-1), &r);
+                self.sext(&r, 32)
+            }
         }
     }
 

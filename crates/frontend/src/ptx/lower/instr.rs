@@ -180,24 +180,48 @@ impl<'m> Tx<'_, 'm> {
                 )))
             }
             ("%laneid" | "%warpid", _) => {
-                let mut linear = Arg::K(0);
-                for d in (0..3).rev() {
-                    let scaled = self.bin(BinOp::Mul, &linear, &Arg::K(i64::from(th.ntid[d])));
-                    let id = match th.ntid[d] {
-                        1 => Arg::K(0),
-                        _ => self.id_input(&format!("%tid.{}", ["x", "y", "z"][d])),
-                    };
-                    linear = self.bin(BinOp::Add, &scaled, &id);
-                }
+                let linear = self.generic_linear();
                 Ok(Some(V::Int(if base == "%laneid" {
                     self.bin(BinOp::And, &linear, &Arg::K(31))
                 } else {
                     self.bin(BinOp::Lshr, &linear, &Arg::K(5))
                 })))
             }
-            (b, _) if b.starts_with("%lanemask") => Ok(Some(V::Int(self.havoc(32)))),
+            (b, _) if b.starts_with("%lanemask") => {
+                // From the lane, as in a concrete thread.
+                let linear = self.generic_linear();
+                let lane = self.bin(BinOp::And, &linear, &Arg::K(31));
+                let eq = self.bin(BinOp::Shl, &Arg::K(1), &lane);
+                let lt = self.bin(BinOp::Sub, &eq, &Arg::K(1));
+                let le = self.bin(BinOp::Or, &lt, &eq);
+                let m = match b {
+                    "%lanemask_eq" => eq,
+                    "%lanemask_lt" => lt,
+                    "%lanemask_le" => le,
+                    "%lanemask_gt" => self.bin(BinOp::Xor, &le, &Arg::K(-1)),
+                    "%lanemask_ge" => self.bin(BinOp::Xor, &lt, &Arg::K(-1)),
+                    _ => return Ok(None),
+                };
+                Ok(Some(V::Int(self.sext(&m, 32))))
+            }
             _ => Ok(None),
         }
+    }
+
+    /// The generic thread's linear index in its block (`%tid.x` +
+    /// `%ntid.x` × (`%tid.y` + `%ntid.y` × `%tid.z`)).
+    pub(super) fn generic_linear(&mut self) -> Arg {
+        let th = self.th;
+        let mut linear = Arg::K(0);
+        for d in (0..3).rev() {
+            let scaled = self.bin(BinOp::Mul, &linear, &Arg::K(i64::from(th.ntid[d])));
+            let id = match th.ntid[d] {
+                1 => Arg::K(0),
+                _ => self.id_input(&format!("%tid.{}", ["x", "y", "z"][d])),
+            };
+            linear = self.bin(BinOp::Add, &scaled, &id);
+        }
+        linear
     }
 
     /// The input that holds the generic thread's special register `name`.
@@ -365,10 +389,8 @@ impl<'m> Tx<'_, 'm> {
             "selp" => self.selp(fr, st, i),
             "slct" => self.slct(fr, st, i),
             _ if float || FLOAT_ONLY.contains(&i.opcode.as_str()) => self.arbitrary_dst(fr, st, i),
-            "shfl" | "vote" | "match" | "redux" | "activemask" | "createpolicy" => {
-                // Warp-level data exchange is not modelled: arbitrary results.
-                self.arbitrary_dst(fr, st, i)
-            }
+            "shfl" | "vote" | "match" | "redux" | "activemask" => self.collective(fr, st, i),
+            "createpolicy" => self.arbitrary_dst(fr, st, i),
             "isspacep" => self.isspacep(fr, st, i),
             _ => self.alu(fr, st, i),
         }
@@ -408,7 +430,7 @@ impl<'m> Tx<'_, 'm> {
     }
 
     /// Gives every register destination an arbitrary value of its type.
-    fn arbitrary_dst(&mut self, fr: usize, st: &mut State, i: &Instr) -> TxResult<()> {
+    pub(super) fn arbitrary_dst(&mut self, fr: usize, st: &mut State, i: &Instr) -> TxResult<()> {
         let bits = types(i).first().map_or(32, |t| t.bits);
         let dsts: Vec<&Operand> = match i.operands.first() {
             Some(Operand::Vector { elems, .. }) => elems.iter().collect(),

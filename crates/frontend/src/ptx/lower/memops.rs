@@ -216,7 +216,7 @@ impl<'m> Tx<'_, 'm> {
 
     /// The IR address of `size` bytes at `off` in `buf`; `None` when the
     /// access is out of bounds (then undefined behaviour is emitted).
-    fn cell_addr(
+    pub(super) fn cell_addr(
         &mut self,
         buf: BufId,
         off: &Arg,
@@ -903,8 +903,61 @@ impl<'m> Tx<'_, 'm> {
                     },
                     vec![],
                 );
+                if self.sh.learned.fn_params.contains(&(k, o)) {
+                    self.function_pointer_argument(k, &t);
+                }
                 Ok(V::Int(Arg::R(t)))
             }
+        }
+    }
+
+    /// A called argument nobody gave (register `t`) holds the address of
+    /// a function whose address the module takes — the host can only
+    /// have obtained it from the module (`cudaMemcpyFromSymbol` of a
+    /// `__device__` pointer): an assumption the report states. Other
+    /// values are ruled out rather than reported as calls to no function.
+    fn function_pointer_argument(&mut self, k: usize, t: &str) {
+        let taken: Vec<(&str, i64)> = self
+            .code
+            .taken
+            .iter()
+            .map(|f| (*f, self.code.fn_addr[f]))
+            .collect();
+        if taken.is_empty() {
+            return;
+        }
+        let mut any = Arg::K(0);
+        for &(_, a) in &taken {
+            let is = self.bin(BinOp::Eq, &Arg::R(t.to_string()), &Arg::K(a));
+            any = self.bin(BinOp::Or, &any, &is);
+        }
+        let ok = self.label();
+        self.emit(
+            InstrKind::Branch {
+                op: CmpOp::Ne,
+                a: any.ir(),
+                b: IrOp::Const(0),
+                target: ok.clone(),
+            },
+            vec![],
+        );
+        self.emit(InstrKind::Infeasible, vec![]);
+        self.emit_label(ok);
+        let prefix = format!("{}_", self.code.kernel.name);
+        let name = super::display_param(&self.sh.params[k].name, &prefix);
+        let names: Vec<String> = taken
+            .iter()
+            .map(|(f, _)| {
+                let shown = crate::ptx::demangle::source_name(f).map_or(f.to_string(), |n| n.full);
+                format!("`{shown}`")
+            })
+            .collect();
+        let a = format!(
+            "the function pointer argument `{name}` holds the address of a function whose address the module takes ({})",
+            names.join(", ")
+        );
+        if !self.sh.assumptions.contains(&a) {
+            self.sh.assumptions.push(a);
         }
     }
 
@@ -1029,6 +1082,29 @@ impl<'m> Tx<'_, 'm> {
             None => None,
         };
         let id = self.barrier_instance(st, n << 32);
+        // `bar.red` without a thread count: its predicates are exchanged
+        // (`collective.rs`), stored before the barrier.
+        let red = match (mode, b) {
+            ("red", None) => {
+                let p = i.operands.last().expect("bar.red has three operands");
+                let p = self.read_int(
+                    fr,
+                    st,
+                    p,
+                    Type {
+                        kind: TypeKind::Pred,
+                        bits: 1,
+                    },
+                )?;
+                let p = self.bin(BinOp::Ne, &p, &Arg::K(0));
+                let arrival = match &id {
+                    IrOp::Const(c) => Arg::K(c - (n << 32)),
+                    IrOp::Reg(r) => self.bin(BinOp::Sub, &Arg::R(r.clone()), &Arg::K(n << 32)),
+                };
+                self.bar_red_store(n, &arrival, &p)?.map(|tag| (tag, p))
+            }
+            _ => None,
+        };
         let mut tags: Vec<String> = ["B", "CBAR", "CTA"].iter().map(|t| t.to_string()).collect();
         if mode == "arrive" {
             tags.push("ARRIVE".into());
@@ -1043,9 +1119,18 @@ impl<'m> Tx<'_, 'm> {
             tags,
         );
         if mode == "red" {
-            // The reduction's result is not modelled: arbitrary.
-            let bits = types(i).first().map_or(32, |t| t.bits);
-            let v = self.havoc(bits);
+            let v = match &red {
+                Some((tag, p)) => self.bar_red_result(i, n, tag, p)?,
+                None => {
+                    // With a thread count, the reduction is not modelled.
+                    let a = "results of `bar.red` with a thread count are arbitrary values in each thread".to_string();
+                    if !self.sh.assumptions.contains(&a) {
+                        self.sh.assumptions.push(a);
+                    }
+                    let bits = types(i).first().map_or(32, |t| t.bits);
+                    self.havoc(bits)
+                }
+            };
             self.write(fr, st, &i.operands[0], V::Int(v))?;
         }
         Ok(())

@@ -8,6 +8,7 @@
 mod alu;
 mod arith;
 pub mod cfg;
+mod collective;
 mod instr;
 mod memops;
 pub mod memory;
@@ -82,6 +83,9 @@ pub(super) struct Learned {
     /// (argument, byte offset): offset 0 of a pointer-sized argument, or
     /// a pointer-sized field of a struct argument.
     pub int_params: HashSet<(usize, i64)>,
+    /// Of those, the ones the kernel calls: function pointers, which hold
+    /// the address of a function whose address the module takes.
+    pub fn_params: HashSet<(usize, i64)>,
     /// Global buffers (by name) that some thread writes, or indexes at
     /// run time: memory. The others are read-only for the whole launch,
     /// so their loads are folded (known contents) or free inputs.
@@ -121,6 +125,9 @@ pub(super) struct Shared {
     pub ids: BTreeMap<String, usize>,
     /// What the translation assumed (`Program::assumptions`).
     pub assumptions: Vec<String>,
+    /// The hidden exchange buffer of each group that warp collectives
+    /// and `bar.red` exchange values in (`collective.rs`).
+    pub exchange: Vec<(collective::Group, BufId)>,
 }
 
 /// The functions whose address `module` takes, in module order: named by
@@ -286,7 +293,13 @@ fn translate_launch(
             address_bits: module.address_size.unwrap_or(64),
             ids: BTreeMap::new(),
             assumptions: Vec::new(),
+            exchange: Vec::new(),
         };
+        let groups = collective::groups(code.funcs.values().copied());
+        for (g, b) in collective::buffers(&groups, block.iter().product()) {
+            let id = sh.mem.add(b);
+            sh.exchange.push((g, id));
+        }
         sh.mem.fn_addrs = code
             .fn_addr
             .iter()
@@ -370,6 +383,10 @@ fn translate_launch(
                 learned = sh.learned;
                 match a {
                     Assume::IntParam(k, o) => learned.int_params.insert((k, o)),
+                    Assume::FnParam(k, o) => {
+                        learned.fn_params.insert((k, o));
+                        learned.int_params.insert((k, o))
+                    }
                     Assume::Memory(name) => learned.memory.insert(name),
                     Assume::DynamicLoop(f, b) => learned.dynamic_loops.insert((f, b)),
                     Assume::LocalMemory(f, v) => learned.local_memory.insert((f, v)),
@@ -520,9 +537,17 @@ fn choose_kernel<'m>(module: &'m Module, launch: &Launch) -> Result<&'m Function
                     .map(|i| entries[i])
                     .collect()
             };
+            // Template arguments as the user spells them: `scatter<2,3,int>`
+            // names clang's `scatter<2, 3, int>`.
+            let spaceless = |s: &str| s.split_whitespace().collect::<String>();
+            let k_tight = spaceless(k);
             let matches = [
                 named(&|i| entries[i].name == *k),
-                named(&|i| source[i].as_ref().is_some_and(|n| n.full == *k)),
+                named(&|i| {
+                    source[i]
+                        .as_ref()
+                        .is_some_and(|n| n.full == *k || spaceless(&n.full) == k_tight)
+                }),
                 named(&|i| source[i].as_ref().is_some_and(|n| n.base == *k)),
             ];
             let list = |fs: &[&Function]| -> String {

@@ -36,6 +36,8 @@ pub(super) enum Assume {
     /// Argument `k` (its bytes at the offset: a struct's field) is an
     /// integer, not a pointer.
     IntParam(usize, i64),
+    /// Argument `k` (at the offset) is called: a function pointer.
+    FnParam(usize, i64),
     /// The global buffer (by name) is memory: some thread writes it or
     /// indexes it at run time.
     Memory(String),
@@ -407,6 +409,7 @@ impl<'a, 'm> Tx<'a, 'm> {
             }
             if b == cfg.exit {
                 // A callee's exit always has its join; this is the kernel's.
+                self.exchange_exits(&st)?;
                 self.emit_goto_end();
                 return Ok(());
             }
@@ -438,6 +441,7 @@ impl<'a, 'm> Tx<'a, 'm> {
                 Term::Goto(n) => b = *n,
                 Term::Ret => b = cfg.exit,
                 Term::Exit => {
+                    self.exchange_exits(&st)?;
                     self.emit_goto_end();
                     return Ok(());
                 }
@@ -852,6 +856,11 @@ impl<'a, 'm> Tx<'a, 'm> {
         let v = self.read(fr, &mut st, callee, self.addr_type())?;
         let at = format!("`{}` at {}", crate::diag::excerpt(&self.text), self.pos);
         let r = match v {
+            V::Ptr { buf, .. } if self.sh.free_ptr_param.contains_key(&buf) => {
+                // An argument nobody gave, called: a function pointer.
+                let (k, o) = self.sh.free_ptr_param[&buf];
+                return Err(TxErr::Restart(Assume::FnParam(k, o)));
+            }
             V::Ptr { buf, .. } => {
                 let cause = format!(
                     "{at} calls the address of `{}`, which is not a function",

@@ -404,14 +404,22 @@ pub fn check(
     let ignored: Vec<usize> = runs[0].ignored_sync.iter().copied().collect();
     if !ignored.is_empty() {
         let t = &program.threads[0];
+        // (An unrolled loop repeats an instruction: each is named once.)
+        let mut named: Vec<String> = Vec::new();
+        for &k in &ignored {
+            let n = format!(
+                "`{}` at {}",
+                crate::diag::excerpt(&t.instrs[k].text),
+                t.instrs[k].pos
+            );
+            if !named.contains(&n) {
+                named.push(n);
+            }
+        }
+        named.truncate(3);
         out.unconfirmed_why.push(format!(
             "the kernel synchronises other than by block barriers ({}), which the two-thread abstraction does not take as ordering",
-            ignored
-                .iter()
-                .take(3)
-                .map(|&k| format!("`{}` at {}", crate::diag::excerpt(&t.instrs[k].text), t.instrs[k].pos))
-                .collect::<Vec<_>>()
-                .join(", ")
+            named.join(", ")
         ));
     }
     races(

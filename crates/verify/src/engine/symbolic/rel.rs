@@ -551,6 +551,24 @@ impl SymRel {
         if self.sym.is_empty() && involved.iter().all(|e| ctx.ae.contains(e)) {
             return SymRel::sure(self.sure.transitive_closure());
         }
+        // A static relation over events some of which may not execute
+        // (a store under a data-dependent branch): a path through such
+        // an event needs its execution, but where every wanted pair of
+        // the closure also has a path through events that always
+        // execute, the closure is that static relation (`po?; sw; po?`
+        // of a barrier-synchronised kernel: `po` passes by the
+        // conditional store, barriers always execute).
+        if self.sym.is_empty() {
+            let through = self.sure.closure_through(&ctx.ae);
+            let mut missing = self.sure.transitive_closure();
+            missing.subtract(&through);
+            if let Some(m) = mask {
+                missing.intersect_with(m);
+            }
+            if missing.is_empty() {
+                return SymRel::sure(through);
+            }
+        }
         let nodes: Vec<usize> = involved.iter().collect();
         let m = nodes.len();
         let mut idx = vec![usize::MAX; n];
