@@ -829,3 +829,37 @@ fn a_function_pointer_argument_calls_the_modules_functions() {
         );
     }
 }
+
+/// A grid-stride loop whose trip count is an argument nobody gave, at a
+/// launch the concrete engine could take but whose translation needs the
+/// buffers' sizes: the parametric engine's UNKNOWN (with both reasons)
+/// is the answer, not an ERROR that loses it.
+#[test]
+fn a_concrete_refusal_after_the_parametric_engine_keeps_its_answer() {
+    if !have_clang() {
+        return;
+    }
+    let src = Source::new(
+        "saxpy",
+        "__global__ void saxpy(const int *x, int *y, int a, int n) {\n\
+         \x20 for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n\
+         \x20   y[i] = a * x[i] + y[i];\n\
+         }\n",
+    );
+    let (code, out) = src.check("saxpy", "1", "8", &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(": UNKNOWN "), "{out}");
+    assert!(out.contains("parametric engine"), "{out}");
+    assert!(out.contains("--param x=buf:BYTES"), "{out}");
+    // Given the sizes and the trip count, it is decided.
+    let (code, out) = src.check(
+        "saxpy",
+        "1",
+        "8",
+        &[
+            "--param", "n=20", "--param", "x=buf:80", "--param", "y=buf:80",
+        ],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(": PASS "), "{out}");
+}

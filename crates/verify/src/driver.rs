@@ -824,11 +824,36 @@ fn check_at_bound(
         let mut program = match &ptx {
             // (a CUDA source's text here is its compiled PTX, a GLSL
             // shader's its SPIR-V assembly)
-            Some((src, crate::kernel_scale::Kernel::Ptx)) => {
-                crate::frontend::ptx::parse_kernel(src, name, &cfg.launch)?
-            }
-            Some((src, crate::kernel_scale::Kernel::Spirv)) => {
-                crate::frontend::spirv::parse(src, name)?
+            Some((src, kind)) => {
+                let parsed = match kind {
+                    crate::kernel_scale::Kernel::Ptx => {
+                        crate::frontend::ptx::parse_kernel(src, name, &cfg.launch)
+                    }
+                    crate::kernel_scale::Kernel::Spirv => crate::frontend::spirv::parse(src, name),
+                };
+                match parsed {
+                    Ok(p) => p,
+                    // The concrete translation refuses what the parametric
+                    // engine left open (an address into a buffer of unknown
+                    // size): its answer stands, with the refusal as the
+                    // reason the launch is not checked concretely.
+                    Err(e) if parametric_first && e.kind == ErrorKind::Unsupported => {
+                        report.engine_note = None;
+                        return match crate::kernel_scale::check(
+                            src,
+                            name,
+                            *kind,
+                            cfg,
+                            cache,
+                            &mut report,
+                            Some(&e),
+                        )? {
+                            crate::kernel_scale::Step::Decided => Ok(()),
+                            crate::kernel_scale::Step::Concrete(_) => Err(e),
+                        };
+                    }
+                    Err(e) => return Err(e),
+                }
             }
             None => {
                 // A CUDA, OpenCL or GLSL source is compiled once: its output serves

@@ -24,7 +24,7 @@ pub const PARAMETRIC_MAX_BOUND: u32 = 4;
 /// at most RAISE_CAP_TIME in all.
 pub const PARAMETRIC_RAISE_CAP: u32 = 64;
 const RAISE_SHARE: f64 = 0.25;
-const RAISE_CAP_TIME: Duration = Duration::from_secs(5);
+const RAISE_CAP_TIME: Duration = Duration::from_secs(2);
 
 /// The front-end of a kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
