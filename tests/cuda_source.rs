@@ -679,6 +679,16 @@ fn warp_collectives_give_every_lane_the_same_answer() {
         let v = check(kernel, ["1024", "256"], &[]);
         assert_ne!(v["verdict"], "FAIL", "{kernel}: {v}");
     }
+    // The explicit engine too: its value domains take the exchanged
+    // words, so the exchange is not vacuous there.
+    let v = check(
+        "syncthreads_count",
+        small,
+        &["--engine", "explicit", "--param", "out=zeros:64"],
+    );
+    assert_eq!(v["verdict"], "PASS", "{v}");
+    assert!(v["vacuous"].is_null(), "{v}");
+    assert!(v["executions"].as_u64().unwrap() >= 1, "{v}");
 }
 
 /// `popc`, `clz`, `brev` and `bfind` (`__ffs`) of values read from memory

@@ -607,8 +607,18 @@ fn explore(
                     s.regs.insert(dst.clone(), v);
                     s.taint.insert(dst.clone(), vec![]);
                 }
-                // A failed assumption: no execution takes this path.
-                InstrKind::Infeasible => break,
+                // A failed assumption: no execution takes this path. Its
+                // writes so far still count towards the value domains: an
+                // assumption on a value another thread writes (a warp
+                // collective's exchange) fails until that thread's write
+                // is in the domain, and that thread's may in turn wait
+                // for this one's.
+                InstrKind::Infeasible => {
+                    if domain_pass {
+                        out.push(s.finish(PathEnd::Paused));
+                    }
+                    break;
+                }
                 InstrKind::Unreachable { .. } => {
                     s.ub = Some(Ub::Unreachable { instr: i });
                     out.push(s.finish(PathEnd::Done));
