@@ -824,37 +824,18 @@ fn check_at_bound(
         let mut program = match &ptx {
             // (a CUDA source's text here is its compiled PTX, a GLSL
             // shader's its SPIR-V assembly)
-            Some((src, kind)) => {
-                let parsed = match kind {
-                    crate::kernel_scale::Kernel::Ptx => {
-                        crate::frontend::ptx::parse_kernel(src, name, &cfg.launch)
-                    }
-                    crate::kernel_scale::Kernel::Spirv => crate::frontend::spirv::parse(src, name),
-                };
-                match parsed {
-                    Ok(p) => p,
-                    // The concrete translation refuses what the parametric
-                    // engine left open (an address into a buffer of unknown
-                    // size): its answer stands, with the refusal as the
-                    // reason the launch is not checked concretely.
-                    Err(e) if parametric_first && e.kind == ErrorKind::Unsupported => {
-                        report.engine_note = None;
-                        return match crate::kernel_scale::check(
-                            src,
-                            name,
-                            *kind,
-                            cfg,
-                            cache,
-                            &mut report,
-                            Some(&e),
-                        )? {
-                            crate::kernel_scale::Step::Decided => Ok(()),
-                            crate::kernel_scale::Step::Concrete(_) => Err(e),
-                        };
-                    }
-                    Err(e) => return Err(e),
+            Some((src, kind)) => match parse_kernel_text(src, *kind, name, cfg) {
+                Ok(p) => p,
+                // The concrete translation refuses what the parametric
+                // engine left open (an address into a buffer of unknown
+                // size): its answer stands, with the refusal as the
+                // reason the launch is not checked concretely.
+                Err(e) if parametric_first && e.kind == ErrorKind::Unsupported => {
+                    report.engine_note = None;
+                    return parametric_after_refusal(src, *kind, name, cfg, cache, &mut report, e);
                 }
-            }
+                Err(e) => return Err(e),
+            },
             None => {
                 // A CUDA, OpenCL or GLSL source is compiled once: its output serves
                 // the concrete front-end and, after a size refusal, the
@@ -868,12 +849,7 @@ fn check_at_bound(
                     false => None,
                 };
                 let loaded = match &compiled {
-                    Some((src, crate::kernel_scale::Kernel::Ptx)) => {
-                        crate::frontend::ptx::parse_kernel(src, name, &cfg.launch)
-                    }
-                    Some((src, crate::kernel_scale::Kernel::Spirv)) => {
-                        crate::frontend::spirv::parse(src, name)
-                    }
+                    Some((src, kind)) => parse_kernel_text(src, *kind, name, cfg),
                     None => input.load(name, &cfg.launch),
                 };
                 match loaded {
@@ -893,18 +869,15 @@ fn check_at_bound(
                         let Some((src, kind)) = text else {
                             return Err(e);
                         };
-                        return match crate::kernel_scale::check(
+                        return parametric_after_refusal(
                             &src,
-                            name,
                             kind,
+                            name,
                             cfg,
                             cache,
                             &mut report,
-                            Some(&e),
-                        )? {
-                            crate::kernel_scale::Step::Decided => Ok(()),
-                            crate::kernel_scale::Step::Concrete(_) => Err(e),
-                        };
+                            e,
+                        );
                     }
                     Err(e) => return Err(e),
                 }
@@ -1330,6 +1303,39 @@ fn run_engine_here(
     }
     report.engine = Some(engine);
     Ok(())
+}
+
+/// The concrete translation of a kernel's text (a CUDA source's compiled
+/// PTX, a GLSL shader's SPIR-V assembly).
+fn parse_kernel_text(
+    src: &str,
+    kind: crate::kernel_scale::Kernel,
+    name: &Path,
+    cfg: &Config,
+) -> Result<Program> {
+    match kind {
+        crate::kernel_scale::Kernel::Ptx => {
+            crate::frontend::ptx::parse_kernel(src, name, &cfg.launch)
+        }
+        crate::kernel_scale::Kernel::Spirv => crate::frontend::spirv::parse(src, name),
+    }
+}
+
+/// The parametric engine's answer for a kernel whose concrete translation
+/// refused it with `e` (which stands if that engine hands the launch back).
+fn parametric_after_refusal(
+    src: &str,
+    kind: crate::kernel_scale::Kernel,
+    name: &Path,
+    cfg: &Config,
+    cache: &ModelCache,
+    report: &mut FileReport,
+    e: Error,
+) -> Result<()> {
+    match crate::kernel_scale::check(src, name, kind, cfg, cache, report, Some(&e))? {
+        crate::kernel_scale::Step::Decided => Ok(()),
+        crate::kernel_scale::Step::Concrete(_) => Err(e),
+    }
 }
 
 /// The report's words when assumptions leave no execution.

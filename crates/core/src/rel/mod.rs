@@ -631,22 +631,7 @@ impl Relation {
             }
         }
         // Dense: Warshall's algorithm on rows.
-        for k in 0..self.n {
-            let (klo, krow) = r.band_of(k);
-            let Some((off, krow)) = trim(krow) else {
-                continue;
-            };
-            let krow = krow.to_vec();
-            let klo = klo + off;
-            for i in 0..self.n {
-                if i != k && r.contains(i, k) {
-                    for (d, x) in r.span_mut(i, klo, klo + krow.len()).iter_mut().zip(&krow) {
-                        *d |= x;
-                    }
-                }
-            }
-        }
-        r
+        r.closure_through(&EventSet::full(self.n))
     }
 
     /// The pairs joined by a path of `r` whose intermediate events are

@@ -17,6 +17,18 @@ fn compose_and_closure() {
 }
 
 #[test]
+fn closure_through_a_subset_takes_only_its_events_as_intermediates() {
+    let r = rel(70, &[(0, 1), (1, 65), (65, 69), (0, 2), (2, 3)]);
+    let none = r.closure_through(&EventSet::empty(70));
+    assert_eq!(none, r);
+    let via = r.closure_through(&EventSet::from_iter(70, [1, 3]));
+    // 0→1→65 joins; 1→65→69 needs 65; 0→2→3 needs 2.
+    assert!(via.contains(0, 65) && !via.contains(1, 69) && !via.contains(0, 3));
+    assert_eq!(via.len(), r.len() + 1);
+    assert_eq!(r.closure_through(&EventSet::full(70)), r.transitive_closure());
+}
+
+#[test]
 fn cycles_are_found() {
     let r = rel(5, &[(0, 1), (1, 2), (2, 3), (3, 1), (4, 0)]);
     let cyc = r.find_cycle().expect("cycle");
