@@ -25,7 +25,10 @@ fn closure_through_a_subset_takes_only_its_events_as_intermediates() {
     // 0→1→65 joins; 1→65→69 needs 65; 0→2→3 needs 2.
     assert!(via.contains(0, 65) && !via.contains(1, 69) && !via.contains(0, 3));
     assert_eq!(via.len(), r.len() + 1);
-    assert_eq!(r.closure_through(&EventSet::full(70)), r.transitive_closure());
+    assert_eq!(
+        r.closure_through(&EventSet::full(70)),
+        r.transitive_closure()
+    );
 }
 
 #[test]
