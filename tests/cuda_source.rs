@@ -666,6 +666,11 @@ fn warp_collectives_give_every_lane_the_same_answer() {
         ("shfl_broadcast_bad", "FAIL", &[]),
         ("syncthreads_count", "PASS", &[]),
         ("syncthreads_or_loop", "PASS", &["--bound", "3"]),
+        (
+            "ballot_after_oob",
+            "FAIL",
+            &["--param", "out=buf:64", "--engine", "symbolic"],
+        ),
     ] {
         let v = check(kernel, small, extra);
         assert_eq!(v["verdict"], verdict, "{kernel}: {v}");
@@ -674,6 +679,10 @@ fn warp_collectives_give_every_lane_the_same_answer() {
             !assumed.contains("arbitrary values in each thread"),
             "{kernel}: {v}"
         );
+        if kernel == "ballot_after_oob" {
+            let m = v["message"].as_str().unwrap_or_default();
+            assert!(m.contains("out-of-bounds"), "{v}");
+        }
     }
     for kernel in ["ballot_leader", "shfl_broadcast", "syncthreads_count"] {
         let v = check(kernel, ["1024", "256"], &[]);

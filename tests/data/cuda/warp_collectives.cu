@@ -87,3 +87,13 @@ __global__ void syncthreads_or_loop(int *out) {
   }
   out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x];
 }
+
+// Thread 0 stops at an out-of-bounds store before the ballot the others
+// wait in: the undefined behaviour is reported (the others' ballot does
+// not rule the execution out by waiting for thread 0 for ever).
+__global__ void ballot_after_oob(int *out) {
+  if (threadIdx.x == 0)
+    out[100] = 1;
+  unsigned b = __ballot_sync(FULL, threadIdx.x > 0);
+  out[threadIdx.x] = b;
+}

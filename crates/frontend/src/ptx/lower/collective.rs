@@ -323,6 +323,27 @@ impl Tx<'_, '_> {
         Ok(())
     }
 
+    /// Marks this thread's slots as gone for every exchange, before it
+    /// stops at undefined behaviour: the execution is undefined from
+    /// there, and the others' exchanges must not rule it out by waiting
+    /// for this thread (the report would miss the undefined behaviour).
+    pub(super) fn exchange_gone(&mut self) {
+        if self.th.generic || self.sh.exchange.is_empty() {
+            return;
+        }
+        for (g, buf) in self.sh.exchange.clone() {
+            if let Group::Warp(m) = g {
+                if !self.lanes(m).contains(&self.th.linear) {
+                    continue;
+                }
+            }
+            let me = Arg::K(i64::from(self.th.linear));
+            // (A constant slot in the buffer: its store emits no
+            // undefined behaviour of its own.)
+            let _ = self.slot_store(buf, &me, &Arg::K(EXITED), &Arg::K(0));
+        }
+    }
+
     /// `vote`, `shfl`, `redux`, `match`, `activemask`: modelled where the
     /// member mask is a constant; otherwise arbitrary results, an
     /// assumption the report states.

@@ -226,6 +226,11 @@ impl<'a, 'm> Tx<'a, 'm> {
 
     /// Emits an IR instruction at the current PTX position.
     pub fn emit(&mut self, kind: InstrKind, tags: Vec<String>) {
+        if matches!(kind, InstrKind::Unreachable { .. }) {
+            // The thread stops at undefined behaviour: the others' warp
+            // collectives must not wait for it (`collective.rs`).
+            self.exchange_gone();
+        }
         let mut i = ir::Instr::new(kind, tags, self.pos, self.text.clone());
         crate::tagging::finish(ir::Arch::Ptx, &mut i);
         self.items.push(Item::I(Box::new(i)));
