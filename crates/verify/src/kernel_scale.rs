@@ -136,7 +136,7 @@ pub fn check(
     // Without `--max-bound`, it goes on past PARAMETRIC_MAX_BOUND (up to
     // PARAMETRIC_RAISE_CAP) within a small time budget: a shared-memory
     // tile loop at a small block (`for (b = tid; b < 64; b += 8)`) needs
-    // bound 9, while a loop whose trip count is an argument gpumc was not
+    // bound 8, while a loop whose trip count is an argument gpumc was not
     // given is cut at every bound, and must not cost much before the
     // concrete engine takes over. An attempt that runs out of that budget
     // leaves the answer of the bound before it.
