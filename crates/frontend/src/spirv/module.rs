@@ -261,6 +261,15 @@ const CONSTANTS: &[&str] = &[
     "OpUndef",
 ];
 
+/// Whether `op` is spelt like a SPIR-V opcode (`OpGroupIAdd`): `Op`, a
+/// capital letter, then letters and digits.
+fn is_opcode_name(op: &str) -> bool {
+    op.strip_prefix("Op").is_some_and(|rest| {
+        rest.starts_with(|c: char| c.is_ascii_uppercase())
+            && rest.chars().all(|c| c.is_ascii_alphanumeric())
+    })
+}
+
 /// Opcodes the lowering understands inside function bodies.
 pub(super) const BODY: &[&str] = &[
     "OpVariable",
@@ -933,12 +942,29 @@ impl Module {
                         ))
                     }
                 },
-                _ => {
-                    return Err(Error::unsupported(
-                        pos,
-                        format!("opcode `{}`", crate::diag::excerpt(op)),
-                    ));
-                }
+                // An opcode gpumc does not model, inside a function: the
+                // lowering refuses it if the checked entry point reaches
+                // it, so one kernel of a module using it does not make
+                // the module's other kernels uncheckable. (A terminator
+                // gpumc does not model, `OpKill`, ends the block: refused
+                // here, since the block's extent depends on it.)
+                _ => match section {
+                    Section::Block(fi) if is_opcode_name(op) && !TERMINATORS.contains(&op) => {
+                        if self.block_terminated(fi) {
+                            return Err(Error::syntax(
+                                pos,
+                                "instruction after the block's terminator (missing `OpLabel`)",
+                            ));
+                        }
+                        self.push_body(fi, li)?
+                    }
+                    _ => {
+                        return Err(Error::unsupported(
+                            pos,
+                            format!("opcode `{}`", crate::diag::excerpt(op)),
+                        ));
+                    }
+                },
             }
         }
         if section != Section::Global {

@@ -777,6 +777,33 @@ fn malformed_input_positions() {
     }
 }
 
+/// An opcode gpumc does not model is refused where the checked entry
+/// point reaches it, not in a function it never calls (one kernel of an
+/// OpenCL module using `work_group_reduce_add` leaves the others
+/// checkable).
+#[test]
+fn unmodelled_opcodes_are_refused_only_where_reached() {
+    let other = "             OpReturn
+             OpFunctionEnd
+     %other = OpFunction %void None %fn
+        %e2 = OpLabel
+         %q = OpGroupFrobINTEL %uint %c2 %c1
+             OpReturn";
+    let p = ok(&kernel("", other));
+    assert_eq!(p.threads.len(), 1);
+    let reached = kernel(
+        "",
+        "         %q = OpGroupFrobINTEL %uint %c2 %c1\n             OpReturn",
+    );
+    let e = err(&reached);
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
+    assert!(e.message.contains("opcode `OpGroupFrobINTEL`"), "{e}");
+    assert_eq!(e.pos, Some(at(&reached, "OpGroupFrobINTEL")));
+    // Not spelt like an opcode: refused where it stands, reached or not.
+    let bad = kernel("", &other.replace("OpGroupFrobINTEL", "Opfrob"));
+    assert_eq!(err(&bad).kind, ErrorKind::Unsupported);
+}
+
 // ----- addresses computed at run time --------------------------------------
 
 fn indexed(p: &Program, t: usize, line: u32) -> crate::ir::Indexed {
