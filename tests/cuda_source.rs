@@ -882,3 +882,121 @@ fn a_concrete_refusal_after_the_parametric_engine_keeps_its_answer() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains(": PASS "), "{out}");
 }
+
+/// `__syncwarp()` orders the threads of one warp — at launches only the
+/// parametric engine takes, too (tests/data/cuda/warp_sync.cu): the
+/// warp-synchronous reduction passes at 1024 × 256, and without one of
+/// its warp barriers fails with the two lines; two warps, or a lane that
+/// exited before the barrier, are not ordered. The concrete engine gives
+/// the same verdicts at one block of two warps.
+#[test]
+fn warp_barriers_order_the_threads_of_one_warp_at_any_launch() {
+    if !have_clang() {
+        return;
+    }
+    const WS: &str = "tests/data/cuda/warp_sync.cu";
+    let check = |kernel: &str, launch: [&str; 2], engine: &str| {
+        let args = [
+            "check",
+            "--property",
+            "races",
+            "--json",
+            WS,
+            "--kernel",
+            kernel,
+            "--grid",
+            launch[0],
+            "--block",
+            launch[1],
+            "--engine",
+            engine,
+        ];
+        let (code, out, err) = gpumc(&args, &[]);
+        assert_eq!(code, 0, "{kernel}: {out}{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    for (kernel, verdict) in [
+        ("reduce_warp", "PASS"),
+        ("reduce_warp_missing", "FAIL"),
+        ("across_warps", "FAIL"),
+        ("within_warp", "PASS"),
+        ("exited_lane", "FAIL"),
+    ] {
+        let big = check(kernel, ["1024", "256"], "parametric");
+        assert_eq!(big["verdict"], verdict, "{kernel}: {big}");
+        let small = check(kernel, ["1", "64"], "symbolic");
+        assert_eq!(small["verdict"], verdict, "{kernel}: {small}");
+    }
+    let v = check("reduce_warp_missing", ["1024", "256"], "parametric");
+    let lines: Vec<String> = v["races"][0]["source"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().rsplit(':').nth(1).unwrap().to_string())
+        .collect();
+    assert_eq!(lines, ["55", "58"], "{v}");
+}
+
+/// Tables the module initialises and nobody writes (tests/data/cuda/
+/// tables.cu) are read by value at every launch: a `__device__` table of
+/// function pointers decides which function runs, a `__constant__`
+/// permutation where each thread writes — so the parametric engine
+/// passes the race-free kernels at 1024 × 256 (before, their contents
+/// were arbitrary to it: an indirect call to any address, writes to any
+/// cell) and finds the race of a table that is no permutation, with the
+/// threads that collide. An index past the table is undefined behaviour.
+#[test]
+fn tables_initialised_in_the_module_are_read_by_value_at_any_launch() {
+    if !have_clang() {
+        return;
+    }
+    const T: &str = "tests/data/cuda/tables.cu";
+    for (kernel, verdict) in [
+        ("apply", "PASS"),
+        ("apply_past_the_table", "FAIL"),
+        ("permute", "PASS"),
+        ("permute_bad", "FAIL"),
+    ] {
+        for (grid, block, engine) in [("1024", "256", "parametric"), ("2", "4", "symbolic")] {
+            let args = [
+                "check",
+                "--property",
+                "races",
+                "--json",
+                T,
+                "--kernel",
+                kernel,
+                "--grid",
+                grid,
+                "--block",
+                block,
+                "--engine",
+                engine,
+            ];
+            let (code, out, err) = gpumc(&args, &[]);
+            assert_eq!(code, 0, "{kernel}: {out}{err}");
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["verdict"], verdict, "{kernel} {engine}: {v}");
+            let m = v["message"].as_str().unwrap_or_default();
+            assert_eq!(
+                m.contains("out-of-bounds"),
+                kernel == "apply_past_the_table",
+                "{kernel} {engine}: {v}"
+            );
+            if kernel == "permute_bad" {
+                let threads = v["races"][0]["threads"].to_string();
+                let ids: Vec<u32> = threads
+                    .split(|c: char| !c.is_ascii_digit())
+                    .filter_map(|x| x.parse().ok())
+                    .collect();
+                // t<a>@b<x> and t<b>@b<y>: one block, lanes 0 and 2 of a
+                // group of four.
+                assert_eq!(ids[1], ids[3], "{threads}");
+                let mut lanes = [ids[0] % 4, ids[2] % 4];
+                lanes.sort();
+                assert_eq!(lanes, [0, 2], "{threads}");
+                assert_eq!(ids[0] / 4, ids[2] / 4, "{threads}");
+            }
+        }
+    }
+}

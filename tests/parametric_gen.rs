@@ -44,6 +44,12 @@ struct Draw {
     /// launch's inputs): as indices, where two reads of one word must
     /// agree, and as stored values, where they need not.
     inputs: bool,
+    /// Warp barriers (`bar.warp.sync`) and threads that exit early, at a
+    /// launch of two warps (one of 32 threads, one of 2).
+    warps: bool,
+    /// Indices read from an initialised `.global` table nobody writes
+    /// (its contents known: the parametric engine reads them by value).
+    table: bool,
 }
 
 /// The PTX text of a kernel of `n` statements; with `ub`, some indices
@@ -58,6 +64,8 @@ fn kernel(rng: &mut Rng, n: usize, draw: Draw) -> String {
         waits,
         mixed,
         inputs,
+        warps,
+        table,
     } = draw;
     let mut body = Vec::new();
     let mut r = 10; // next free %r
@@ -118,7 +126,17 @@ fn kernel(rng: &mut Rng, n: usize, draw: Draw) -> String {
         }
         let mask = if ub && rng.below(2) == 0 { 15 } else { 7 };
         match rng.below(10) {
-            0 => body.push("\tbar.sync \t0;".to_string()),
+            // (No block barrier with exits: that is barrier divergence,
+            // where the concrete engine lists no races.)
+            0 if !warps => body.push("\tbar.sync \t0;".to_string()),
+            0..=2 if warps => body.push("\tbar.warp.sync \t-1;".to_string()),
+            3 if warps => {
+                // One thread of either warp stops here.
+                let k = [0, 1, 32, 33][rng.below(4) as usize];
+                body.push(format!("\tsetp.eq.u32 \t%p{p}, %r1, {k};"));
+                body.push(format!("\t@%p{p} bra \t$Lend;"));
+                p += 1;
+            }
             _ => {
                 let shared = rng.below(2) == 0;
                 let base = if shared { "%rd3" } else { "%rd2" };
@@ -128,7 +146,22 @@ fn kernel(rng: &mut Rng, n: usize, draw: Draw) -> String {
                 // starts arbitrary in each block), masked.
                 let idx = r;
                 r += 1;
-                if inputs && rng.below(3) == 0 {
+                if table && rng.below(2) == 0 {
+                    // tab[(a·tid + c) & 7]
+                    let (a, c) = (rng.below(3), rng.below(8));
+                    body.push(format!("\tmul.lo.s32 \t%r{idx}, %r1, {a};"));
+                    body.push(format!("\tadd.s32 \t%r{idx}, %r{idx}, {c};"));
+                    body.push(format!("\tand.b32 \t%r{idx}, %r{idx}, 7;"));
+                    body.push(format!("\tmul.wide.u32 \t%rd{rd}, %r{idx}, 4;"));
+                    body.push(format!("\tmov.u64 \t%rd{}, tab;", rd + 1));
+                    body.push(format!(
+                        "\tadd.s64 \t%rd{}, %rd{}, %rd{rd};",
+                        rd + 1,
+                        rd + 1
+                    ));
+                    body.push(format!("\tld.global.u32 \t%r{idx}, [%rd{}];", rd + 1));
+                    rd += 2;
+                } else if inputs && rng.below(3) == 0 {
                     // in[1 + (in[0] & 1)] + c: every thread reads one
                     // word, chosen at run time (not a constant offset,
                     // which would make it a launch input), so two
@@ -195,10 +228,17 @@ fn kernel(rng: &mut Rng, n: usize, draw: Draw) -> String {
             }
         }
     }
+    // The table's contents: small values, some repeated.
+    // (drawn only for tables: the other draws' kernels stay as they were)
+    let tab: Vec<String> = (0..8)
+        .map(|_| if table { rng.below(8) } else { 0 }.to_string())
+        .collect();
     format!(
         ".version 6.0
 .target sm_70
 .address_size 64
+
+.global .align 4 .u32 tab[8] = {{{}}};
 
 .visible .entry k(
 \t.param .u64 k_param_0,
@@ -217,9 +257,11 @@ fn kernel(rng: &mut Rng, n: usize, draw: Draw) -> String {
 \tmov.u32 \t%r1, %tid.x;
 \tmov.u32 \t%r2, %ctaid.x;
 {}
+$Lend:
 \tret;
 }}
 ",
+        tab.join(", "),
         body.join("\n")
     )
 }
@@ -231,11 +273,21 @@ struct Answer {
     complete: bool,
 }
 
-fn check(ptx: &PathBuf, engine: &str) -> Answer {
-    check_property(ptx, engine, "races")
+/// The launch of the generated kernels: 2 blocks of 4 threads, or one
+/// block of two warps.
+fn launch(draw: Draw) -> [&'static str; 2] {
+    if draw.warps {
+        ["1", "34"]
+    } else {
+        ["2", "4"]
+    }
 }
 
-fn check_property(ptx: &PathBuf, engine: &str, property: &str) -> Answer {
+fn check(ptx: &PathBuf, engine: &str, draw: Draw) -> Answer {
+    check_property(ptx, engine, "races", launch(draw))
+}
+
+fn check_property(ptx: &PathBuf, engine: &str, property: &str, [grid, block]: [&str; 2]) -> Answer {
     let out = Command::new(env!("CARGO_BIN_EXE_gpumc"))
         .args([
             "check",
@@ -243,9 +295,9 @@ fn check_property(ptx: &PathBuf, engine: &str, property: &str) -> Answer {
             property,
             "--json",
             "--grid",
-            "2",
+            grid,
             "--block",
-            "4",
+            block,
             "--param",
             "0=buf:96",
             "--param",
@@ -328,6 +380,30 @@ fn the_parametric_engine_agrees_with_the_concrete_one_on_kernels_reading_inputs(
     races_agree("inputs", 0xA54F_F53A_5F1D_36F1, 100, draw);
 }
 
+/// Warp barriers order two threads of one warp only, and only where the
+/// first goes on to the barrier the second passed (an exited thread does
+/// not hold the others up).
+#[test]
+fn the_parametric_engine_agrees_with_the_concrete_one_on_warp_barriers() {
+    let draw = Draw {
+        warps: true,
+        ..Draw::default()
+    };
+    races_agree("warps", 0x3C6E_F372_FE94_F82B, 40, draw);
+}
+
+/// Indices read from a table with known contents (an initialised
+/// `.global` array nobody writes): the parametric engine reads its
+/// elements by value, and must agree with the concrete engine.
+#[test]
+fn the_parametric_engine_agrees_with_the_concrete_one_on_kernels_reading_tables() {
+    let draw = Draw {
+        table: true,
+        ..Draw::default()
+    };
+    races_agree("table", 0x510E_527F_ADE6_82D1, 100, draw);
+}
+
 fn races_agree(tag: &str, seed: u64, default_total: u64, draw: Draw) {
     let dir = std::env::temp_dir().join(format!("gpumc-param-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -341,12 +417,13 @@ fn races_agree(tag: &str, seed: u64, default_total: u64, draw: Draw) {
         .unwrap_or(default_total);
     let mut total_comparable = total;
     for t in 0..total as usize {
-        let n = 2 + rng.below(5) as usize;
+        // (Two warps are 34 threads: fewer statements.)
+        let n = 2 + rng.below(if draw.warps { 4 } else { 5 }) as usize;
         let text = kernel(&mut rng, n, draw);
         let f = dir.join(format!("k{t}.ptx"));
         std::fs::write(&f, &text).unwrap();
-        let concrete = check(&f, "symbolic");
-        let param = check(&f, "parametric");
+        let concrete = check(&f, "symbolic", draw);
+        let param = check(&f, "parametric", draw);
         if param.engine != "parametric" {
             continue; // handed to the concrete engine
         }
@@ -416,8 +493,8 @@ fn the_parametric_safety_check_agrees_with_the_concrete_one() {
         let text = kernel(&mut rng, n, draw);
         let f = dir.join(format!("u{t}.ptx"));
         std::fs::write(&f, &text).unwrap();
-        let concrete = check_property(&f, "symbolic", "safety");
-        let param = check_property(&f, "parametric", "safety");
+        let concrete = check_property(&f, "symbolic", "safety", launch(draw));
+        let param = check_property(&f, "parametric", "safety", launch(draw));
         if param.engine != "parametric" {
             continue; // handed to the concrete engine
         }

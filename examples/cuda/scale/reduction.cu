@@ -87,3 +87,81 @@ extern "C" __global__ void reduce_block_atomic(const int *in, int *total, unsign
   if (tid == 0)
     atomicAdd(total, sdata[0]);
 }
+
+// gpumc-launch: --grid 2 --block 64 --param in=buf:1024 --param out=buf:8 --param n=256
+// gpumc-scale: --grid 1024 --block 256 --param in=buf:2048*GX --param out=buf:4*GX --param n=512*GX
+// gpumc-expect: no race
+// why: reduce_block down to 64 partial sums, then the last six steps in
+// why: warp 0 with __syncwarp() (the samples' reduce with cooperative
+// why: warps): lane t reads sdata[t + k] into its register, a warp
+// why: barrier, then writes sdata[t], and a warp barrier ends the step.
+// why: Every word read was written at an earlier step, ordered by the
+// why: warp barrier between (one warp: the k-th __syncwarp() of each lane
+// why: is one barrier), or before the block barrier ending the tree.
+// why: Needs blocks of at least 64 threads.
+extern "C" __global__ void reduce_warp_sync(const int *in, int *out, unsigned n) {
+  __shared__ int sdata[MAX_BLOCK];
+  unsigned tid = threadIdx.x;
+  int sum = 0;
+  for (unsigned i = blockIdx.x * blockDim.x + tid; i < n; i += blockDim.x * gridDim.x)
+    sum += in[i];
+  sdata[tid] = sum;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 32; s >>= 1) {
+    if (tid < s)
+      sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid < 32) {
+    int v = sdata[tid] + sdata[tid + 32];
+    __syncwarp();
+    sdata[tid] = v;
+    __syncwarp();
+    for (unsigned k = 16; k > 0; k >>= 1) {
+      if (tid < k)
+        v += sdata[tid + k];
+      __syncwarp();
+      if (tid < k)
+        sdata[tid] = v;
+      __syncwarp();
+    }
+  }
+  if (tid == 0)
+    out[blockIdx.x] = sdata[0];
+}
+
+// gpumc-launch: --grid 2 --block 64 --param in=buf:1024 --param out=buf:8 --param n=256
+// gpumc-scale: --grid 1024 --block 256 --param in=buf:2048*GX --param out=buf:4*GX --param n=512*GX
+// gpumc-expect: race 159 162
+// why: reduce_warp_sync without the warp barrier that ends a step: lane
+// why: t reads sdata[t + k] (line 159) while lane t + k may still
+// why: write it at the step before (line 162).
+extern "C" __global__ void reduce_warp_sync_missing(const int *in, int *out, unsigned n) {
+  __shared__ int sdata[MAX_BLOCK];
+  unsigned tid = threadIdx.x;
+  int sum = 0;
+  for (unsigned i = blockIdx.x * blockDim.x + tid; i < n; i += blockDim.x * gridDim.x)
+    sum += in[i];
+  sdata[tid] = sum;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 32; s >>= 1) {
+    if (tid < s)
+      sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid < 32) {
+    int v = sdata[tid] + sdata[tid + 32];
+    __syncwarp();
+    sdata[tid] = v;
+    __syncwarp();
+    for (unsigned k = 16; k > 0; k >>= 1) {
+      if (tid < k)
+        v += sdata[tid + k];
+      __syncwarp();
+      if (tid < k)
+        sdata[tid] = v;
+    }
+  }
+  if (tid == 0)
+    out[blockIdx.x] = sdata[0];
+}

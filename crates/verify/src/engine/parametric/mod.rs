@@ -31,7 +31,7 @@ use crate::engine::bound_free::{across_barrier_race, two_alone_race, Alone};
 use crate::engine::loops::Cfg;
 use crate::engine::races::RacePair;
 use crate::engine::symbolic::bv::{self, Bv};
-use crate::engine::symbolic::guarded::dag;
+use crate::engine::symbolic::guarded::{dag, mux_over};
 use crate::engine::symbolic::sat::{Lit, Sat, FALSE, TRUE};
 use crate::frontend::generic::{BufKind, Contents, GenericParts};
 use crate::ir::{Instr, InstrKind, Location, Operand, Placement, Program};
@@ -41,6 +41,10 @@ use thread::{Env, Run};
 /// Reads of one shared-memory region per copy up to which the reads of a
 /// block are kept consistent (a comparison per pair of reads).
 const MAX_SHARED_LOOKUPS: usize = 64;
+
+/// Bytes up to which a region with initial contents is read by value
+/// (one comparison of the offset per element a load may read).
+const MAX_KNOWN_LOOKUP: u64 = 1024;
 
 /// The parametric check's answer.
 #[derive(Clone, Debug, Default)]
@@ -123,6 +127,18 @@ pub fn check(
     let zero: Vec<bool> = regions
         .iter()
         .map(|b| b.contents == Contents::Zero)
+        .collect();
+    // Small regions with initial contents (a `__device__` table of
+    // function addresses, a lookup table): a load of one that nobody
+    // writes reads those bytes, wherever its offset points.
+    let known: Vec<Option<thread::KnownContents>> = regions
+        .iter()
+        .map(|b| match (&b.contents, b.size) {
+            (Contents::Bytes(bytes), Some(size)) if size <= MAX_KNOWN_LOOKUP => {
+                Some((size, bytes, b.name.as_str()))
+            }
+            _ => None,
+        })
         .collect();
     let cfg = Cfg::new(program, 0)?;
     let dag = dag(program, 0, &cfg, opts.bound)?;
@@ -246,6 +262,7 @@ pub fn check(
         inputs: &inputs,
         written: &written,
         zero: &zero,
+        known: &known,
         arbitrary: &arbitrary,
         block_threads: parts.block_threads,
         // A thread that spins forever keeps the others of its block at
@@ -257,6 +274,24 @@ pub fn check(
         thread::run(&mut sat, &env, &cfg, &dag, &ids[0])?,
         thread::run(&mut sat, &env, &cfg, &dag, &ids[1])?,
     ];
+    let warps = WarpSync {
+        same: if runs[0].warp_sync.is_empty() {
+            FALSE
+        } else {
+            same_warp(&mut sat, parts, &id_inputs, &ids, &eq_level, same_block)
+        },
+        ends: [0, 1].map(|c| {
+            let (guards, vals): (Vec<Lit>, Vec<&Bv>) =
+                runs[c].warp_ends.iter().map(|(g, w)| (*g, w)).unzip();
+            // (no way to the end: every path cut or undefined)
+            if guards.is_empty() || runs[c].warp_sync.is_empty() {
+                bv::constant(0)
+            } else {
+                mux_over(&mut sat, &guards, &vals)
+            }
+        }),
+        may_cut: runs.iter().any(|r| !r.cut.is_empty()),
+    };
 
     // Region contents nobody writes: equal offsets read equal values
     // where the two reads see one copy of the memory — global memory
@@ -432,6 +467,7 @@ pub fn check(
         (&splits, distinct),
         values,
         ignored.is_empty(),
+        &warps,
         &mut out,
     )?;
     Ok(out)
@@ -688,6 +724,7 @@ fn races(
     (splits, distinct): (&[Lit], Lit),
     values: Values,
     barriers_only: bool,
+    warps: &WarpSync,
     out: &mut Outcome,
 ) -> Result<()> {
     let Values { ids, .. } = values;
@@ -711,6 +748,13 @@ fn races(
     let bars = block_barriers(program, parts.block_threads);
     let mut across: HashMap<(String, String, usize), Across> = HashMap::new();
     let mut across_unordered = false;
+    // Whether the warp barriers order two accesses of one warp in
+    // different warp-barrier intervals (first, second): the model's
+    // judgement, as for block barriers; only where every two of them do
+    // is the order taken.
+    let wbars = warp_barriers(program, &runs[0].warp_sync);
+    let mut warp_across: HashMap<(String, String), bool> = HashMap::new();
+    let mut warp_unsure = false;
     let mut found: Vec<Found> = Vec::new();
     // Unrolled copies of one access usually share their offset (an index
     // computed before the loop) and their barrier counters: the overlap
@@ -806,7 +850,48 @@ fn races(
                         // One block: the same barrier interval, or
                         // intervals the model says the barriers between
                         // them do not order (where it cannot say, they
-                        // do not: only races are added).
+                        // do not: only races are added). Either way not
+                        // ordered by the warp barriers, in one warp.
+                        let (unordered_in_warp, warp_sure) = {
+                            let mut judged_warp = |first: usize, second: usize| -> Result<bool> {
+                                let key = (shape_of(first), shape_of(second));
+                                if let Some(&o) = warp_across.get(&key) {
+                                    return Ok(o);
+                                }
+                                let o = matches!(
+                                    barrier_kinds_ordering(
+                                        program,
+                                        parts,
+                                        model,
+                                        &wbars,
+                                        [first, second],
+                                        0
+                                    )?,
+                                    Across::Ordered
+                                );
+                                warp_across.insert(key, o);
+                                Ok(o)
+                            };
+                            if warps.same == FALSE {
+                                (TRUE, true)
+                            } else {
+                                let ab = judged_warp(a.instr, b.instr)?;
+                                let ba = judged_warp(b.instr, a.instr)?;
+                                let ordered = warps.orders(sat, [a, b], [ab, ba]);
+                                (-ordered, ab && ba && !warps.may_cut)
+                            }
+                        };
+                        let base = sat.and2(base, unordered_in_warp);
+                        // In one warp across warp barriers, a race is only
+                        // possible where the engine cannot tell whether
+                        // the barriers order the pair.
+                        let apart = if warp_sure || warps.same == FALSE {
+                            FALSE
+                        } else {
+                            let same_count = bv::eq(sat, &a.warp, &b.warp);
+                            sat.and2(warps.same, -same_count)
+                        };
+                        let ways_before = ways.len();
                         let iv = cmp.eq_ids(sat, ia, ib);
                         ways.push(Way {
                             lit: sat.and2(base, iv),
@@ -864,6 +949,25 @@ fn races(
                                 flag: flag.clone(),
                                 accesses: (i, j),
                             });
+                        }
+                        if apart != FALSE {
+                            // Each way apart in one warp: not confirmed.
+                            let split_off: Vec<Way> = ways[ways_before..]
+                                .iter_mut()
+                                .filter(|w| w.confirmed)
+                                .map(|w| {
+                                    let lit = w.lit;
+                                    w.lit = sat.and2(lit, -apart);
+                                    Way {
+                                        lit: sat.and2(lit, apart),
+                                        confirmed: false,
+                                        flag: w.flag.clone(),
+                                        accesses: w.accesses,
+                                    }
+                                })
+                                .collect();
+                            warp_unsure |= !split_off.is_empty();
+                            ways.extend(split_off);
                         }
                     }
                 }
@@ -939,6 +1043,11 @@ fn races(
                 inputs,
             });
         }
+    }
+    if warp_unsure && found.iter().any(|f| !f.confirmed) {
+        out.unconfirmed_why.push(
+            "two threads of one warp may be ordered by warp barriers in a way the two-thread abstraction does not take (a barrier the model does not take as ordering on its own, or a thread cut by the bound)".into(),
+        );
     }
     if across_unordered {
         out.unconfirmed_why.push(
@@ -1239,6 +1348,101 @@ fn partial_overlap(
 /// where the thread runs): the barriers barrier divergence counts.
 pub(crate) fn block_barrier_form(i: &Instr, block_threads: u64) -> bool {
     usize::try_from(block_threads).is_ok_and(|n| crate::engine::divergence::is_full_barrier(i, n))
+}
+
+/// A warp's (PTX `bar.warp.sync`) or a subgroup's (SPIR-V subgroup
+/// `OpControlBarrier`) barrier: not arrive-only, for every thread of the
+/// warp (no thread count, or a constant one); the caller checks that its
+/// id is at or above `ir::WARP_BARRIER_IDS`.
+pub(crate) fn warp_barrier_form(i: &Instr) -> bool {
+    matches!(
+        &i.kind,
+        InstrKind::Barrier {
+            arrive: false,
+            count: None | Some(Operand::Const(_)),
+            ..
+        }
+    )
+}
+
+/// The warp barriers of the generic thread (`sync`), one per shape.
+fn warp_barriers(program: &Program, sync: &std::collections::BTreeSet<usize>) -> Vec<usize> {
+    let mut seen = std::collections::HashSet::new();
+    sync.iter()
+        .copied()
+        .filter(|&k| seen.insert(shape(&program.threads[0].instrs[k])))
+        .collect()
+}
+
+/// What orders two threads of one warp: the k-th arrival of each at a
+/// warp barrier is one barrier (as the concrete engines match them).
+struct WarpSync {
+    /// The two copies are in one warp (subgroup).
+    same: Lit,
+    /// Per copy, the warp barriers it passed by its end.
+    ends: [Bv; 2],
+    /// Some path of a copy is cut by the bound (its end is not known).
+    may_cut: bool,
+}
+
+impl WarpSync {
+    /// Whether the warp barriers order access `a` of copy 0 and `b` of
+    /// copy 1 (`ab`, `ba`: the model says a barrier orders them in that
+    /// direction): one passed fewer warp barriers before its access than
+    /// the other and passes another after it, the barrier the other
+    /// passed before its own — one instance, as in the judged pattern.
+    /// An exited thread does not hold the others up, so without the
+    /// second condition the two would not meet at a barrier.
+    fn orders(&self, sat: &mut Sat, [a, b]: [&thread::Access; 2], [ab, ba]: [bool; 2]) -> Lit {
+        let mut ways = Vec::new();
+        for (first, second, end, ok) in [(a, b, &self.ends[0], ab), (b, a, &self.ends[1], ba)] {
+            if !ok {
+                continue;
+            }
+            let earlier = bv::ult(sat, &first.warp, &second.warp);
+            let goes_on = bv::ult(sat, &first.warp, end);
+            ways.push(sat.and2(earlier, goes_on));
+        }
+        let any = sat.or(&ways);
+        sat.and2(self.same, any)
+    }
+}
+
+/// Whether the two copies are in one warp: for PTX (blocks at id
+/// level 1), their linear thread ids in the block (`x + y·X + z·X·Y`)
+/// agree but for the low 5 bits; for SPIR-V, every id above the
+/// subgroup-local one agrees (one subgroup of one workgroup).
+fn same_warp(
+    sat: &mut Sat,
+    parts: &GenericParts,
+    id_inputs: &BTreeMap<usize, (&str, u32, usize)>,
+    ids: &[HashMap<usize, Bv>; 2],
+    eq_level: &[Lit],
+    same_block: Lit,
+) -> Lit {
+    if parts.block_level != 1 {
+        return sat.and(&eq_level[1..]);
+    }
+    let linear = |sat: &mut Sat, copy: &HashMap<usize, Bv>| -> Bv {
+        let mut acc = bv::constant(0);
+        for (&k, &(name, _, level)) in id_inputs {
+            if level != 0 {
+                continue;
+            }
+            let scale = match name.rsplit('.').next() {
+                Some("y") => i64::from(parts.block[0]),
+                Some("z") => i64::from(parts.block[0]) * i64::from(parts.block[1]),
+                _ => 1,
+            };
+            let term = bv::mul(sat, &copy[&k], &bv::constant(scale));
+            acc = bv::add(sat, &acc, &term);
+        }
+        acc
+    };
+    let l0 = linear(sat, &ids[0]);
+    let l1 = linear(sat, &ids[1]);
+    let warp = bv::eq(sat, &l0[5..], &l1[5..]);
+    sat.and2(same_block, warp)
 }
 
 /// The block barriers of the generic thread, one per shape.

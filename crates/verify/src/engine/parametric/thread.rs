@@ -36,6 +36,8 @@ pub struct Access {
     /// The same, per kind of barrier (`super::shape`): whether a barrier
     /// of a given kind lies between two accesses of one copy each.
     pub by_kind: BTreeMap<String, Bv>,
+    /// Warp (subgroup) barriers the copy passed before it.
+    pub warp: Bv,
     /// Its guard or offset depends on an arbitrary value.
     pub tainted: bool,
 }
@@ -96,6 +98,11 @@ pub struct Run {
     /// Per way of reaching the end: its guard, the barriers passed, and
     /// whether the way depends on an arbitrary value.
     pub ends: Vec<(Lit, Bv, bool)>,
+    /// Per way of reaching the end (as `ends`): the warp barriers passed.
+    pub warp_ends: Vec<(Lit, Bv)>,
+    /// The warp (subgroup) barriers of the thread: they order two threads
+    /// of one warp where the model says so (`super::races`).
+    pub warp_sync: BTreeSet<usize>,
     pub lookups: Vec<Lookup>,
     pub rmws: Vec<Rmw>,
     /// Instructions whose synchronisation the abstraction ignores
@@ -103,6 +110,9 @@ pub struct Run {
     /// ignoring them keeps every race but may add false ones.
     pub ignored_sync: BTreeSet<usize>,
 }
+
+/// A region's size, initial non-zero bytes by offset, and name.
+pub type KnownContents<'a> = (u64, &'a BTreeMap<u64, u8>, &'a str);
 
 /// What both copies share.
 pub struct Env<'a> {
@@ -114,6 +124,9 @@ pub struct Env<'a> {
     /// Region → its initial contents are all zero (a `zeros:` argument, a
     /// `.global` without initialiser).
     pub zero: &'a [bool],
+    /// Region → its size and initial bytes, where it is small enough to
+    /// be read by value (`super::MAX_KNOWN_LOOKUP`).
+    pub known: &'a [Option<KnownContents<'a>>],
     /// Region → its contents are arbitrary (an argument's buffer):
     /// lookups of a region nobody writes are then inputs, not tainted.
     pub arbitrary: &'a [bool],
@@ -141,6 +154,8 @@ struct St {
     bar: Bv,
     /// Block barriers passed, per kind (absent: none).
     by_kind: BTreeMap<String, Bv>,
+    /// Warp (subgroup) barriers passed.
+    wbar: Bv,
     /// Loop header → the current iteration of that loop: its live
     /// registers' values at its start and the guards of its effects.
     iter: BTreeMap<usize, (Vec<Bv>, Vec<Lit>)>,
@@ -163,6 +178,7 @@ impl St {
             counts_tainted: false,
             bar: bv::constant(0),
             by_kind: BTreeMap::new(),
+            wbar: bv::constant(0),
             iter: BTreeMap::new(),
         }
     }
@@ -205,6 +221,7 @@ pub fn run(
         let pc = dag.keys[node].0;
         if pc >= n {
             out.ends.push((guard, st.bar.clone(), st.guard_tainted()));
+            out.warp_ends.push((guard, st.wbar.clone()));
             continue;
         }
         // A new iteration of the loops with this header starts here.
@@ -285,18 +302,39 @@ pub fn run(
                     write: !matches!(ins.kind, InstrKind::Load { .. }),
                     interval: st.bar.clone(),
                     by_kind: st.by_kind.clone(),
+                    warp: st.wbar.clone(),
                     tainted: st.guard_tainted() || otaint,
                 });
-                Some((region, offset, bytes))
+                Some((region, offset, bytes, otaint))
             }
             None => None,
         };
         // (guard of the taken branch, of the fall-through)
         let mut branch: Option<(Lit, Lit, bool)> = None;
         match (&ins.kind, access) {
-            (InstrKind::Load { dst, .. }, Some((region, offset, bytes))) => {
+            (InstrKind::Load { dst, .. }, Some((region, offset, bytes, otaint))) => {
                 let (v, vtaint) = if !env.written[region] && env.zero[region] {
                     (bv::constant(0), false)
+                } else if let (false, Some((size, init, name))) =
+                    (env.written[region], env.known[region])
+                {
+                    // Its bytes, at an offset that is a multiple of the
+                    // access's size inside the region; any other offset
+                    // is undefined behaviour (out of bounds, misaligned).
+                    let (v, inside) = known_lookup(sat, &offset, bytes, size, init);
+                    let g = sat.and2(guard, -inside);
+                    if g != FALSE {
+                        out.ub.push(Ub {
+                            guard: g,
+                            cause: format!(
+                                "out-of-bounds or misaligned read of {name} ({size} bytes) at {}",
+                                ins.pos
+                            ),
+                            tainted: st.guard_tainted() || otaint,
+                            index: None,
+                        });
+                    }
+                    (v, false)
                 } else if !env.written[region] {
                     let v = bv::free(sat, ValueType::Int(bytes * 8));
                     out.lookups.push(Lookup {
@@ -313,7 +351,7 @@ pub fn run(
                 };
                 set(&mut st, dst, v, vtaint);
             }
-            (InstrKind::Rmw { dst, .. }, Some((region, offset, bytes))) => {
+            (InstrKind::Rmw { dst, .. }, Some((region, offset, bytes, _))) => {
                 let old = bv::free(sat, ValueType::Int(bytes * 8));
                 out.rmws.push(Rmw {
                     guard,
@@ -346,6 +384,9 @@ pub fn run(
                         .cloned()
                         .unwrap_or_else(|| bv::constant(0));
                     st.by_kind.insert(kind, bv::add(sat, &n, &bv::constant(1)));
+                } else if super::warp_barrier_form(ins) && idv[40] == TRUE {
+                    st.wbar = bv::add(sat, &st.wbar, &bv::constant(1));
+                    out.warp_sync.insert(pc);
                 } else {
                     out.ignored_sync.insert(pc);
                 }
@@ -564,6 +605,9 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St, bool) {
         counts_agree &= vals.iter().all(|v| *v == vals[0]);
         by_kind.insert(k.clone(), mux_over(sat, &guards, &vals));
     }
+    let wbars: Vec<&Bv> = incoming.iter().map(|(_, s)| &s.wbar).collect();
+    counts_agree &= wbars.iter().all(|b| *b == wbars[0]);
+    let wbar = mux_over(sat, &guards, &wbars);
     // Iterations: headers every incoming state is inside.
     let mut iter = BTreeMap::new();
     for (&h, (start0, _)) in &incoming[0].1.iter {
@@ -600,6 +644,7 @@ fn merge(sat: &mut Sat, incoming: Vec<(Lit, St)>) -> (Lit, St, bool) {
         counts_tainted: incoming.iter().any(|(_, s)| s.counts_tainted),
         bar,
         by_kind,
+        wbar,
     };
     (guard, st, counts_agree)
 }
@@ -692,4 +737,38 @@ fn post_dominators(dag: &Dag, cfg: &Cfg, instrs: &[crate::ir::Instr], spin_stops
         }
     }
     PostDom { ipdom, pos }
+}
+
+/// The value a load of `bytes` bytes at `offset` reads from a region of
+/// `size` bytes nobody writes whose initial non-zero bytes are `init`:
+/// the element at each aligned offset (little-endian), selected by the
+/// offset; free at any other offset. With the literal "the offset is one
+/// of those".
+fn known_lookup(
+    sat: &mut Sat,
+    offset: &Bv,
+    bytes: u32,
+    size: u64,
+    init: &BTreeMap<u64, u8>,
+) -> (Bv, Lit) {
+    let v = bv::free(sat, ValueType::Int(bytes * 8));
+    let step = u64::from(bytes.max(1));
+    let mut inside = Vec::new();
+    let mut at = 0;
+    while at + step <= size {
+        let mut word: u64 = 0;
+        for b in 0..step.min(8) {
+            word |= u64::from(init.get(&(at + b)).copied().unwrap_or(0)) << (8 * b);
+        }
+        let here = bv::eq(sat, offset, &bv::constant(at as i64));
+        // (sign-extended from the access's width, as `bv::free` makes it)
+        let shift = 64 - 8 * step.min(8) as u32;
+        let c = bv::constant(((word << shift) as i64) >> shift);
+        let same = bv::eq(sat, &v, &c);
+        sat.clause(&[-here, same]);
+        inside.push(here);
+        at += step;
+    }
+    let inside = sat.or(&inside);
+    (v, inside)
 }
