@@ -853,3 +853,112 @@ fn second_results_written_through_pointers_are_stores() {
         }
     }
 }
+
+/// OpenCL C 2.0's work-group functions (tests/data/opencl/
+/// work_group_functions.cl): every work-item gets the group's reduction,
+/// scan and broadcast, so results that decide who writes are race-free
+/// where they agree; they are no barrier (a race across one is found),
+/// and a work-item that does not reach one is barrier divergence. Every
+/// listed state of `values` shows the specification's results of its
+/// inputs. At a launch only the parametric engine takes, the exchanged
+/// values are other work-items' (a race that depends on them is not
+/// confirmed: never a FAIL without a witness).
+#[test]
+fn work_group_functions_compute_the_groups_values() {
+    if !have_tools() {
+        return;
+    }
+    const F: &str = "tests/data/opencl/work_group_functions.cl";
+    let run = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["check", F, "--json"];
+        all.extend_from_slice(args);
+        let (code, out, err) = gpumc(&all, &[]);
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+        serde_json::from_str(out.lines().next().unwrap_or("")).unwrap()
+    };
+    let sized = ["--param", "in=zeros:32", "--param", "out=zeros:32"];
+    for (kernel, verdict, extra) in [
+        ("last_positive", "PASS", &[][..]),
+        ("all_positive_write", "FAIL", &[]),
+        ("broadcast_max", "PASS", &[]),
+        ("scan_index", "PASS", &sized[..]),
+        ("no_barrier", "FAIL", &[]),
+        ("divergent", "FAIL", &[]),
+    ] {
+        for engine in ["auto", "symbolic"] {
+            let mut args = vec![
+                "--property",
+                "races",
+                "--kernel",
+                kernel,
+                "--grid",
+                "2",
+                "--block",
+                "4",
+                "--engine",
+                engine,
+            ];
+            args.extend_from_slice(extra);
+            let v = run(&args);
+            assert_eq!(v["verdict"], verdict, "{kernel} {engine}: {v}");
+            let m = v["message"].as_str().unwrap_or_default();
+            assert_eq!(
+                m.contains("barrier divergence"),
+                kernel == "divergent",
+                "{kernel} {engine}: {v}"
+            );
+        }
+    }
+    let v = run(&[
+        "--property",
+        "races",
+        "--kernel",
+        "last_positive",
+        "--grid",
+        "1024",
+        "--block",
+        "256",
+    ]);
+    assert_ne!(v["verdict"], "FAIL", "{v}");
+    // The values, state by state, at a group of three.
+    let v = run(&[
+        "--kernel",
+        "values",
+        "--grid",
+        "1",
+        "--block",
+        "3",
+        "--max-states",
+        "40",
+    ]);
+    let names: Vec<&str> = v["observables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("gpumc")), "{names:?}");
+    let states = v["states"].as_array().unwrap();
+    assert!(states.len() >= 20, "{v}");
+    for s in states {
+        let at = |name: &str| -> i32 {
+            let k = names.iter().position(|n| *n == name).unwrap();
+            s[k].as_i64().unwrap() as i32
+        };
+        let x: Vec<i32> = (0..3).map(|i| at(&format!("%in[{i}]"))).collect();
+        for g in 0..3 {
+            let want = [
+                x.iter().fold(0i32, |a, &b| a.wrapping_add(b)),
+                *x[..=g].iter().min().unwrap(),
+                x[..g].iter().fold(0i32, |a, &b| a.wrapping_add(b)),
+                *x.iter().max().unwrap(),
+                x[1],
+                i32::from(x.iter().all(|&v| v > 0)) + 2 * i32::from(x.iter().any(|&v| v > 0)),
+                x[..g].iter().map(|&v| v as u32).max().unwrap_or(0) as i32,
+            ];
+            for (k, w) in want.iter().enumerate() {
+                assert_eq!(at(&format!("%out[{}]", 7 * g + k)), *w, "g{g} k{k}: {s}");
+            }
+        }
+    }
+}

@@ -42,6 +42,7 @@
 
 pub(super) mod access_log;
 pub(super) mod address;
+pub(super) mod collective;
 pub(super) mod image;
 
 use super::inputs::FreeInputs;
@@ -1762,6 +1763,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 self.push(out, InstrKind::Fence, t.0)
             }
             "OpExtInst" => self.ext_inst(st, li, out),
+            _ if collective::OPS.contains(&op.as_str()) => self.group_op(st, li, &op, out),
             _ if super::module::FLOAT_OPS.contains(&op.as_str()) => self.free_result(st, li, out),
             "OpCompositeExtract" => {
                 let mut v = self.arg(st, li, 1)?;

@@ -239,6 +239,7 @@ fn module(src: &str, limit: header::GridLimit) -> Result<(header::Headers, Modul
     let h = header::parse_headers(src)?;
     let lines = kernel_args::adapt(lex::lex(src)?, h.kernel.as_deref())?;
     let grid = header::grid_within(&h, limit)?;
+    let lines = lower::collective::declare_exchange(lines, grid.wg_size())?;
     let spec_names: Vec<(String, i128, Pos)> = h
         .inputs
         .iter()
@@ -1053,7 +1054,14 @@ impl<'m> Builder<'m> {
             Region::Shared { var, copy } => (var, copy),
             r => (r.var(), 0),
         };
-        let mut s = format!("%{}", m.display(var));
+        let mut s = match m
+            .name(var)
+            .strip_prefix(lower::collective::HIDDEN_ID_PREFIX)
+        {
+            // gpumc's own slots: hidden from final states
+            Some(rest) => format!("{}exchange_{rest}", crate::ir::HIDDEN_PREFIX),
+            None => format!("%{}", m.display(var)),
+        };
         let pointee = self.vars.get(&var).map(|v| v.1);
         match pointee.and_then(|t| layout::path_of(m, t, c.offset, bytes(c.width), Pos::default()))
         {
