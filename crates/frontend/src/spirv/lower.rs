@@ -2651,6 +2651,21 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             t.add(s);
         }
         tags::sem_tags(&mut t, sem);
+        self.barrier_instance(st, level, quorum, t.0, out)
+    }
+
+    /// The next instance of scope `level`'s barrier (0: workgroup, 1:
+    /// subgroup) for `quorum` invocations, with `tags`: its id is the
+    /// scope's counter (a subgroup's offset by its index), which then
+    /// counts one more.
+    fn barrier_instance(
+        &mut self,
+        st: &mut State,
+        level: usize,
+        quorum: u32,
+        tags: Vec<String>,
+        out: &mut Vec<Instr>,
+    ) -> R<()> {
         let counter = st.bar[level].clone();
         let id = if level == 0 {
             counter.clone()
@@ -2667,7 +2682,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 count: Some(Operand::Const(i64::from(quorum))),
                 arrive: false,
             },
-            t.0,
+            tags,
         )?;
         st.bar[level] = match counter {
             Val::Int(k) => Val::Int(k + 1),

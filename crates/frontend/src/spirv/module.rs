@@ -926,15 +926,7 @@ impl Module {
                 // Debug information inside functions (`DebugScope`, …).
                 "OpExtInst" if self.is_debug_ext_inst(li) => {}
                 _ if BODY.contains(&op) || FLOAT_OPS.contains(&op) => match section {
-                    Section::Block(fi) => {
-                        if self.block_terminated(fi) {
-                            return Err(Error::syntax(
-                                pos,
-                                "instruction after the block's terminator (missing `OpLabel`)",
-                            ));
-                        }
-                        self.push_body(fi, li)?
-                    }
+                    Section::Block(fi) => self.push_instruction(fi, li)?,
                     _ => {
                         return Err(Error::syntax(
                             pos,
@@ -950,13 +942,7 @@ impl Module {
                 // here, since the block's extent depends on it.)
                 _ => match section {
                     Section::Block(fi) if is_opcode_name(op) && !TERMINATORS.contains(&op) => {
-                        if self.block_terminated(fi) {
-                            return Err(Error::syntax(
-                                pos,
-                                "instruction after the block's terminator (missing `OpLabel`)",
-                            ));
-                        }
-                        self.push_body(fi, li)?
+                        self.push_instruction(fi, li)?
                     }
                     _ => {
                         return Err(Error::unsupported(
@@ -1006,6 +992,18 @@ impl Module {
             .last()
             .and_then(|b| b.body.last())
             .is_some_and(|&li| TERMINATORS.contains(&self.lines[li].opcode.as_str()))
+    }
+
+    /// Appends the body instruction at line `li` to function `fi`'s
+    /// last block, which must not have ended.
+    fn push_instruction(&mut self, fi: usize, li: usize) -> Result<()> {
+        if self.block_terminated(fi) {
+            return Err(Error::syntax(
+                self.lines[li].pos(),
+                "instruction after the block's terminator (missing `OpLabel`)",
+            ));
+        }
+        self.push_body(fi, li)
     }
 
     fn push_body(&mut self, fi: usize, li: usize) -> Result<()> {

@@ -203,7 +203,8 @@ impl Lowerer<'_, '_> {
             InstrKind::Store { addr, value },
             slot_tags(Access::Store, pos)?,
         )?;
-        self.exchange_barrier(st, level, size, out)?;
+        // (not `CBAR`: no fence synchronises through it)
+        self.barrier_instance(st, level, size, vec!["B".into()], out)?;
         if combine == Combine::Float {
             return self.free_result(st, li, out);
         }
@@ -361,46 +362,6 @@ impl Lowerer<'_, '_> {
             tags,
         )?;
         Ok(Val::Reg(dst))
-    }
-
-    /// The control barrier of an exchange: scope `level`'s barrier, for
-    /// `quorum` invocations, without memory semantics (as
-    /// `control_barrier` builds it).
-    fn exchange_barrier(
-        &mut self,
-        st: &mut State,
-        level: usize,
-        quorum: u32,
-        out: &mut Vec<Instr>,
-    ) -> R<()> {
-        let counter = st.bar[level].clone();
-        let id = if level == 0 {
-            counter.clone()
-        } else {
-            let offset = Val::Int(crate::ir::WARP_BARRIER_IDS + (i64::from(self.inv.sg) << 20));
-            let tmp = self.fresh_tmp();
-            self.local(out, &tmp, BinOp::Add, &counter, &offset)?
-        };
-        let id = self.opnd(&id)?;
-        self.push(
-            out,
-            InstrKind::Barrier {
-                id,
-                count: Some(Operand::Const(i64::from(quorum))),
-                arrive: false,
-            },
-            // (not `CBAR`: no fence synchronises through it)
-            vec!["B".into()],
-        )?;
-        st.bar[level] = match counter {
-            Val::Int(k) => Val::Int(k + 1),
-            Val::Reg(r) => {
-                self.local(out, &r, BinOp::Add, &Val::Reg(r.clone()), &Val::Int(1))?;
-                Val::Reg(r)
-            }
-            _ => return Err(Error::semantic(self.pos(), "bad barrier counter").into()),
-        };
-        Ok(())
     }
 }
 
