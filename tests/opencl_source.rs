@@ -884,6 +884,7 @@ fn work_group_functions_compute_the_groups_values() {
         ("scan_index", "PASS", &sized[..]),
         ("no_barrier", "FAIL", &[]),
         ("divergent", "FAIL", &[]),
+        ("broadcast_outside", "FAIL", &[]),
     ] {
         for engine in ["auto", "symbolic"] {
             let mut args = vec![
@@ -905,6 +906,11 @@ fn work_group_functions_compute_the_groups_values() {
             assert_eq!(
                 m.contains("barrier divergence"),
                 kernel == "divergent",
+                "{kernel} {engine}: {v}"
+            );
+            assert_eq!(
+                m.contains("a broadcast from a local id outside"),
+                kernel == "broadcast_outside",
                 "{kernel} {engine}: {v}"
             );
         }

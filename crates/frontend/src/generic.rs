@@ -48,6 +48,28 @@ pub enum Contents {
     Bytes(BTreeMap<u64, u8>),
 }
 
+/// Little-endian value of `size` bytes at `off` of sparse contents
+/// (bytes not given are 0), sign-extended.
+pub fn read_le(bytes: &BTreeMap<u64, u8>, off: i64, size: u32) -> i64 {
+    let mut v: u64 = 0;
+    for k in (0..size.min(8)).rev() {
+        let at = off + i64::from(k);
+        let b = u64::try_from(at)
+            .ok()
+            .and_then(|i| bytes.get(&i))
+            .copied()
+            .unwrap_or(0);
+        v = (v << 8) | u64::from(b);
+    }
+    let bits = size * 8;
+    if bits >= 64 || bits == 0 {
+        v as i64
+    } else {
+        let s = 64 - bits;
+        ((v as i64) << s) >> s
+    }
+}
+
 impl Contents {
     /// The contents of little-endian `bytes` (0 where not given).
     pub fn bytes(bytes: &[u8]) -> Contents {

@@ -70,3 +70,9 @@ kernel void values(global const int *in, global int *out) {
   out[7 * g + 5] = work_group_all(x > 0) + 2 * work_group_any(x > 0);
   out[7 * g + 6] = (int)work_group_scan_exclusive_max((uint)x);
 }
+
+// A broadcast from a local id read from memory: one outside the group is
+// undefined behaviour, and `in[0]` may hold one.
+kernel void broadcast_outside(global const int *in, global int *out) {
+  out[get_global_id(0)] = work_group_broadcast(in[get_global_id(0)], (size_t)in[0]);
+}

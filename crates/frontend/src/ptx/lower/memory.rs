@@ -17,7 +17,7 @@
 //! location is created when first accessed. Accesses of different sizes
 //! to overlapping bytes are supported only while none of them writes.
 
-use super::value::{sext, BufId};
+use super::value::BufId;
 use crate::diag::{Error, Result};
 use crate::ir::{LocId, Location, Pos, ValueType};
 use std::collections::{BTreeMap, HashMap};
@@ -233,21 +233,7 @@ impl Memory {
     }
 }
 
-/// Little-endian value of `size` bytes at `off` (bytes not given are
-/// 0), sign-extended.
-pub fn read_le(bytes: &BTreeMap<u64, u8>, off: i64, size: u32) -> i64 {
-    let mut v: u64 = 0;
-    for k in (0..size.min(8)).rev() {
-        let at = off + i64::from(k);
-        let b = u64::try_from(at)
-            .ok()
-            .and_then(|i| bytes.get(&i))
-            .copied()
-            .unwrap_or(0);
-        v = (v << 8) | u64::from(b);
-    }
-    sext(v as i64, size * 8)
-}
+pub use crate::generic::read_le;
 
 #[cfg(test)]
 mod tests {

@@ -181,6 +181,15 @@ impl Lowerer<'_, '_> {
             }
             _ => None,
         };
+        // A local id outside the scope is undefined behaviour (in the
+        // generic translation too: both engines report it).
+        if let Some(id) = &source {
+            let t = self.fresh_tmp();
+            let inside = self.local(out, &t, BinOp::Ult, id, &Val::Int(i64::from(size)))?;
+            let cause =
+                format!("a broadcast from a local id outside the {size} invocations of its scope");
+            self.unless(&inside, InstrKind::Unreachable { cause: Some(cause) }, out)?;
+        }
         // The instance: this scope's barrier counter, from 1.
         let counter = st.bar[level].clone();
         let t = self.fresh_tmp();
@@ -239,7 +248,7 @@ impl Lowerer<'_, '_> {
                 let got = self.local(out, &t, BinOp::Lshr, &word, &Val::Int(32))?;
                 let t = self.fresh_tmp();
                 let here = self.local(out, &t, BinOp::Eq, &got, &tag)?;
-                self.assume_nonzero(&here, out)?;
+                self.unless(&here, InstrKind::Infeasible, out)?;
                 let t = self.fresh_tmp();
                 values.push(self.sext_v(out, &t, word, 32)?);
             }
@@ -256,7 +265,7 @@ impl Lowerer<'_, '_> {
                     }
                     acc
                 }
-                (_, Some(id)) => self.broadcast(id, &wanted, values, size, out)?,
+                (_, Some(id)) => self.broadcast(id, &wanted, values, out)?,
                 _ => unreachable!("a broadcast has a source"),
             }
         };
@@ -266,43 +275,17 @@ impl Lowerer<'_, '_> {
     }
 
     /// The value of the participant local id `id` names (`values` are
-    /// those of `wanted`); an id past the scope is undefined behaviour.
+    /// those of `wanted`; an id outside the scope was ruled out).
     fn broadcast(
         &mut self,
         id: Val,
         wanted: &[u32],
         values: Vec<Val>,
-        size: u32,
         out: &mut Vec<Instr>,
     ) -> R<Val> {
-        if let Val::Int(k) = id {
-            return match values.into_iter().next() {
-                Some(v) if wanted == [k as u32] => Ok(v),
-                _ => {
-                    let cause = format!(
-                        "a broadcast from local id {k}, outside the {size} invocations of its scope"
-                    );
-                    self.push(out, InstrKind::Unreachable { cause: Some(cause) }, vec![])?;
-                    Ok(Val::Int(0))
-                }
-            };
+        if let Val::Int(_) = id {
+            return Ok(values.into_iter().next().unwrap_or(Val::Int(0)));
         }
-        let t = self.fresh_tmp();
-        let inside = self.local(out, &t, BinOp::Ult, &id, &Val::Int(i64::from(size)))?;
-        self.edges += 1;
-        let ok = format!("E{}", self.edges);
-        let c = self.opnd(&inside)?;
-        let branch = InstrKind::Branch {
-            op: CmpOp::Ne,
-            a: c,
-            b: Operand::Const(0),
-            target: ok.clone(),
-        };
-        self.push(out, branch, vec![])?;
-        let cause =
-            format!("a broadcast from a local id outside the {size} invocations of its scope");
-        self.push(out, InstrKind::Unreachable { cause: Some(cause) }, vec![])?;
-        self.push(out, InstrKind::Label(ok), vec![])?;
         let mut acc = Val::Int(0);
         for (&j, v) in wanted.iter().zip(values) {
             let t = self.fresh_tmp();
@@ -313,10 +296,11 @@ impl Lowerer<'_, '_> {
         Ok(acc)
     }
 
-    /// Rules out the executions where `c` is 0.
-    fn assume_nonzero(&mut self, c: &Val, out: &mut Vec<Instr>) -> R<()> {
+    /// `kind` (a stop: undefined behaviour, or an execution ruled out)
+    /// where `c` is 0.
+    fn unless(&mut self, c: &Val, kind: InstrKind, out: &mut Vec<Instr>) -> R<()> {
         match c {
-            Val::Int(0) => self.push(out, InstrKind::Infeasible, vec![]),
+            Val::Int(0) => self.push(out, kind, vec![]),
             Val::Int(_) => Ok(()),
             _ => {
                 self.edges += 1;
@@ -329,7 +313,7 @@ impl Lowerer<'_, '_> {
                     target: ok.clone(),
                 };
                 self.push(out, branch, vec![])?;
-                self.push(out, InstrKind::Infeasible, vec![])?;
+                self.push(out, kind, vec![])?;
                 self.push(out, InstrKind::Label(ok), vec![])
             }
         }

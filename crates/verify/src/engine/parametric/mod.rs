@@ -885,7 +885,7 @@ fn races(
                         // In one warp across warp barriers, a race is only
                         // possible where the engine cannot tell whether
                         // the barriers order the pair.
-                        let apart = if warp_sure || warps.same == FALSE {
+                        let apart = if warp_sure {
                             FALSE
                         } else {
                             let same_count = bv::eq(sat, &a.warp, &b.warp);

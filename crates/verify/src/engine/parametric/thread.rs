@@ -756,15 +756,10 @@ fn known_lookup(
     let mut inside = Vec::new();
     let mut at = 0;
     while at + step <= size {
-        let mut word: u64 = 0;
-        for b in 0..step.min(8) {
-            word |= u64::from(init.get(&(at + b)).copied().unwrap_or(0)) << (8 * b);
-        }
         let here = bv::eq(sat, offset, &bv::constant(at as i64));
         // (sign-extended from the access's width, as `bv::free` makes it)
-        let shift = 64 - 8 * step.min(8) as u32;
-        let c = bv::constant(((word << shift) as i64) >> shift);
-        let same = bv::eq(sat, &v, &c);
+        let word = crate::frontend::generic::read_le(init, at as i64, bytes);
+        let same = bv::eq(sat, &v, &bv::constant(word));
         sat.clause(&[-here, same]);
         inside.push(here);
         at += step;
